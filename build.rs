@@ -1,0 +1,34 @@
+//! Generates `include/oh_hooks.h` from `src/ffi.rs` with cbindgen, and the same header into
+//! OUT_DIR, where the header test compares it with the committed one.
+
+use std::path::PathBuf;
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/ffi.rs");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=build.rs");
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
+    let version = |part: &str| std::env::var(format!("CARGO_PKG_VERSION_{part}")).expect("cargo sets the version");
+    config.after_includes = Some(format!(
+        "\n#define OH_HOOKS_VERSION_MAJOR {}\n#define OH_HOOKS_VERSION_MINOR {}\n#define OH_HOOKS_VERSION_PATCH {}\n#define OH_HOOKS_VERSION \"{}\"\n",
+        version("MAJOR"),
+        version("MINOR"),
+        version("PATCH"),
+        std::env::var("CARGO_PKG_VERSION").expect("cargo sets the version"),
+    ));
+    let header = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(root.join("src/ffi.rs"))
+        .generate()
+        .expect("cbindgen could not read src/ffi.rs");
+    let mut text = Vec::new();
+    header.write(&mut text);
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("oh_hooks.h");
+    std::fs::write(&out, &text).expect("cannot write the header to OUT_DIR");
+    let committed = root.join("include/oh_hooks.h");
+    if std::fs::read(&committed).ok().as_deref() != Some(&text[..]) {
+        std::fs::create_dir_all(root.join("include")).expect("cannot create include/");
+        std::fs::write(&committed, &text).expect("cannot write include/oh_hooks.h");
+    }
+}

@@ -1,0 +1,172 @@
+//! `oh-hooks`: fire events and check configs from a shell.
+
+use oh_hooks::{Engine, Error, Event};
+use serde_json::{Map, Value};
+use std::io::Read;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage:
+  oh-hooks fire  [SOURCE] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
+  oh-hooks check [SOURCE] [--trusted|--untrusted] [--options JSON]
+  oh-hooks version
+
+SOURCE is one of
+  --config FILE   read this YAML or JSON config file instead of the layers
+  --cwd DIR       run hooks in DIR and read its layers (DIR/.oh/config.yaml,
+                  DIR/.oh/config.local.yaml, ~/.oh/config.yaml); default: current directory
+
+fire prints the outcome JSON. ENVELOPE is a JSON object such as
+  '{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"toolArgs\":\"ls\"}'
+and is read from standard input when not given.
+  exit status: 0 allowed, 1 denied, 2 error
+check validates the config and lists its hooks per event.
+  exit status: 0 valid, 2 invalid
+--options takes the engine options as JSON (see README); the flags above override it.
+--wait makes fire wait for the hooks of non-blocking events and report them.";
+
+struct Args {
+    command: String,
+    options: Map<String, Value>,
+    envelope: Option<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    let command = args.next().ok_or("missing command")?;
+    let mut options = Map::new();
+    let mut flags: Vec<(&str, Value)> = Vec::new();
+    let mut envelope = None;
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--config" => flags.push(("configPath", Value::String(value("--config")?))),
+            "--cwd" => flags.push(("cwd", Value::String(value("--cwd")?))),
+            "--trusted" => flags.push(("trusted", Value::Bool(true))),
+            "--untrusted" => flags.push(("trusted", Value::Bool(false))),
+            "--wait" => flags.push(("waitNonBlocking", Value::Bool(true))),
+            "--options" => {
+                let text = value("--options")?;
+                match serde_json::from_str(&text) {
+                    Ok(Value::Object(map)) => options = map,
+                    _ => return Err(format!("--options needs a JSON object, got {text}")),
+                }
+            }
+            "-h" | "--help" => return Err(String::new()),
+            other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
+            other if envelope.is_none() && command == "fire" => envelope = Some(other.to_string()),
+            other => return Err(format!("unexpected argument {other}")),
+        }
+    }
+    for (key, value) in flags {
+        options.insert(key.to_string(), value);
+    }
+    Ok(Args { command, options, envelope })
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("oh-hooks: {e}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match args.command.as_str() {
+        "fire" => fire(args),
+        "check" => check(args),
+        "version" | "--version" => {
+            println!("oh-hooks {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        other => {
+            eprintln!("oh-hooks: unknown command {other}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn engine(args: &Args) -> Result<Engine, ExitCode> {
+    Engine::new(Some(&Value::Object(args.options.clone()).to_string())).map_err(|e| {
+        print_error(&e);
+        ExitCode::from(2)
+    })
+}
+
+fn fire(args: Args) -> ExitCode {
+    let envelope = match &args.envelope {
+        Some(e) => e.clone(),
+        None => {
+            let mut text = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+                eprintln!("oh-hooks: cannot read the envelope from standard input: {e}");
+                return ExitCode::from(2);
+            }
+            text
+        }
+    };
+    let engine = match engine(&args) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    let outcome = engine.fire(&envelope);
+    println!("{}", outcome.to_json());
+    if let Some(error) = &outcome.error {
+        eprintln!("oh-hooks: {}: {}", error.code.as_str(), error.message);
+        return ExitCode::from(2);
+    }
+    // Dropping the engine waits for background hooks of non-blocking events.
+    drop(engine);
+    if outcome.allowed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn check(args: Args) -> ExitCode {
+    let engine = match engine(&args) {
+        Ok(e) => e,
+        Err(code) => return code,
+    };
+    let files = engine.config_files();
+    if files.is_empty() {
+        println!("config: inline (--options)");
+    }
+    for file in files {
+        let state = if file.exists() { "read" } else { "absent" };
+        println!("config: {} ({state})", file.display());
+    }
+    match engine.trust() {
+        oh_hooks::trust::Trust::Trusted => println!("trust: trusted"),
+        oh_hooks::trust::Trust::Untrusted(why) => println!("trust: {why} (command and HTTP hooks will not run)"),
+    }
+    if engine.disable_all_hooks() {
+        println!("disableAllHooks: true (no hook runs)");
+    }
+    let events = engine.describe();
+    let mut total = 0;
+    for (event, hooks) in &events {
+        let kind = if event.is_blocking() { "blocking" } else { "non-blocking" };
+        println!("{event} ({kind}):");
+        for (i, hook) in hooks.iter().enumerate() {
+            println!("  [{i}] {hook}");
+        }
+        total += hooks.len();
+    }
+    println!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
+    ExitCode::SUCCESS
+}
+
+/// The error, then the offending line of the file when the error knows it.
+fn print_error(e: &Error) {
+    eprintln!("oh-hooks: {}: {}", e.code.as_str(), e.message);
+    if let (Some(file), Some(line)) = (&e.file, e.line) {
+        if let Some(text) = std::fs::read_to_string(file).ok().and_then(|t| t.lines().nth(line as usize - 1).map(str::to_string)) {
+            eprintln!("{line:>6} | {text}");
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! Running one command hook (CONTRACT §3.4): spawn, feed stdin, drain stdout/stderr, enforce the
+//! timeout on the whole process group, reap.
+//!
+//! Everything happens on the calling thread in one `poll(2)` loop over the pipes and a pidfd
+//! for the child, so a hook costs no extra thread. Processes are created by std's `Command`,
+//! which uses `posix_spawn` (a vfork-style clone in glibc, no copy of a large host's page
+//! tables) for everything asked here: a working directory, a new process group, an explicit
+//! environment and piped stdio.
+
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// SIGKILL follows SIGTERM after this long if anything in the group is still alive.
+pub const KILL_GRACE: Duration = Duration::from_millis(500);
+/// After the shell exits, what it printed is read for at most this much longer.
+pub const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
+/// The trace keeps this much of stderr.
+pub const STDERR_KEPT: usize = 4096;
+
+/// One run's inputs.
+pub struct Spawn<'a> {
+    pub command: &'a str,
+    pub cwd: &'a Path,
+    /// The environment template: the host's at engine creation, minus `OH_*`, plus options `env`.
+    pub base_env: &'a [(OsString, OsString)],
+    /// This envelope's `OH_*` variables.
+    pub vars: &'a [(&'static str, String)],
+    /// jsonIO: the envelope, then EOF. `None`: stdin is `/dev/null` (EOF at once).
+    pub stdin: Option<&'a [u8]>,
+    /// jsonIO: keep stdout (up to `max_stdout`). Otherwise stdout is `/dev/null`, which drains
+    /// and discards without a pipe to watch.
+    pub capture_stdout: bool,
+    pub max_stdout: usize,
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// `None` when the hook never started or its status could not be read (see `error`).
+    pub exit: Option<Exit>,
+    pub timed_out: bool,
+    pub stdout: Vec<u8>,
+    pub stdout_overflow: bool,
+    pub stderr: Vec<u8>,
+    pub error: Option<String>,
+}
+
+impl Finished {
+    pub fn succeeded(&self) -> bool {
+        !self.timed_out && self.exit == Some(Exit::Code(0))
+    }
+
+    fn failed(error: String) -> Finished {
+        Finished { error: Some(error), ..Finished::default() }
+    }
+}
+
+pub fn run(spawn: &Spawn) -> Finished {
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(spawn.command)
+        .current_dir(spawn.cwd)
+        .env_clear()
+        .envs(spawn.base_env.iter().map(|(k, v)| (k, v)))
+        .envs(spawn.vars.iter().map(|(k, v)| (k, v)))
+        .process_group(0)
+        .stdin(if spawn.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(if spawn.capture_stdout { Stdio::piped() } else { Stdio::null() })
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Finished::failed(format!("cannot start `/bin/sh -c` in {}: {e}", spawn.cwd.display()))
+        }
+    };
+    let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
+    Supervisor::new(child, spawn, start).run()
+}
+
+/// Watches one child until it is reaped.
+struct Supervisor<'a> {
+    child: Child,
+    pgid: i32,
+    pidfd: Option<OwnedFd>,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    input: &'a [u8],
+    written: usize,
+    max_stdout: usize,
+    deadline: Instant,
+    out: Finished,
+}
+
+enum Reaped {
+    Running,
+    Done(ExitStatus),
+    Lost(io::Error),
+}
+
+impl<'a> Supervisor<'a> {
+    fn new(mut child: Child, spawn: &Spawn<'a>, start: Instant) -> Supervisor<'a> {
+        let pid = child.id() as i32;
+        let own = |fd: Option<OwnedFd>| {
+            fd.inspect(|fd| set_nonblocking(fd.as_raw_fd()))
+        };
+        Supervisor {
+            pgid: pid,
+            pidfd: pidfd_open(pid),
+            stdin: own(child.stdin.take().map(OwnedFd::from)),
+            stdout: own(child.stdout.take().map(OwnedFd::from)),
+            stderr: own(child.stderr.take().map(OwnedFd::from)),
+            child,
+            input: spawn.stdin.unwrap_or(&[]),
+            written: 0,
+            max_stdout: spawn.max_stdout,
+            deadline: start.checked_add(spawn.timeout).unwrap_or_else(|| start + Duration::from_secs(86_400)),
+            out: Finished::default(),
+        }
+    }
+
+    fn run(mut self) -> Finished {
+        if self.input.is_empty() {
+            self.stdin = None;
+        }
+        let mut kill_at: Option<Instant> = None;
+        let mut killed = false;
+        let mut exited: Option<Instant> = None;
+        loop {
+            let now = Instant::now();
+            if exited.is_none() && !self.out.timed_out && now >= self.deadline {
+                signal_group(self.pgid, libc::SIGTERM);
+                self.out.timed_out = true;
+                kill_at = Some(now + KILL_GRACE);
+            }
+            if let Some(at) = kill_at {
+                if !killed && now >= at {
+                    if group_alive(self.pgid) {
+                        signal_group(self.pgid, libc::SIGKILL);
+                    }
+                    killed = true;
+                }
+            }
+            if let Some(at) = exited {
+                let pipes_done = (self.stdout.is_none() && self.stderr.is_none()) || now >= at + DRAIN_AFTER_EXIT;
+                // After a timeout the rest of the group gets its grace, then SIGKILL.
+                let group_done = !self.out.timed_out || killed || !group_alive(self.pgid);
+                if pipes_done && group_done {
+                    break;
+                }
+            }
+
+            // When to wake up next, whatever the pipes do.
+            let mut wake: Option<Instant> = None;
+            let mut at = |t: Instant| wake = Some(wake.map_or(t, |w| w.min(t)));
+            if exited.is_none() && !self.out.timed_out {
+                at(self.deadline);
+            }
+            if let (Some(k), false) = (kill_at, killed) {
+                at(k);
+            }
+            if let Some(e) = exited {
+                at(e + DRAIN_AFTER_EXIT);
+                if self.out.timed_out && !killed {
+                    at(now + Duration::from_millis(10)); // notice an emptied group promptly
+                }
+            } else if self.pidfd.is_none() {
+                at(now + Duration::from_millis(5)); // no pidfd: poll for the exit
+            }
+            let timeout_ms = wake.map_or(-1, |w| {
+                let d = w.saturating_duration_since(now);
+                i32::try_from(d.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
+            });
+
+            let mut fds: Vec<libc::pollfd> = Vec::with_capacity(4);
+            let mut add = |fd: &Option<OwnedFd>, events: i16| {
+                if let Some(fd) = fd {
+                    fds.push(libc::pollfd { fd: fd.as_raw_fd(), events, revents: 0 });
+                }
+            };
+            add(&self.stdin, libc::POLLOUT);
+            add(&self.stdout, libc::POLLIN);
+            add(&self.stderr, libc::POLLIN);
+            if exited.is_none() {
+                add(&self.pidfd, libc::POLLIN);
+            }
+            // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+            if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                self.out.error.get_or_insert_with(|| format!("poll failed: {}", io::Error::last_os_error()));
+                signal_group(self.pgid, libc::SIGKILL);
+                let _ = self.child.wait();
+                break;
+            }
+            let ready = |fd: &Option<OwnedFd>| {
+                fd.as_ref().is_some_and(|fd| fds.iter().any(|p| p.fd == fd.as_raw_fd() && p.revents != 0))
+            };
+            if ready(&self.stdin) {
+                self.feed_stdin();
+            }
+            if ready(&self.stdout) {
+                let cap = self.max_stdout;
+                if drain(&mut self.stdout, &mut self.out.stdout, cap, &mut self.out.stdout_overflow) {
+                    self.stdout = None;
+                }
+            }
+            if ready(&self.stderr) {
+                let mut over = false;
+                if drain(&mut self.stderr, &mut self.out.stderr, STDERR_KEPT, &mut over) {
+                    self.stderr = None;
+                }
+            }
+            if exited.is_none() && (self.pidfd.is_none() || ready(&self.pidfd)) {
+                match self.try_reap() {
+                    Reaped::Running => {}
+                    Reaped::Done(status) => {
+                        self.out.exit = Some(match status.code() {
+                            Some(c) => Exit::Code(c),
+                            None => Exit::Signal(status.signal().unwrap_or(0)),
+                        });
+                        exited = Some(Instant::now());
+                        self.stdin = None;
+                    }
+                    Reaped::Lost(e) => {
+                        self.out.error = Some(format!(
+                            "cannot read the hook's exit status ({e}); is SIGCHLD ignored by the host?"
+                        ));
+                        exited = Some(Instant::now());
+                        self.stdin = None;
+                    }
+                }
+            }
+        }
+        self.out
+    }
+
+    fn try_reap(&mut self) -> Reaped {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Reaped::Done(status),
+            Ok(None) => Reaped::Running,
+            Err(e) => Reaped::Lost(e),
+        }
+    }
+
+    /// Writes what the pipe takes. A hook that exits or closes stdin early ends the feeding
+    /// (EPIPE, whose SIGPIPE is blocked on this thread and discarded).
+    fn feed_stdin(&mut self) {
+        let Some(fd) = &self.stdin else { return };
+        loop {
+            let rest = &self.input[self.written..];
+            if rest.is_empty() {
+                self.stdin = None; // EOF
+                return;
+            }
+            // SAFETY: writing from a valid slice to an fd we own.
+            let n = unsafe { libc::write(fd.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
+            if n >= 0 {
+                self.written += n as usize;
+                continue;
+            }
+            match io::Error::last_os_error().kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => return,
+                _ => {
+                    self.stdin = None;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Reads what is available into `buf`, keeping at most `cap` bytes and noting overflow; the
+/// rest is discarded so a flood never grows memory. Returns true at EOF (or a read error).
+/// Bounded per call so a fast writer cannot starve the timeout check.
+fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: &mut bool) -> bool {
+    let Some(fd) = fd else { return true };
+    let mut chunk = [0u8; 65536];
+    for _ in 0..64 {
+        // SAFETY: reading into a valid buffer from an fd we own.
+        let n = unsafe { libc::read(fd.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
+        if n == 0 {
+            return true;
+        }
+        if n < 0 {
+            return match io::Error::last_os_error().kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => false,
+                _ => true,
+            };
+        }
+        let n = n as usize;
+        let keep = n.min(cap.saturating_sub(buf.len()));
+        buf.extend_from_slice(&chunk[..keep]);
+        if keep < n {
+            *overflow = true;
+        }
+    }
+    false
+}
+
+fn set_nonblocking(fd: RawFd) {
+    // SAFETY: fcntl on an fd we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// A pidfd becomes readable when the process exits: the loop can sleep in `poll` instead of
+/// polling `waitpid`. `None` on kernels without pidfd_open (before 5.3).
+fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+    // SAFETY: a plain syscall; on success it returns a new fd that we then own.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: the fd is new and owned by nobody else. pidfds are close-on-exec.
+    Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+fn signal_group(pgid: i32, signal: i32) {
+    // SAFETY: kill(2) with a negative pid signals the process group the hook leads.
+    unsafe {
+        libc::kill(-pgid, signal);
+    }
+}
+
+fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
+/// Blocks SIGPIPE on this thread while we write to a hook's stdin, so a hook that exits
+/// without reading cannot kill a host with the default disposition; on drop, a SIGPIPE we
+/// caused is consumed and the thread's mask restored. The process-wide disposition is never
+/// touched.
+struct SigpipeBlock {
+    old: libc::sigset_t,
+    set: libc::sigset_t,
+    was_pending: bool,
+}
+
+impl SigpipeBlock {
+    fn new() -> SigpipeBlock {
+        // SAFETY: sigset operations on local, initialised sets.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGPIPE);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            let mut pending: libc::sigset_t = std::mem::zeroed();
+            libc::sigpending(&mut pending);
+            let was_pending = libc::sigismember(&pending, libc::SIGPIPE) == 1;
+            SigpipeBlock { old, set, was_pending }
+        }
+    }
+}
+
+impl Drop for SigpipeBlock {
+    fn drop(&mut self) {
+        // SAFETY: as above; sigtimedwait with a zero timeout never blocks.
+        unsafe {
+            if !self.was_pending {
+                let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+                while libc::sigtimedwait(&self.set, std::ptr::null_mut(), &zero) == libc::SIGPIPE {}
+            }
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! The engine: options, the current config, firing events, reloading, background hooks.
+//!
+//! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
+//! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
+
+use crate::config::{self, Config};
+use crate::envelope::{self, Envelope};
+use crate::error::{Error, ErrorCode, Result};
+use crate::event::Event;
+use crate::hook::{self, Context, Ran};
+use crate::http::HttpClient;
+use crate::merge::Walk;
+use crate::options::Options;
+use crate::outcome::{Outcome, Trace};
+use crate::trust::{self, Trust};
+use arc_swap::ArcSwap;
+use serde_json::{Map, Value};
+use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Config files are looked at, on fire, at most this often.
+pub const CHECK_INTERVAL: Duration = Duration::from_millis(250);
+
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    options: Options,
+    base_env: Vec<(OsString, OsString)>,
+    http: HttpClient,
+    state: ArcSwap<Snapshot>,
+    watch: Watch,
+    background: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// What a fire works from.
+struct Snapshot {
+    config: Config,
+    trust: Trust,
+    /// A broken edit of a config file, reported in every outcome until fixed.
+    warnings: Vec<String>,
+}
+
+/// The files whose changes reload the engine: the config files, then the trust store.
+struct Watch {
+    config_files: Vec<PathBuf>,
+    trust_store: Option<PathBuf>,
+    seen: Mutex<Vec<Option<Fingerprint>>>,
+    epoch: Instant,
+    /// Nanoseconds since `epoch` before which no fire looks at the files again.
+    next_check: AtomicU64,
+}
+
+/// Enough of a file's metadata to notice an edit, a replacement, a creation or a deletion.
+type Fingerprint = (u64, u64, i64, i64, i64, i64, u64);
+
+fn fingerprint(path: &PathBuf) -> Option<Fingerprint> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.size()))
+}
+
+impl Watch {
+    fn files(&self) -> impl Iterator<Item = &PathBuf> {
+        self.config_files.iter().chain(self.trust_store.iter())
+    }
+
+    fn fingerprints(&self) -> Vec<Option<Fingerprint>> {
+        self.files().map(fingerprint).collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.config_files.is_empty() && self.trust_store.is_none()
+    }
+
+    /// True at most once per interval across all threads.
+    fn due(&self) -> bool {
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        let next = self.next_check.load(Ordering::Relaxed);
+        now >= next
+            && self
+                .next_check
+                .compare_exchange(next, now + CHECK_INTERVAL.as_nanos() as u64, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
+}
+
+impl Engine {
+    /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
+    pub fn new(options_json: Option<&str>) -> Result<Engine> {
+        let options = Options::parse(options_json)?;
+        let watch = Watch {
+            config_files: config::config_files(&options),
+            trust_store: if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None },
+            seen: Mutex::new(Vec::new()),
+            epoch: Instant::now(),
+            next_check: AtomicU64::new(CHECK_INTERVAL.as_nanos() as u64),
+        };
+        // Fingerprints first: an edit racing this load is then seen by the next check.
+        *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
+        let config = config::load(&options)?;
+        let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
+        let base_env = base_environment(&options);
+        Ok(Engine {
+            inner: Arc::new(Inner {
+                base_env,
+                http: HttpClient::default(),
+                state: ArcSwap::from_pointee(Snapshot { config, trust, warnings: Vec::new() }),
+                watch,
+                background: Mutex::new(Vec::new()),
+                options,
+            }),
+        })
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    /// Fires one event. Bad input is an outcome with `error`, never a panic or an `Err`.
+    pub fn fire(&self, envelope_json: &str) -> Outcome {
+        self.inner.fire(envelope_json)
+    }
+
+    /// Re-reads the config now. On failure the old config stays and the error is returned (and
+    /// reported in outcomes' `warnings` until fixed).
+    pub fn reload(&self) -> Result<()> {
+        self.inner.reload(true)
+    }
+
+    /// The hooks configured per event, for `oh-hooks check`.
+    pub fn describe(&self) -> Vec<(Event, Vec<String>)> {
+        let snapshot = self.inner.state.load();
+        Event::ALL
+            .iter()
+            .filter(|e| !snapshot.config.hooks.of(**e).is_empty())
+            .map(|e| (*e, snapshot.config.hooks.of(*e).iter().map(describe_hook).collect()))
+            .collect()
+    }
+
+    pub fn disable_all_hooks(&self) -> bool {
+        self.inner.state.load().config.disable_all_hooks
+    }
+
+    pub fn trust(&self) -> Trust {
+        self.inner.state.load().trust.clone()
+    }
+
+    pub fn config_files(&self) -> &[PathBuf] {
+        &self.inner.watch.config_files
+    }
+
+    /// Waits for the hooks running in the background.
+    pub fn drain(&self) {
+        loop {
+            let handles = std::mem::take(&mut *self.inner.background.lock().unwrap_or_else(PoisonError::into_inner));
+            if handles.is_empty() {
+                return;
+            }
+            for h in handles {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.drain();
+    }
+}
+
+fn describe_hook(spec: &config::HookSpec) -> String {
+    let mut s = match &spec.handler {
+        config::Handler::Command(c) => format!("command: {c}"),
+        config::Handler::Http(u) => format!("http: {u}"),
+        config::Handler::Prompt(p) => format!("prompt: {p}"),
+    };
+    if let Some(m) = &spec.match_text {
+        s.push_str(&format!("  [match {m}]"));
+    }
+    if spec.json_io && matches!(spec.handler, config::Handler::Command(_)) {
+        s.push_str("  [jsonIO]");
+    }
+    if let Some(t) = spec.timeout {
+        s.push_str(&format!("  [timeout {} ms]", t.as_millis()));
+    }
+    s
+}
+
+/// The host's environment at creation minus the `OH_*` names the envelope may set, plus the
+/// options' `env`. Captured once: the fire path never reads `environ` (which a host's `setenv`
+/// on another thread could be changing).
+fn base_environment(options: &Options) -> Vec<(OsString, OsString)> {
+    let reserved: Vec<&str> = envelope::variable_names().collect();
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(k, _)| !k.to_str().is_some_and(|k| reserved.contains(&k)))
+        .filter(|(k, _)| !options.env.iter().any(|(name, _)| k == name.as_str()))
+        .collect();
+    env.extend(options.env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    env
+}
+
+impl Inner {
+    fn fire(self: &Arc<Self>, json: &str) -> Outcome {
+        let head = match envelope::parse_head(json) {
+            Ok(h) => h,
+            Err(e) => return Outcome::error(e),
+        };
+        if !self.watch.is_empty() && self.watch.due() {
+            let _ = self.reload(false);
+        }
+        let snapshot = self.state.load_full();
+        if snapshot.config.disable_all_hooks {
+            return Outcome::allowed(snapshot.warnings.clone());
+        }
+        let event = head.event;
+        let tool = head.tool.as_deref();
+        let specs = snapshot.config.hooks.of(event);
+        // The common case on every tool call: nothing matches, nothing is allocated.
+        if !specs.iter().any(|s| s.matcher.matches(tool)) {
+            return Outcome::allowed(snapshot.warnings.clone());
+        }
+        let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).collect();
+        let envelope = match Envelope::parse(json, event) {
+            Ok(e) => e,
+            Err(e) => return Outcome::error(e),
+        };
+        if event.is_blocking() {
+            self.run_blocking(&snapshot, &envelope, &matching)
+        } else if self.options.wait_non_blocking {
+            self.run_concurrently(&snapshot, &envelope, &matching)
+        } else {
+            self.spawn_background(snapshot.clone(), Arc::new(envelope), matching);
+            Outcome::allowed(snapshot.warnings.clone())
+        }
+    }
+
+    fn context<'a>(&'a self, snapshot: &'a Snapshot, envelope: &'a Envelope) -> Context<'a> {
+        Context {
+            envelope,
+            cwd: &self.options.cwd,
+            base_env: &self.base_env,
+            default_timeout: self.options.default_timeout,
+            max_output_bytes: self.options.max_output_bytes,
+            strict: self.options.strict,
+            trust: &snapshot.trust,
+            http: &self.http,
+        }
+    }
+
+    /// Blocking events: in list order, one after another, stopping where the merge is decided.
+    fn run_blocking(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
+        let cx = self.context(snapshot, envelope);
+        let specs = snapshot.config.hooks.of(envelope.event);
+        let mut walk = Walk::new();
+        let mut traces = Vec::with_capacity(matching.len());
+        for &i in matching {
+            let Ran { result, trace } = hook::run(&specs[i], &cx);
+            traces.push(trace);
+            if let Some(result) = result {
+                if walk.step(result).is_break() {
+                    break;
+                }
+            }
+        }
+        Outcome::merged(walk.finish(), traces, snapshot.warnings.clone())
+    }
+
+    /// Non-blocking events with `waitNonBlocking`: all at once, reported in list order; their
+    /// decisions are ignored, their context and first reason kept.
+    fn run_concurrently(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
+        let cx = self.context(snapshot, envelope);
+        let specs = snapshot.config.hooks.of(envelope.event);
+        let ran: Vec<Ran> = std::thread::scope(|scope| {
+            let handles: Vec<_> = matching[1..]
+                .iter()
+                .map(|&i| {
+                    let (spec, cx) = (&specs[i], &cx);
+                    std::thread::Builder::new().name("oh-hooks-hook".into()).spawn_scoped(scope, move || hook::run(spec, cx))
+                })
+                .collect();
+            // The first hook runs on the calling thread: one hook costs no thread at all.
+            let mut ran = vec![hook::run(&specs[matching[0]], &cx)];
+            for (handle, &i) in handles.into_iter().zip(&matching[1..]) {
+                ran.push(match handle {
+                    Ok(h) => h.join().unwrap_or_else(|_| internal_failure(&specs[i])),
+                    Err(_) => hook::run(&specs[i], &cx),
+                });
+            }
+            ran
+        });
+        let mut walk = Walk::new();
+        let mut traces = Vec::with_capacity(ran.len());
+        for Ran { result, trace } in ran {
+            walk.gather(result.unwrap_or_default());
+            traces.push(trace);
+        }
+        let mut merged = walk.finish();
+        merged.permission = None;
+        Outcome::merged(merged, traces, snapshot.warnings.clone())
+    }
+
+    /// Non-blocking events: each hook on a thread of its own; `fire` does not wait.
+    fn spawn_background(self: &Arc<Self>, snapshot: Arc<Snapshot>, envelope: Arc<Envelope>, matching: Vec<usize>) {
+        let mut background = self.background.lock().unwrap_or_else(PoisonError::into_inner);
+        // Reap the threads that finished, so a long-running host does not accumulate handles.
+        let (done, running): (Vec<_>, Vec<_>) = background.drain(..).partition(|h| h.is_finished());
+        *background = running;
+        for h in done {
+            let _ = h.join();
+        }
+        for i in matching {
+            let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
+            let spawned = std::thread::Builder::new().name("oh-hooks-bg".into()).spawn(move || {
+                let cx = inner.context(&snap, &env);
+                hook::run(&snap.config.hooks.of(env.event)[i], &cx);
+            });
+            match spawned {
+                Ok(h) => background.push(h),
+                // No thread to be had: run it here rather than drop it.
+                Err(_) => {
+                    let cx = self.context(&snapshot, &envelope);
+                    hook::run(&snapshot.config.hooks.of(envelope.event)[i], &cx);
+                }
+            }
+        }
+    }
+
+    /// Looks at the files (`force`: reloads even when nothing changed). A change that fails
+    /// validation leaves the old config in force with a warning. Returns the load error.
+    fn reload(self: &Arc<Self>, force: bool) -> Result<()> {
+        let mut seen = if force {
+            self.watch.seen.lock().unwrap_or_else(PoisonError::into_inner)
+        } else {
+            // Another thread is already reloading: this fire uses the current config.
+            match self.watch.seen.try_lock() {
+                Ok(g) => g,
+                Err(_) => return Ok(()),
+            }
+        };
+        let now = self.watch.fingerprints();
+        let config_count = self.watch.config_files.len();
+        let changed_config: Option<PathBuf> = self
+            .watch
+            .config_files
+            .iter()
+            .zip(now.iter().zip(seen.iter()))
+            .find(|(_, (a, b))| a != b)
+            .map(|(p, _)| p.clone());
+        let changed_trust = now[config_count..] != seen[config_count..];
+        if !force && changed_config.is_none() && !changed_trust {
+            return Ok(());
+        }
+        *seen = now;
+        let old = self.state.load_full();
+        let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
+        match config::load(&self.options) {
+            Ok(config) => {
+                self.state.store(Arc::new(Snapshot { config, trust, warnings: Vec::new() }));
+                drop(seen);
+                if let Some(file) = changed_config {
+                    self.config_changed(&file);
+                }
+                Ok(())
+            }
+            Err(e) => {
+                let warning = format!("config not reloaded, the previous one stays in force: {}", e.message);
+                self.state.store(Arc::new(Snapshot { config: old.config.clone(), trust, warnings: vec![warning] }));
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs the new config's `configChange` hooks in the background.
+    fn config_changed(self: &Arc<Self>, file: &std::path::Path) {
+        let snapshot = self.state.load_full();
+        let specs = snapshot.config.hooks.of(Event::ConfigChange);
+        let mut fields = Map::new();
+        fields.insert("filePath".to_string(), Value::String(file.display().to_string()));
+        let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(None)).collect();
+        if !matching.is_empty() {
+            let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
+            self.spawn_background(snapshot, Arc::new(envelope), matching);
+        }
+    }
+}
+
+fn internal_failure(spec: &config::HookSpec) -> Ran {
+    Ran {
+        result: None,
+        trace: Trace {
+            index: spec.index,
+            kind: spec.type_name(),
+            result: "none",
+            error: Some("internal error while running the hook".to_string()),
+            ..Trace::default()
+        },
+    }
+}
+
+impl Error {
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::new(ErrorCode::Internal, message)
+    }
+}

@@ -1,0 +1,389 @@
+//! The envelope (CONTRACT §4, §5): a cheap first look for the fire path, and the full parse
+//! (compact JSON for jsonIO/HTTP hooks, `OH_*` variables for command hooks) done only when some
+//! hook matches.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::event::Event;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Context field → variable (§5). `prompt` and `effort.level` have rules of their own.
+const FIELD_VARS: &[(&str, &str)] = &[
+    ("toolName", "OH_TOOL_NAME"),
+    ("toolArgs", "OH_TOOL_ARGS"),
+    ("toolOutput", "OH_TOOL_OUTPUT"),
+    ("toolInputJson", "OH_TOOL_INPUT_JSON"),
+    ("sessionId", "OH_SESSION_ID"),
+    ("model", "OH_MODEL"),
+    ("provider", "OH_PROVIDER"),
+    ("permissionMode", "OH_PERMISSION_MODE"),
+    ("cost", "OH_COST"),
+    ("tokens", "OH_TOKENS"),
+    ("filePath", "OH_FILE_PATH"),
+    ("newCwd", "OH_NEW_CWD"),
+    ("agentId", "OH_AGENT_ID"),
+    ("message", "OH_MESSAGE"),
+    ("toolError", "OH_TOOL_ERROR"),
+    ("errorMessage", "OH_ERROR_MESSAGE"),
+    ("permissionAction", "OH_PERMISSION_ACTION"),
+    ("turnNumber", "OH_TURN_NUMBER"),
+    ("turnReason", "OH_TURN_REASON"),
+    ("worktreePath", "OH_WORKTREE_PATH"),
+    ("worktreeParent", "OH_WORKTREE_PARENT"),
+    ("worktreeForced", "OH_WORKTREE_FORCED"),
+    ("elicitationServer", "OH_ELICITATION_SERVER"),
+    ("elicitationMessage", "OH_ELICITATION_MESSAGE"),
+    ("elicitationSchema", "OH_ELICITATION_SCHEMA"),
+    ("elicitationAction", "OH_ELICITATION_ACTION"),
+    ("elicitationContent", "OH_ELICITATION_CONTENT"),
+];
+
+/// OH_PROMPT is cut to this many bytes, on a character boundary (the spec's "8KB").
+pub const PROMPT_LIMIT: usize = 8192;
+
+/// Every variable name the envelope may set; the host's values of these never reach a hook.
+pub fn variable_names() -> impl Iterator<Item = &'static str> {
+    FIELD_VARS.iter().map(|(_, v)| *v).chain(["OH_EVENT", "OH_PROMPT", "OH_EFFORT"])
+}
+
+/// What the fire path needs before deciding whether any hook runs.
+#[derive(Debug)]
+pub struct Head<'a> {
+    pub event: Event,
+    /// The text matchers test: `toolName` when it is a string, number or boolean.
+    pub tool: Option<Cow<'a, str>>,
+}
+
+fn invalid(message: String) -> Error {
+    Error::new(ErrorCode::InvalidEnvelope, message)
+}
+
+/// Validates the whole envelope (syntax and nesting depth) but keeps only `event` and
+/// `toolName`, borrowing them from the input when they have no escapes.
+pub fn parse_head(json: &str) -> Result<Head<'_>> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let raw = RawHead::deserialize(&mut de).and_then(|h| de.end().map(|_| h)).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => invalid(format!("invalid envelope: {e}")),
+        _ => invalid(format!(
+            "the envelope is not valid JSON ({e}); expected a JSON object such as {{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}}"
+        )),
+    })?;
+    let name = raw.event.ok_or_else(|| {
+        invalid("the envelope has no `event`; expected a string naming the event, such as \"preToolUse\"".into())
+    })?;
+    let event = Event::from_name(&name).ok_or_else(|| {
+        let hint = Event::suggest(&name).map(|e| format!(" (did you mean `{e}`?)")).unwrap_or_default();
+        Error::new(
+            ErrorCode::UnknownEvent,
+            format!("unknown event `{name}`{hint}; expected one of the 27 camelCase event names, such as \"preToolUse\""),
+        )
+    })?;
+    Ok(Head { event, tool: raw.tool })
+}
+
+struct RawHead<'a> {
+    event: Option<Cow<'a, str>>,
+    tool: Option<Cow<'a, str>>,
+}
+
+impl<'de> Deserialize<'de> for RawHead<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawHead<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object with an `event` string")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawHead<'de>, A::Error> {
+                let mut head = RawHead { event: None, tool: None };
+                while let Some(Text(key)) = map.next_key::<Text>()? {
+                    match &*key {
+                        "event" => match map.next_value::<Scalar>()? {
+                            Scalar::Text(t) => head.event = Some(t),
+                            other => {
+                                return Err(de::Error::custom(format!(
+                                    "`event` must be a string naming the event, found {}",
+                                    other.describe()
+                                )))
+                            }
+                        },
+                        "toolName" => {
+                            head.tool = match map.next_value::<Scalar>()? {
+                                Scalar::Text(t) => Some(t),
+                                Scalar::Other(Some(t)) => Some(Cow::Owned(t)),
+                                Scalar::Other(None) => None,
+                            }
+                        }
+                        _ => {
+                            map.next_value::<Skip>()?;
+                        }
+                    }
+                }
+                Ok(head)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A string, borrowed when the input allows.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A value seen only for its text: strings as themselves, numbers and booleans as JSON text,
+/// anything else skipped (`Other(None)`).
+enum Scalar<'a> {
+    Text(Cow<'a, str>),
+    Other(Option<String>),
+}
+
+impl Scalar<'_> {
+    fn describe(&self) -> &'static str {
+        match self {
+            Scalar::Text(_) => "a string",
+            Scalar::Other(Some(_)) => "a number or boolean",
+            Scalar::Other(None) => "null, an array or an object",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_bool<E>(self, v: bool) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Other(Some(v.to_string())))
+            }
+            fn visit_i64<E>(self, v: i64) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Other(Some(v.to_string())))
+            }
+            fn visit_u64<E>(self, v: u64) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Other(Some(v.to_string())))
+            }
+            fn visit_f64<E>(self, v: f64) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Other(Some(Value::from(v).to_string())))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Scalar<'de>, E> {
+                Ok(Scalar::Other(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Scalar<'de>, A::Error> {
+                SkipVisitor.visit_seq(seq).map(|_| Scalar::Other(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Scalar<'de>, A::Error> {
+                SkipVisitor.visit_map(map).map(|_| Scalar::Other(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Skips any value through `deserialize_any`, so serde_json's recursion limit applies (unlike
+/// `IgnoredAny`, which skips iteratively and would accept what the full parse rejects).
+struct Skip;
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> std::result::Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+}
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Skip, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+/// Everything hooks receive from one envelope, computed once per fire and shared by its hooks.
+#[derive(Debug)]
+pub struct Envelope {
+    pub event: Event,
+    /// Compact JSON, `event` first, then the other fields in the order received.
+    pub json: String,
+    /// The `OH_*` variables this envelope sets, `OH_EVENT` first.
+    pub vars: Vec<(&'static str, String)>,
+}
+
+impl Envelope {
+    /// The full parse, after [`parse_head`] accepted the same text.
+    pub fn parse(text: &str, event: Event) -> Result<Envelope> {
+        let fields: Map<String, Value> =
+            serde_json::from_str(text).map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?;
+        Ok(Envelope::from_fields(event, &fields))
+    }
+
+    pub fn from_fields(event: Event, fields: &Map<String, Value>) -> Envelope {
+        let mut json = String::with_capacity(64);
+        json.push_str("{\"event\":");
+        json.push_str(&Value::from(event.name()).to_string());
+        for (key, value) in fields.iter().filter(|(k, _)| *k != "event") {
+            json.push(',');
+            json.push_str(&Value::from(key.as_str()).to_string());
+            json.push(':');
+            json.push_str(&value.to_string());
+        }
+        json.push('}');
+
+        let mut vars = vec![("OH_EVENT", event.name().to_string())];
+        for (field, var) in FIELD_VARS {
+            if let Some(text) = fields.get(*field).and_then(variable_text) {
+                vars.push((var, text));
+            }
+        }
+        match fields.get("prompt") {
+            Some(Value::String(s)) => vars.push(("OH_PROMPT", cut_at_char_boundary(s, PROMPT_LIMIT).to_string())),
+            Some(other) => {
+                if let Some(text) = variable_text(other) {
+                    vars.push(("OH_PROMPT", text));
+                }
+            }
+            None => {}
+        }
+        if let Some(level) = fields.get("effort").and_then(|e| e.get("level")).and_then(variable_text) {
+            vars.push(("OH_EFFORT", level));
+        }
+        Envelope { event, json, vars }
+    }
+
+    /// The first variable whose value holds a NUL byte, which no process environment can carry.
+    pub fn nul_variable(&self) -> Option<&'static str> {
+        self.vars.iter().find(|(_, v)| v.contains('\0')).map(|(k, _)| *k)
+    }
+}
+
+/// A non-empty string as itself; a number or boolean as compact JSON text; otherwise nothing.
+fn variable_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(_) | Value::Bool(_) => Some(value.to_string()),
+        _ => None,
+    }
+}
+
+pub fn cut_at_char_boundary(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head() {
+        let h = parse_head(r#"{"toolName":"Bash","event":"preToolUse","x":[{"a":1}]}"#).unwrap();
+        assert_eq!(h.event, Event::PreToolUse);
+        assert_eq!(h.tool.as_deref(), Some("Bash"));
+        assert!(matches!(h.tool, Some(Cow::Borrowed(_))));
+        let h = parse_head(r#"{"event":"preToolUse","toolName":7}"#).unwrap();
+        assert_eq!(h.tool.as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn head_errors() {
+        let code = |s: &str| parse_head(s).unwrap_err().code;
+        assert_eq!(code("{"), ErrorCode::InvalidEnvelope);
+        assert_eq!(code("[]"), ErrorCode::InvalidEnvelope);
+        assert_eq!(code("{}"), ErrorCode::InvalidEnvelope);
+        assert_eq!(code(r#"{"event":1}"#), ErrorCode::InvalidEnvelope);
+        assert_eq!(code(r#"{"event":"preToolUse"} x"#), ErrorCode::InvalidEnvelope);
+        assert_eq!(code(r#"{"event":"PreToolUse"}"#), ErrorCode::UnknownEvent);
+        let deep = format!("{{\"event\":\"preToolUse\",\"x\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(code(&deep), ErrorCode::InvalidEnvelope);
+    }
+
+    #[test]
+    fn compact_json_event_first_and_variables() {
+        let text = r#"{"toolName":"Bash","event":"preToolUse","turnNumber":0,"worktreeForced":false,"model":"","extra":{"a": 1.5},"effort":{"level":"high"}}"#;
+        let head = parse_head(text).unwrap();
+        let env = Envelope::parse(text, head.event).unwrap();
+        assert_eq!(
+            env.json,
+            r#"{"event":"preToolUse","toolName":"Bash","turnNumber":0,"worktreeForced":false,"model":"","extra":{"a":1.5},"effort":{"level":"high"}}"#
+        );
+        let get = |k: &str| env.vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("OH_EVENT"), Some("preToolUse"));
+        assert_eq!(get("OH_TOOL_NAME"), Some("Bash"));
+        assert_eq!(get("OH_TURN_NUMBER"), Some("0"));
+        assert_eq!(get("OH_WORKTREE_FORCED"), Some("false"));
+        assert_eq!(get("OH_MODEL"), None);
+        assert_eq!(get("OH_EFFORT"), Some("high"));
+        assert_eq!(get("OH_PROMPT"), None);
+    }
+
+    #[test]
+    fn prompt_cut_on_char_boundary() {
+        let prompt = "é".repeat(5000); // 10000 bytes
+        let fields: Map<String, Value> = serde_json::from_value(serde_json::json!({ "prompt": prompt })).unwrap();
+        let env = Envelope::from_fields(Event::UserPromptSubmit, &fields);
+        let p = &env.vars.iter().find(|(n, _)| *n == "OH_PROMPT").unwrap().1;
+        assert_eq!(p.len(), 8192);
+        let empty: Map<String, Value> = serde_json::from_value(serde_json::json!({ "prompt": "" })).unwrap();
+        let env = Envelope::from_fields(Event::UserPromptSubmit, &empty);
+        assert!(env.vars.iter().any(|(n, v)| *n == "OH_PROMPT" && v.is_empty()));
+    }
+}

@@ -1,0 +1,248 @@
+//! The C ABI (CONTRACT §1). This file is the whole exported surface and the input of cbindgen:
+//! `include/oh_hooks.h` is generated from it by `build.rs`, so the doc comments here are the
+//! header's documentation.
+//!
+//! Every export converts raw pointers, calls the safe engine inside a panic boundary, and
+//! converts back. Nothing else happens here.
+
+use crate::engine::Engine;
+use crate::error::{Error, ErrorCode};
+use crate::outcome::Outcome;
+use std::cell::Cell;
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
+
+/// An oh-hooks engine: its options, its validated config and the hooks it runs in the
+/// background. Created by `oh_hooks_new`, released by `oh_hooks_free`. Opaque.
+pub struct OhHooks {
+    engine: Engine,
+}
+
+/// Creates an engine from `options_json` (a JSON object; README "Options"), reading and validating
+/// every config file it names.
+///
+/// Ownership: `options_json` is borrowed for the call and may be NULL (all defaults). On
+/// success the caller owns the returned engine and releases it with `oh_hooks_free`; on
+/// failure it returns NULL. When `error_out` is not NULL it is always written: NULL on success,
+/// and on failure an error JSON `{"code","message"[,"file","line","path"]}` that the caller
+/// owns and frees with `oh_hooks_string_free`.
+///
+/// Errors (`code`): `invalid_options` (unknown key, wrong type, zero or negative number, `cwd`
+/// not a directory, `config` together with `configPath` or `layers`, options not UTF-8 or not
+/// JSON), `invalid_config` (a config file or the inline config fails validation: `file`, `line`
+/// and `path` say where), `io_error` (a config file exists but cannot be read), `internal`.
+///
+/// Thread safety: may be called from any thread, concurrently with anything.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *mut *mut c_char) -> *mut OhHooks {
+    let result = boundary(|| {
+        let options = if options_json.is_null() {
+            None
+        } else {
+            // SAFETY: the caller passes a NUL-terminated string that lives for the call.
+            match unsafe { CStr::from_ptr(options_json) }.to_str() {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidOptions,
+                        format!("options are not valid UTF-8 ({e}); expected a UTF-8 JSON object"),
+                    ))
+                }
+            }
+        };
+        Engine::new(options).map(|engine| Box::into_raw(Box::new(OhHooks { engine })))
+    })
+    .and_then(|r| r);
+    let (engine, error) = match result {
+        Ok(engine) => (engine, std::ptr::null_mut()),
+        Err(e) => (std::ptr::null_mut(), into_c_string(e.to_json())),
+    };
+    if !error_out.is_null() {
+        // SAFETY: the caller passes a writable `char *` slot or NULL.
+        unsafe { *error_out = error };
+    } else {
+        oh_hooks_string_free(error);
+    }
+    engine
+}
+
+/// Fires one event: `envelope_json` is a JSON object with `event` and context fields
+/// (README "Envelope"). Runs the matching hooks of a blocking event in order and returns the
+/// merged outcome; starts those of a non-blocking event in the background and returns at once
+/// (unless the engine has `waitNonBlocking`).
+///
+/// Ownership: `envelope_json` is borrowed for the call. Always returns an outcome JSON that the
+/// caller owns and frees with `oh_hooks_string_free`, even for bad input; NULL only if memory
+/// runs out.
+///
+/// Errors: reported inside the outcome, as `"error": {"code","message"}` with `allowed: false`:
+/// `null_argument` (`hooks` or `envelope_json` is NULL), `invalid_utf8`, `invalid_envelope`
+/// (not JSON, not an object, `event` missing or not a string, nested too deep),
+/// `unknown_event`, `internal`. A failing hook is not an error: it is a deny (on a blocking
+/// event) with its story in the outcome's `hooks` trace.
+///
+/// Thread safety: any number of threads may fire on the same engine at once. Blocks the
+/// calling thread for as long as the hooks run (each bounded by its timeout, plus 0.5 s to
+/// kill a hook that ignores SIGTERM). Must not race `oh_hooks_free` on the same engine.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *const c_char) -> *mut c_char {
+    let outcome = boundary(|| {
+        // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
+        let Some(hooks) = (unsafe { hooks.as_ref() }) else {
+            return null_argument("hooks", "oh_hooks_fire");
+        };
+        if envelope_json.is_null() {
+            return null_argument("envelope_json", "oh_hooks_fire");
+        }
+        // SAFETY: the caller passes a NUL-terminated string that lives for the call.
+        match unsafe { CStr::from_ptr(envelope_json) }.to_str() {
+            Ok(json) => hooks.engine.fire(json),
+            Err(e) => Outcome::error(Error::new(
+                ErrorCode::InvalidUtf8,
+                format!("the envelope is not valid UTF-8 ({e}); expected UTF-8 JSON text"),
+            )),
+        }
+    })
+    .unwrap_or_else(Outcome::error);
+    into_c_string(outcome.to_json())
+}
+
+/// Re-reads the engine's config files now, instead of waiting for a fire to notice a change.
+/// On success the new config is in force for every later fire, and if a file changed its
+/// `configChange` hooks start in the background. On failure the old config stays in force and
+/// is reported in each outcome's `warnings` until the files are fixed. An engine with an inline
+/// `config` has nothing to re-read: success.
+///
+/// Returns 0 on success, -1 on failure. When `error_out` is not NULL it is always written:
+/// NULL on success, otherwise an error JSON (codes as for `oh_hooks_new`; `null_argument` when
+/// `hooks` is NULL) that the caller frees with `oh_hooks_string_free`.
+///
+/// Thread safety: may run concurrently with fires on the same engine (each fire uses either the
+/// old or the new config, never a mix). Must not race `oh_hooks_free`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut *mut c_char) -> c_int {
+    let result = boundary(|| {
+        // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
+        match unsafe { hooks.as_ref() } {
+            Some(hooks) => hooks.engine.reload(),
+            None => Err(Error::new(
+                ErrorCode::NullArgument,
+                "oh_hooks_reload: `hooks` is NULL; expected an engine from oh_hooks_new",
+            )),
+        }
+    })
+    .and_then(|r| r);
+    let (code, error) = match result {
+        Ok(()) => (0, std::ptr::null_mut()),
+        Err(e) => (-1, into_c_string(e.to_json())),
+    };
+    if !error_out.is_null() {
+        // SAFETY: the caller passes a writable `char *` slot or NULL.
+        unsafe { *error_out = error };
+    } else {
+        oh_hooks_string_free(error);
+    }
+    code
+}
+
+/// Releases an engine: first waits for its hooks still running in the background (each bounded
+/// by its timeout), then frees everything. NULL does nothing.
+///
+/// Thread safety: the caller must ensure no other call is using `hooks` (no fire or reload in
+/// progress or started later); after it returns the pointer is dangling.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
+    if hooks.is_null() {
+        return;
+    }
+    let _ = boundary(|| {
+        // SAFETY: `hooks` comes from `oh_hooks_new` and ownership returns here exactly once.
+        drop(unsafe { Box::from_raw(hooks) });
+    });
+}
+
+/// Frees a string returned by this library (an outcome, or an error written to `error_out`).
+/// NULL does nothing. Strings from anywhere else must not be passed here, and these strings
+/// must not be freed any other way.
+///
+/// Thread safety: any thread; each string is freed once.
+#[unsafe(no_mangle)]
+pub extern "C" fn oh_hooks_string_free(s: *mut c_char) {
+    if s.is_null() {
+        return;
+    }
+    let _ = boundary(|| {
+        // SAFETY: `s` was produced by `CString::into_raw` in this library and is freed once.
+        drop(unsafe { CString::from_raw(s) });
+    });
+}
+
+/// The library's version, e.g. "0.1.0": the same as the `OH_HOOKS_VERSION_*` macros of the
+/// header it was built with. Static storage: never freed. Thread safety: any thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn oh_hooks_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+fn null_argument(name: &str, function: &str) -> Outcome {
+    Outcome::error(Error::new(
+        ErrorCode::NullArgument,
+        format!("{function}: `{name}` is NULL; expected {}", match name {
+            "hooks" => "an engine from oh_hooks_new",
+            _ => "a NUL-terminated UTF-8 JSON string",
+        }),
+    ))
+}
+
+/// Hands a string to C. Our JSON never contains a raw NUL (serde_json escapes it), so this
+/// only returns NULL if the impossible happens.
+fn into_c_string(s: String) -> *mut c_char {
+    CString::new(s).map(CString::into_raw).unwrap_or(std::ptr::null_mut())
+}
+
+thread_local! {
+    static IN_BOUNDARY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into an `internal` error. A panic must not unwind into C (it would
+/// abort the host), and the library prints nothing: a panic hook installed once stays silent
+/// for panics inside the boundary and on the library's own threads, and hands every other
+/// panic to the hook that was there before.
+fn boundary<T>(f: impl FnOnce() -> T) -> Result<T, Error> {
+    static QUIET_HOOK: Once = Once::new();
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let ours = IN_BOUNDARY.with(Cell::get)
+                || std::thread::current().name().is_some_and(|n| n.starts_with("oh-hooks-"));
+            if !ours {
+                previous(info);
+            }
+        }));
+    });
+    let outer = IN_BOUNDARY.with(|b| b.replace(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    IN_BOUNDARY.with(|b| b.set(outer));
+    result.map_err(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Error::new(ErrorCode::Internal, format!("internal error in oh-hooks: {what}; please report it"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_internal_errors() {
+        let e = boundary(|| -> () { panic!("boom") }).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Internal);
+        assert!(e.message.contains("boom"));
+        assert_eq!(boundary(|| 5).unwrap(), 5);
+    }
+}

@@ -1,0 +1,172 @@
+//! Running one hook of any kind and turning what happened into a result for the merge and a
+//! trace for the outcome. The per-event exit-code rules and the failure reasons live here.
+
+use crate::command::{self, Exit, Finished, Spawn};
+use crate::config::{Handler, HookSpec};
+use crate::envelope::Envelope;
+use crate::event::Event;
+use crate::http::{HttpClient, Reply};
+use crate::outcome::{millis, Trace};
+use crate::response::{self, HookResult, Permission, Response};
+use crate::trust::Trust;
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+pub const ENV_DENIED: &str = "hook denied (exit code)";
+pub const JSON_FAILED: &str = "hook failed (timeout or non-zero exit)";
+pub const OUTPUT_TOO_LARGE: &str = "hook output exceeded maxOutputBytes";
+pub const MALFORMED: &str = "malformed hook response";
+pub const NO_EVALUATOR: &str = "prompt hook has no evaluator";
+pub const HTTP_ERROR: &str = "hook HTTP error";
+pub const HTTP_TOO_LARGE: &str = "hook HTTP response too large";
+pub const HTTP_MALFORMED: &str = "hook HTTP malformed response";
+pub const LEGACY_DENIED: &str = "hook denied";
+
+/// Everything a hook needs besides its own entry; shared by all hooks of one fire.
+pub struct Context<'a> {
+    pub envelope: &'a Envelope,
+    pub cwd: &'a Path,
+    pub base_env: &'a [(OsString, OsString)],
+    pub default_timeout: Duration,
+    pub max_output_bytes: usize,
+    pub strict: bool,
+    pub trust: &'a Trust,
+    pub http: &'a HttpClient,
+}
+
+/// A hook's part in the fire. `result` is `None` when the hook acts as absent (untrusted).
+pub struct Ran {
+    pub result: Option<HookResult>,
+    pub trace: Trace,
+}
+
+pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
+    let event = cx.envelope.event;
+    let mut trace = Trace { index: spec.index, kind: spec.type_name(), ..Trace::default() };
+    if let (Trust::Untrusted(why), Handler::Command(_) | Handler::Http(_)) = (cx.trust, &spec.handler) {
+        trace.result = "skipped";
+        trace.reason = Some(why.clone());
+        return Ran { result: None, trace };
+    }
+    let start = Instant::now();
+    let timeout = spec.timeout.unwrap_or(cx.default_timeout);
+    let result = match &spec.handler {
+        Handler::Command(command) => run_command(command, spec.json_io, timeout, cx, &mut trace),
+        Handler::Http(url) => run_http(url, timeout, cx, &mut trace),
+        Handler::Prompt(_) if event.is_blocking() => HookResult::deny(NO_EVALUATOR),
+        Handler::Prompt(_) => {
+            trace.error = Some(NO_EVALUATOR.to_string());
+            HookResult::default()
+        }
+    };
+    trace.duration_ms = millis(start.elapsed());
+    trace.result = result.label();
+    trace.reason = result.reason.clone();
+    Ran { result: Some(result), trace }
+}
+
+fn run_command(command: &str, json_io: bool, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+    let event = cx.envelope.event;
+    trace.json_io = json_io.then_some(true);
+    let finished = match cx.envelope.nul_variable() {
+        Some(var) => Finished {
+            error: Some(format!("{var} contains a NUL byte, which an environment variable cannot hold; the hook was not started")),
+            ..Finished::default()
+        },
+        None => command::run(&Spawn {
+            command,
+            cwd: cx.cwd,
+            base_env: cx.base_env,
+            vars: &cx.envelope.vars,
+            stdin: json_io.then(|| cx.envelope.json.as_bytes()),
+            capture_stdout: json_io,
+            max_stdout: cx.max_output_bytes,
+            timeout,
+        }),
+    };
+    match finished.exit {
+        Some(Exit::Code(c)) => trace.exit_code = Some(c),
+        Some(Exit::Signal(s)) => trace.signal = Some(s),
+        None => {}
+    }
+    trace.timed_out = Some(finished.timed_out);
+    if !finished.stderr.is_empty() {
+        trace.stderr = Some(utf8_prefix(&finished.stderr));
+    }
+    trace.error = finished.error.clone().or_else(|| finished.timed_out.then(|| format!("timed out after {} ms", timeout.as_millis())));
+
+    if !json_io {
+        let permission_request = event == Event::PermissionRequest;
+        return if finished.succeeded() {
+            HookResult { permission: permission_request.then_some(Permission::Ask), ..HookResult::default() }
+        } else {
+            HookResult { permission: permission_request.then_some(Permission::Deny), ..HookResult::deny(ENV_DENIED) }
+        };
+    }
+    if !finished.succeeded() {
+        return HookResult::deny(JSON_FAILED);
+    }
+    if finished.stdout_overflow {
+        trace.error = Some(format!("stdout exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
+        return HookResult::deny(OUTPUT_TOO_LARGE);
+    }
+    match response::parse(&finished.stdout) {
+        Response::Empty => HookResult::default(),
+        Response::Malformed(why) => {
+            trace.error = Some(why);
+            if cx.strict && event.is_blocking() {
+                HookResult::deny(MALFORMED)
+            } else {
+                HookResult::default()
+            }
+        }
+        Response::Parsed { result, .. } => result,
+    }
+}
+
+fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+    trace.timed_out = Some(false);
+    match cx.http.post(url, &cx.envelope.json, timeout, cx.max_output_bytes) {
+        Reply::Body(status, body) => {
+            trace.status = Some(status);
+            match response::parse(&body) {
+                Response::Empty => HookResult::default(),
+                Response::Malformed(why) => {
+                    trace.error = Some(why);
+                    HookResult::deny(HTTP_MALFORMED)
+                }
+                Response::Parsed { result, legacy_denied } => {
+                    if legacy_denied && result.decision.is_none() && result.permission.is_none() {
+                        HookResult { reason: result.reason.or_else(|| Some(LEGACY_DENIED.to_string())), ..HookResult::deny(LEGACY_DENIED) }
+                    } else {
+                        result
+                    }
+                }
+            }
+        }
+        Reply::Status(status) => {
+            trace.status = Some(status);
+            HookResult::deny(&format!("hook HTTP {status}"))
+        }
+        Reply::TooLarge(status) => {
+            trace.status = Some(status);
+            trace.error = Some(format!("response body exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
+            HookResult::deny(HTTP_TOO_LARGE)
+        }
+        Reply::Failed { timed_out, message } => {
+            trace.timed_out = Some(timed_out);
+            trace.error = Some(message);
+            HookResult::deny(HTTP_ERROR)
+        }
+    }
+}
+
+/// Text of a byte prefix: invalid sequences replaced, a character cut by the prefix dropped.
+fn utf8_prefix(bytes: &[u8]) -> String {
+    let end = match std::str::from_utf8(bytes) {
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        _ => bytes.len(),
+    };
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}

@@ -1,0 +1,168 @@
+//! `match` filters (CONTRACT §3.3), compiled once when the config loads.
+//!
+//! The fire path calls [`Matcher::matches`] for every hook of the event, so the common forms
+//! (substring, glob) are plain string operations; only `/regex/` patterns use the regex engine.
+
+use regex::{Regex, RegexBuilder};
+
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// No `match`, or `""`.
+    Any,
+    /// `/pattern/flags`: unanchored regex.
+    Regex(Regex),
+    /// Contains `*`: anchored at both ends; `*` is any run of characters, all else literal.
+    /// Stored as the literal pieces between the stars.
+    Glob(Vec<String>),
+    /// Anything else: case-sensitive substring.
+    Substring(String),
+}
+
+impl Matcher {
+    /// Compiles a `match` value. The error says what is wrong and what was expected.
+    pub fn parse(pattern: &str) -> Result<Matcher, String> {
+        if pattern.is_empty() {
+            return Ok(Matcher::Any);
+        }
+        if let Some((body, flags)) = split_regex_literal(pattern) {
+            let mut builder = RegexBuilder::new(body);
+            for flag in flags.chars() {
+                match flag {
+                    'i' => {
+                        builder.case_insensitive(true);
+                    }
+                    'm' => {
+                        builder.multi_line(true);
+                    }
+                    's' => {
+                        builder.dot_matches_new_line(true);
+                    }
+                    'u' => {
+                        builder.unicode(true);
+                    }
+                    // JavaScript's global, sticky and indices flags mean nothing for a yes/no test.
+                    'g' | 'y' | 'd' => {}
+                    other => {
+                        return Err(format!(
+                            "unknown regex flag `{other}` in `{pattern}`; expected flags among i, m, s, u (g, y, d are accepted and ignored)"
+                        ))
+                    }
+                }
+            }
+            return builder.build().map(Matcher::Regex).map_err(|e| {
+                format!(
+                    "regex `{body}` does not compile ({}); the Rust regex syntax has no lookaround or backreferences",
+                    first_line(&e.to_string())
+                )
+            });
+        }
+        if pattern.contains('*') {
+            return Ok(Matcher::Glob(pattern.split('*').map(str::to_owned).collect()));
+        }
+        Ok(Matcher::Substring(pattern.to_owned()))
+    }
+
+    /// Whether a hook with this matcher runs for `tool` (the envelope's `toolName`; `None` or
+    /// `""` when the envelope has none, which matches every hook).
+    pub fn matches(&self, tool: Option<&str>) -> bool {
+        let tool = match tool {
+            None | Some("") => return true,
+            Some(t) => t,
+        };
+        match self {
+            Matcher::Any => true,
+            Matcher::Regex(re) => re.is_match(tool),
+            Matcher::Substring(s) => tool.contains(s.as_str()),
+            Matcher::Glob(pieces) => glob_matches(pieces, tool),
+        }
+    }
+}
+
+/// `/body/flags` when the string is longer than 2 and its last `/` comes after the first.
+fn split_regex_literal(pattern: &str) -> Option<(&str, &str)> {
+    if pattern.len() <= 2 || !pattern.starts_with('/') {
+        return None;
+    }
+    let last = pattern.rfind('/')?;
+    if last == 0 {
+        return None;
+    }
+    Some((&pattern[1..last], &pattern[last + 1..]))
+}
+
+/// `pieces` are the literals between stars (at least two: the pattern had a `*`). The first must
+/// be a prefix, the last a suffix, and the middle ones must appear in order in between.
+fn glob_matches(pieces: &[String], text: &str) -> bool {
+    let (first, rest) = pieces.split_first().expect("a glob has a star, so two pieces");
+    let (last, middle) = rest.split_last().expect("a glob has a star, so two pieces");
+    if text.len() < first.len() + last.len() || !text.starts_with(first.as_str()) || !text.ends_with(last.as_str()) {
+        return false;
+    }
+    let mut inner = &text[first.len()..text.len() - last.len()];
+    for piece in middle {
+        match inner.find(piece.as_str()) {
+            Some(at) => inner = &inner[at + piece.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+fn first_line(s: &str) -> String {
+    // regex errors are multi-line diagrams; the last non-empty line names the problem.
+    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(s).trim().trim_start_matches("error: ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(p: &str, t: &str) -> bool {
+        Matcher::parse(p).unwrap().matches(Some(t))
+    }
+
+    #[test]
+    fn forms() {
+        assert!(m("", "Bash"));
+        assert!(m("Bash", "Bash"));
+        assert!(m("ash", "Bash"));
+        assert!(!m("bash", "Bash"));
+        assert!(m("File*", "FileEdit"));
+        assert!(m("File*", "File"));
+        assert!(!m("File*", "MyFile"));
+        assert!(m("*Edit", "FileEdit"));
+        assert!(m("F*l*t", "FileEdit"));
+        assert!(!m("F*x*t", "FileEdit"));
+        assert!(m("a*a", "aa"));
+        assert!(!m("a*a", "a"));
+        assert!(m("File?*", "File?Edit"));
+        assert!(!m("File?*", "FileXEdit"));
+        assert!(m("/mcp__.*/", "mcp__github__x"));
+        assert!(m("/mcp__.*/", "x_mcp__y"));
+        assert!(!m("/^mcp/", "x_mcp"));
+        assert!(m("/bash/i", "Bash"));
+        assert!(m("/bash/gi", "BASH"));
+        assert!(m("/^a.b$/s", "a\nb"));
+        assert!(m("/^b$/m", "a\nb"));
+        // "?" outside a glob is just a character of a substring
+        assert!(m("a?", "xa?"));
+    }
+
+    #[test]
+    fn no_tool_matches_all() {
+        for p in ["", "Bash", "/x/", "F*"] {
+            let matcher = Matcher::parse(p).unwrap();
+            assert!(matcher.matches(None));
+            assert!(matcher.matches(Some("")));
+        }
+    }
+
+    #[test]
+    fn errors_at_load() {
+        assert!(Matcher::parse("/(?<=a)b/").unwrap_err().contains("does not compile"));
+        assert!(Matcher::parse("/a/x").unwrap_err().contains("unknown regex flag `x`"));
+        // two characters or a single slash are substrings, not regexes
+        assert!(matches!(Matcher::parse("//").unwrap(), Matcher::Substring(_)));
+        assert!(matches!(Matcher::parse("/ab").unwrap(), Matcher::Substring(_)));
+    }
+}

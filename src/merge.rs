@@ -1,0 +1,151 @@
+//! The merge of a blocking event's hook results (CONTRACT §3.8), as a walk the engine feeds one
+//! result at a time so that a short-circuit stops later hooks from running at all.
+
+use crate::response::{HookResult, Permission};
+use std::ops::ControlFlow;
+
+/// The merged decision.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Merged {
+    pub allowed: bool,
+    pub permission: Option<Permission>,
+    pub reason: Option<String>,
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct Walk {
+    contexts: Vec<String>,
+    first_reason: Option<String>,
+    saw_ask: bool,
+    done: Option<Merged>,
+}
+
+impl Walk {
+    pub fn new() -> Walk {
+        Walk::default()
+    }
+
+    /// Takes the next matching hook's result. `Break` means the walk is decided: later hooks
+    /// must not run.
+    pub fn step(&mut self, result: HookResult) -> ControlFlow<()> {
+        debug_assert!(self.done.is_none(), "step after the walk was decided");
+        if result.is_deny() {
+            // Rule 1: a deny is a deny, whatever permission decision came with it.
+            self.done = Some(Merged {
+                allowed: false,
+                permission: result.permission.map(|_| Permission::Deny),
+                reason: result.reason.or_else(|| self.first_reason.take()),
+                context: None,
+            });
+            return ControlFlow::Break(());
+        }
+        if result.permission == Some(Permission::Allow) {
+            // Rule 2: permission allow stops the walk, keeping context, dropping reasons.
+            self.contexts.extend(result.context);
+            self.done = Some(Merged {
+                allowed: true,
+                permission: Some(Permission::Allow),
+                reason: None,
+                context: join(&self.contexts),
+            });
+            return ControlFlow::Break(());
+        }
+        // Rules 3 and 4.
+        self.saw_ask |= result.permission == Some(Permission::Ask);
+        self.gather(result);
+        ControlFlow::Continue(())
+    }
+
+    /// Rule 4 alone: what non-blocking events keep of their hooks' results.
+    pub fn gather(&mut self, result: HookResult) {
+        self.contexts.extend(result.context.filter(|c| !c.is_empty()));
+        if self.first_reason.is_none() {
+            self.first_reason = result.reason.filter(|r| !r.is_empty());
+        }
+    }
+
+    pub fn finish(self) -> Merged {
+        if let Some(done) = self.done {
+            return done;
+        }
+        Merged {
+            allowed: true,
+            permission: self.saw_ask.then_some(Permission::Ask),
+            reason: self.first_reason,
+            context: join(&self.contexts),
+        }
+    }
+}
+
+fn join(contexts: &[String]) -> Option<String> {
+    let parts: Vec<&str> = contexts.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::response::Decision;
+
+    fn r(decision: Option<Decision>, permission: Option<Permission>, reason: Option<&str>, context: Option<&str>) -> HookResult {
+        HookResult { decision, permission, reason: reason.map(Into::into), context: context.map(Into::into) }
+    }
+
+    fn walk(results: Vec<HookResult>) -> (Merged, usize) {
+        let mut w = Walk::new();
+        let mut ran = 0;
+        for result in results {
+            ran += 1;
+            if w.step(result).is_break() {
+                break;
+            }
+        }
+        (w.finish(), ran)
+    }
+
+    #[test]
+    fn deny_short_circuits_with_earlier_reason() {
+        let (m, ran) = walk(vec![
+            r(None, None, Some("first"), Some("ctx")),
+            r(Some(Decision::Deny), None, None, None),
+            r(None, Some(Permission::Allow), None, None),
+        ]);
+        assert_eq!(ran, 2);
+        assert_eq!(m, Merged { allowed: false, permission: None, reason: Some("first".into()), context: None });
+    }
+
+    #[test]
+    fn deny_with_permission_allow_is_a_deny() {
+        let (m, _) = walk(vec![r(Some(Decision::Deny), Some(Permission::Allow), Some("no"), None)]);
+        assert_eq!(m, Merged { allowed: false, permission: Some(Permission::Deny), reason: Some("no".into()), context: None });
+    }
+
+    #[test]
+    fn permission_allow_keeps_context() {
+        let (m, ran) = walk(vec![
+            r(Some(Decision::Allow), None, Some("why"), Some("a")),
+            r(None, Some(Permission::Ask), None, Some("")),
+            r(None, Some(Permission::Allow), None, Some("b")),
+            r(Some(Decision::Deny), None, None, None),
+        ]);
+        assert_eq!(ran, 3);
+        assert_eq!(m, Merged { allowed: true, permission: Some(Permission::Allow), reason: None, context: Some("a\n\nb".into()) });
+    }
+
+    #[test]
+    fn ask_remembered_context_joined() {
+        let (m, ran) = walk(vec![
+            r(None, Some(Permission::Ask), None, Some("a")),
+            r(Some(Decision::Allow), None, Some("r"), Some("b")),
+            r(None, None, Some("later"), None),
+        ]);
+        assert_eq!(ran, 3);
+        assert_eq!(m, Merged { allowed: true, permission: Some(Permission::Ask), reason: Some("r".into()), context: Some("a\n\nb".into()) });
+    }
+
+    #[test]
+    fn nothing() {
+        assert_eq!(walk(vec![]).0, Merged { allowed: true, ..Merged::default() });
+    }
+}

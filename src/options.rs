@@ -1,0 +1,241 @@
+//! Engine options (CONTRACT §2): parsed from the JSON given to `oh_hooks_new`.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::suggest::did_you_mean;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const KEYS: &[&str] = &[
+    "cwd", "home", "layers", "configPath", "config", "trusted", "defaultTimeoutMs", "env", "strict",
+    "maxOutputBytes", "waitNonBlocking",
+];
+
+/// Where the hooks come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// openHarness's layers, in order: user, project, local (each may be switched off).
+    Layers { user: bool, project: bool, local: bool },
+    /// One YAML or JSON file instead of the layers.
+    Path(PathBuf),
+    /// An inline config object; never watched for changes.
+    Inline(Value),
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Absolute; the directory hooks run in and project layers are read from.
+    pub cwd: PathBuf,
+    /// Base of the user layer and the trust store; `None` when `$HOME` is unset too.
+    pub home: Option<PathBuf>,
+    pub source: Source,
+    pub trusted: Option<bool>,
+    pub default_timeout: Duration,
+    pub env: Vec<(String, String)>,
+    pub strict: bool,
+    pub max_output_bytes: usize,
+    pub wait_non_blocking: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            source: Source::Layers { user: true, project: true, local: true },
+            trusted: None,
+            default_timeout: Duration::from_millis(10_000),
+            env: Vec::new(),
+            strict: false,
+            max_output_bytes: 1024 * 1024,
+            wait_non_blocking: false,
+        }
+    }
+}
+
+fn invalid(key: &str, message: impl std::fmt::Display) -> Error {
+    Error { path: Some(key.to_string()), ..Error::new(ErrorCode::InvalidOptions, format!("option `{key}`: {message}")) }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn want_bool(key: &str, v: &Value) -> Result<bool> {
+    v.as_bool().ok_or_else(|| invalid(key, format!("expected true or false, found {}", type_name(v))))
+}
+
+fn want_str<'a>(key: &str, v: &'a Value) -> Result<&'a str> {
+    v.as_str().ok_or_else(|| invalid(key, format!("expected a string, found {}", type_name(v))))
+}
+
+fn want_positive(key: &str, v: &Value) -> Result<u64> {
+    match v.as_u64() {
+        Some(n) if n > 0 => Ok(n),
+        _ => Err(invalid(key, format!("expected a positive integer, found {v}"))),
+    }
+}
+
+fn absolute(path: &str) -> PathBuf {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")).join(p)
+    }
+}
+
+impl Options {
+    /// Parses the options JSON (`None`: all defaults). Relative paths are taken from the
+    /// process's working directory at this call.
+    pub fn parse(json: Option<&str>) -> Result<Options> {
+        let mut options = Options::default();
+        let Some(json) = json else { return Ok(options) };
+        let value: Value = serde_json::from_str(json).map_err(|e| {
+            Error::new(ErrorCode::InvalidOptions, format!("options are not valid JSON ({e}); expected a JSON object such as {{\"cwd\": \"/project\"}}"))
+        })?;
+        let map = match value {
+            Value::Null => return Ok(options),
+            Value::Object(map) => map,
+            other => {
+                return Err(Error::new(
+                    ErrorCode::InvalidOptions,
+                    format!("options must be a JSON object, found {}", type_name(&other)),
+                ))
+            }
+        };
+        options.apply(map)?;
+        Ok(options)
+    }
+
+    fn apply(&mut self, map: Map<String, Value>) -> Result<()> {
+        let mut layers: Option<(bool, bool, bool)> = None;
+        let mut config_path: Option<PathBuf> = None;
+        let mut inline: Option<Value> = None;
+        for (key, v) in map {
+            match key.as_str() {
+                "cwd" => {
+                    let cwd = absolute(want_str(&key, &v)?);
+                    if !cwd.is_dir() {
+                        return Err(invalid(&key, format!("`{}` is not a directory; expected an existing directory", cwd.display())));
+                    }
+                    self.cwd = cwd;
+                }
+                "home" => self.home = Some(absolute(want_str(&key, &v)?)),
+                "layers" => {
+                    let items = v.as_array().ok_or_else(|| {
+                        invalid(&key, format!("expected an array of \"user\", \"project\", \"local\", found {}", type_name(&v)))
+                    })?;
+                    let mut set = (false, false, false);
+                    for item in items {
+                        match item.as_str() {
+                            Some("user") => set.0 = true,
+                            Some("project") => set.1 = true,
+                            Some("local") => set.2 = true,
+                            _ => return Err(invalid(&key, format!("unknown layer {item}; expected \"user\", \"project\" or \"local\""))),
+                        }
+                    }
+                    layers = Some(set);
+                }
+                "configPath" => config_path = Some(absolute(want_str(&key, &v)?)),
+                "config" => {
+                    if !v.is_object() {
+                        return Err(invalid(&key, format!("expected a config object (the shape of a config file), found {}", type_name(&v))));
+                    }
+                    inline = Some(v);
+                }
+                "trusted" => self.trusted = Some(want_bool(&key, &v)?),
+                "defaultTimeoutMs" => self.default_timeout = Duration::from_millis(want_positive(&key, &v)?),
+                "env" => {
+                    let obj = v.as_object().ok_or_else(|| {
+                        invalid(&key, format!("expected an object of strings, found {}", type_name(&v)))
+                    })?;
+                    for (name, value) in obj {
+                        let value = value.as_str().ok_or_else(|| {
+                            invalid(&key, format!("the value of `{name}` must be a string, found {}", type_name(value)))
+                        })?;
+                        if name.is_empty() || name.contains('=') || name.contains('\0') {
+                            return Err(invalid(&key, format!("`{name}` is not a valid variable name; expected a non-empty name without `=` or NUL")));
+                        }
+                        if value.contains('\0') {
+                            return Err(invalid(&key, format!("the value of `{name}` contains a NUL byte, which no environment can hold")));
+                        }
+                        self.env.push((name.clone(), value.to_string()));
+                    }
+                }
+                "strict" => self.strict = want_bool(&key, &v)?,
+                "maxOutputBytes" => {
+                    self.max_output_bytes = usize::try_from(want_positive(&key, &v)?).unwrap_or(usize::MAX)
+                }
+                "waitNonBlocking" => self.wait_non_blocking = want_bool(&key, &v)?,
+                _ => {
+                    return Err(Error {
+                        path: Some(key.clone()),
+                        ..Error::new(
+                            ErrorCode::InvalidOptions,
+                            format!("unknown option `{key}`{}; expected one of: {}", did_you_mean(&key, KEYS), KEYS.join(", ")),
+                        )
+                    })
+                }
+            }
+        }
+        let given = [layers.is_some(), config_path.is_some(), inline.is_some()];
+        if given.iter().filter(|g| **g).count() > 1 {
+            let which = if inline.is_some() { "config" } else { "configPath" };
+            return Err(invalid(which, "`config`, `configPath` and `layers` are exclusive; give one of them"));
+        }
+        self.source = if let Some(path) = config_path {
+            Source::Path(path)
+        } else if let Some(value) = inline {
+            Source::Inline(value)
+        } else if let Some((user, project, local)) = layers {
+            Source::Layers { user, project, local }
+        } else {
+            Source::Layers { user: true, project: true, local: true }
+        };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(json: &str) -> Error {
+        Options::parse(Some(json)).unwrap_err()
+    }
+
+    #[test]
+    fn defaults() {
+        let o = Options::parse(None).unwrap();
+        assert_eq!(o.default_timeout, Duration::from_millis(10_000));
+        assert_eq!(o.max_output_bytes, 1 << 20);
+        assert!(!o.strict && !o.wait_non_blocking && o.trusted.is_none());
+        assert!(Options::parse(Some("null")).is_ok());
+    }
+
+    #[test]
+    fn bad_options() {
+        let e = err(r#"{"defaultTimeout": 5}"#);
+        assert_eq!(e.code, ErrorCode::InvalidOptions);
+        assert!(e.message.contains("did you mean `defaultTimeoutMs`"), "{}", e.message);
+        assert!(err(r#"{"defaultTimeoutMs": 0}"#).message.contains("positive integer"));
+        assert!(err(r#"{"defaultTimeoutMs": -5}"#).message.contains("positive integer"));
+        assert!(err(r#"{"maxOutputBytes": 1.5}"#).message.contains("positive integer"));
+        assert!(err(r#"{"strict": "yes"}"#).message.contains("true or false"));
+        assert!(err(r#"{"cwd": "/definitely/not/here"}"#).message.contains("not a directory"));
+        assert!(err(r#"{"config": {}, "configPath": "/x"}"#).message.contains("exclusive"));
+        assert!(err(r#"{"layers": ["team"]}"#).message.contains("unknown layer"));
+        assert!(err(r#"{"env": {"A": 1}}"#).message.contains("must be a string"));
+        assert!(err(r#"{"env": {"A": "x\u0000y"}}"#).message.contains("NUL"));
+        assert!(err("[1]").message.contains("must be a JSON object"));
+        assert!(err("{").message.contains("not valid JSON"));
+    }
+}

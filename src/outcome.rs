@@ -1,0 +1,122 @@
+//! The outcome JSON (CONTRACT §4) and its per-hook trace.
+
+use crate::error::{Error, ErrorCode};
+use crate::merge::Merged;
+use serde::Serialize;
+use std::time::Duration;
+
+/// What one hook did. Fields absent from the JSON when they do not apply.
+#[derive(Debug, Clone, Serialize, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Trace {
+    pub index: usize,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(rename = "jsonIO", skip_serializing_if = "Option::is_none")]
+    pub json_io: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<bool>,
+    pub duration_ms: f64,
+    pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+pub fn millis(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// The outcome error object: only `code` and `message`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutcomeError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub allowed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_decision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additional_context: Option<String>,
+    pub hooks: Vec<Trace>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<OutcomeError>,
+}
+
+impl Outcome {
+    /// Allowed, nothing ran.
+    pub fn allowed(warnings: Vec<String>) -> Outcome {
+        Outcome {
+            allowed: true,
+            permission_decision: None,
+            reason: None,
+            additional_context: None,
+            hooks: Vec::new(),
+            warnings,
+            error: None,
+        }
+    }
+
+    /// The input could not be processed: not allowed, nothing ran.
+    pub fn error(error: Error) -> Outcome {
+        Outcome {
+            allowed: false,
+            error: Some(OutcomeError { code: error.code, message: error.message }),
+            ..Outcome::allowed(Vec::new())
+        }
+    }
+
+    pub fn merged(merged: Merged, hooks: Vec<Trace>, warnings: Vec<String>) -> Outcome {
+        Outcome {
+            allowed: merged.allowed,
+            permission_decision: merged.permission.map(|p| p.as_str()),
+            reason: merged.reason,
+            additional_context: merged.context,
+            hooks,
+            warnings,
+            error: None,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            Outcome::error(Error::new(ErrorCode::Internal, format!("could not serialize the outcome: {e}"))).to_json()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        assert_eq!(Outcome::allowed(vec![]).to_json(), r#"{"allowed":true,"hooks":[]}"#);
+        assert_eq!(
+            Outcome::error(Error::new(ErrorCode::NullArgument, "x")).to_json(),
+            r#"{"allowed":false,"hooks":[],"error":{"code":"null_argument","message":"x"}}"#
+        );
+        let t = Trace { index: 1, kind: "command", json_io: Some(true), exit_code: Some(0), timed_out: Some(false), duration_ms: 2.5, result: "none", ..Trace::default() };
+        assert_eq!(
+            serde_json::to_string(&t).unwrap(),
+            r#"{"index":1,"type":"command","jsonIO":true,"exitCode":0,"timedOut":false,"durationMs":2.5,"result":"none"}"#
+        );
+    }
+}
