@@ -1,0 +1,35 @@
+#!/bin/sh
+# Shows the engine on the shipped example policy: validates it, then fires real envelopes at
+# it through the oh-hooks CLI. Run from the repository root after `cargo build --release`
+# (`make demo` does both).
+set -u
+cd "$(dirname "$0")/.." || exit 2
+cli=target/release/oh-hooks
+policy=examples/policy
+export OH_HOOKS_AUDIT_LOG="${TMPDIR:-/tmp}/oh-hooks-demo-audit.log"
+rm -f "$OH_HOOKS_AUDIT_LOG"
+
+echo "== oh-hooks check --cwd $policy --trusted"
+"$cli" check --cwd "$policy" --trusted || exit 1
+
+failures=0
+fire() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --cwd %s --trusted --wait < %s\n" "$3" "$policy" "$2"
+  "$cli" fire --cwd "$policy" --trusted --wait < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire 0 examples/envelopes/bash-ls.json      "Bash 'ls -la src' is allowed"
+fire 1 examples/envelopes/bash-rm-rf.json   "Bash 'rm -rf /' is denied by guard-bash.sh"
+fire 0 examples/envelopes/prompt.json       "a prompt gets the project rules as additionalContext"
+fire 0 examples/envelopes/permission-read.json     "permission for Read is approved (permissionDecision allow)"
+fire 1 examples/envelopes/permission-webfetch.json "permission for WebFetch is refused (permissionDecision deny)"
+fire 0 examples/envelopes/post-tool.json    "postToolUse writes an audit line (non-blocking)"
+printf '\n== audit log (%s)\n' "$OH_HOOKS_AUDIT_LOG"
+cat "$OH_HOOKS_AUDIT_LOG" || failures=$((failures + 1))
+echo
+if [ "$failures" -eq 0 ]; then echo "demo: every decision was as expected"; else echo "demo: $failures unexpected decision(s)"; exit 1; fi

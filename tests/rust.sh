@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Rust suite: unit tests, integration tests (tests/*.rs), doc tests, release profile.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+command -v cargo >/dev/null || { echo "error: cargo not found"; echo "rust: 0 passed, 1 failed"; exit 1; }
+log=$(mktemp)
+cargo test --release --locked 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?/) p += $i; if ($(i+1) ~ /^failed;?/) f += $i } } END { print p + 0, f + 0 }' "$log")
+rm -f "$log"
+[ "$status" = 0 ] || [ "${failed:-0}" != 0 ] || failed=1
+echo "rust: ${passed:-0} passed, ${failed:-0} failed"
+[ "$status" = 0 ]
