@@ -91,9 +91,13 @@ char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
  * is reported in each outcome's `warnings` until the files are fixed. An engine with an inline
  * `config` has nothing to re-read: success.
  *
- * Returns 0 on success, -1 on failure. When `error_out` is not NULL it is always written:
- * NULL on success, otherwise an error JSON (codes as for `oh_hooks_new`; `null_argument` when
- * `hooks` is NULL) that the caller frees with `oh_hooks_string_free`.
+ * Returns 0 on success, -1 on failure.
+ *
+ * Ownership: `hooks` is borrowed. When `error_out` is not NULL it is always written: NULL on
+ * success, otherwise an error JSON that the caller owns and frees with `oh_hooks_string_free`.
+ *
+ * Errors (`code`): as for `oh_hooks_new` (`invalid_config`, `io_error`), and `null_argument`
+ * when `hooks` is NULL.
  *
  * Thread safety: may run concurrently with fires on the same engine (each fire uses either the
  * old or the new config, never a mix). Must not race `oh_hooks_free`.
@@ -104,6 +108,8 @@ int oh_hooks_reload(const OhHooks *hooks, char **error_out);
  * Releases an engine: first waits for its hooks still running in the background (each bounded
  * by its timeout), then frees everything. NULL does nothing.
  *
+ * Ownership: takes back the engine that `oh_hooks_new` gave the caller.
+ *
  * Thread safety: the caller must ensure no other call is using `hooks` (no fire or reload in
  * progress or started later); after it returns the pointer is dangling.
  */
@@ -111,7 +117,9 @@ void oh_hooks_free(OhHooks *hooks);
 
 /**
  * Frees a string returned by this library (an outcome, or an error written to `error_out`).
- * NULL does nothing. Strings from anywhere else must not be passed here, and these strings
+ * NULL does nothing.
+ *
+ * Ownership: takes back a string the caller owned. Strings from anywhere else must not be passed here, and these strings
  * must not be freed any other way.
  *
  * Thread safety: any thread; each string is freed once.
