@@ -7,11 +7,11 @@
 //! tables) for everything asked here: a working directory, a new process group, an explicit
 //! environment and piped stdio.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,11 @@ pub const STDERR_KEPT: usize = 4096;
 /// One run's inputs.
 pub struct Spawn<'a> {
     pub command: &'a str,
+    /// The command split into a program and plain words, when it has no shell syntax at all
+    /// ([`plain_words`]): then it is executed directly, without `/bin/sh`.
+    pub argv: Option<&'a [String]>,
+    /// `PATH` of the hook's environment, for finding `argv[0]`.
+    pub path: Option<&'a OsStr>,
     pub cwd: &'a Path,
     /// The environment template: the host's at engine creation, minus `OH_*`, plus options `env`.
     pub base_env: &'a [(OsString, OsString)],
@@ -54,6 +59,8 @@ pub struct Finished {
     pub stdout_overflow: bool,
     pub stderr: Vec<u8>,
     pub error: Option<String>,
+    /// The program was executed directly, without `/bin/sh`.
+    pub direct: bool,
 }
 
 impl Finished {
@@ -67,26 +74,92 @@ impl Finished {
 }
 
 pub fn run(spawn: &Spawn) -> Finished {
-    let mut cmd = Command::new("/bin/sh");
-    cmd.arg("-c")
-        .arg(spawn.command)
-        .current_dir(spawn.cwd)
+    let start = Instant::now();
+    // Direct when possible; on any doubt (program not found, not executable, a script without
+    // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
+    let direct = spawn
+        .argv
+        .and_then(|argv| Some((argv, find_program(&argv[0], spawn.path?, spawn.cwd)?)))
+        .and_then(|(argv, program)| {
+            let mut cmd = Command::new(program);
+            cmd.arg0(&argv[0]).args(&argv[1..]);
+            configure(&mut cmd, spawn).spawn().ok()
+        });
+    let is_direct = direct.is_some();
+    let child = match direct {
+        Some(child) => child,
+        None => {
+            let mut cmd = Command::new("/bin/sh");
+            cmd.arg("-c").arg(spawn.command);
+            match configure(&mut cmd, spawn).spawn() {
+                Ok(c) => c,
+                Err(e) => {
+                    return Finished::failed(format!("cannot start `/bin/sh -c` in {}: {e}", spawn.cwd.display()))
+                }
+            }
+        }
+    };
+    let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
+    let mut finished = Supervisor::new(child, spawn, start).run();
+    finished.direct = is_direct;
+    finished
+}
+
+/// Everything but the program: directory, environment, process group, stdio.
+fn configure<'c>(cmd: &'c mut Command, spawn: &Spawn) -> &'c mut Command {
+    cmd.current_dir(spawn.cwd)
         .env_clear()
         .envs(spawn.base_env.iter().map(|(k, v)| (k, v)))
         .envs(spawn.vars.iter().map(|(k, v)| (k, v)))
         .process_group(0)
         .stdin(if spawn.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(if spawn.capture_stdout { Stdio::piped() } else { Stdio::null() })
-        .stderr(Stdio::piped());
-    let start = Instant::now();
-    let child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            return Finished::failed(format!("cannot start `/bin/sh -c` in {}: {e}", spawn.cwd.display()))
-        }
+        .stderr(Stdio::piped())
+}
+
+/// Shell keywords and builtins: a command starting with one of these means what the shell
+/// makes of it, not what a program of that name would do (`echo -e`, `pwd`, `exit 3`).
+/// `true` and `false` without arguments are the same either way and stay direct.
+const SHELL_WORDS: &[&str] = &[
+    "!", ".", ":", "[", "[[", "{", "}", "alias", "bg", "break", "case", "cd", "chdir", "command",
+    "continue", "do", "done", "echo", "elif", "else", "esac", "eval", "exec", "exit", "export", "fc",
+    "fg", "fi", "for", "function", "getopts", "hash", "if", "in", "jobs", "kill", "local", "printf",
+    "pwd", "read", "readonly", "return", "select", "set", "shift", "test", "then", "time", "times",
+    "trap", "true", "false", "type", "ulimit", "umask", "unalias", "unset", "until", "wait", "while",
+];
+
+/// A command with no shell syntax at all — a program and plain words, nothing the shell would
+/// expand, quote, redirect or interpret — split into its words. `None`: the shell must run it.
+pub fn plain_words(command: &str) -> Option<Vec<String>> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
+    if !command.chars().all(|c| plain(c) || c == ' ' || c == '\t') {
+        return None;
+    }
+    let words: Vec<String> = command.split([' ', '\t']).filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let first = words.first()?;
+    let trivial = (first == "true" || first == "false") && words.len() == 1;
+    if first.contains('=') || (SHELL_WORDS.contains(&first.as_str()) && !trivial) || first.starts_with('-') {
+        return None;
+    }
+    Some(words)
+}
+
+/// The shell's lookup: a name with a `/` is a path; otherwise the first executable regular
+/// file in `PATH` (an empty entry is the current directory). Returns the path as the shell would
+/// pass it to execve — relative ones stay relative and resolve in `cwd`, where the child starts —
+/// so the program sees the same `$0`.
+fn find_program(name: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(cwd.join(p)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
-    let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
-    Supervisor::new(child, spawn, start).run()
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return executable(&p).then_some(p);
+    }
+    std::env::split_paths(path)
+        .map(|dir| if dir.as_os_str().is_empty() { PathBuf::from(".").join(name) } else { dir.join(name) })
+        .find(|p| executable(p))
 }
 
 /// Watches one child until it is reaped.
@@ -381,6 +454,33 @@ impl Drop for SigpipeBlock {
                 while libc::sigtimedwait(&self.set, std::ptr::null_mut(), &zero) == libc::SIGPIPE {}
             }
             libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Option<Vec<&str>> {
+        plain_words(s).map(|w| w.iter().map(|x| Box::leak(x.clone().into_boxed_str()) as &str).collect())
+    }
+
+    #[test]
+    fn plain_commands_are_split() {
+        assert_eq!(words("true"), Some(vec!["true"]));
+        assert_eq!(words("./hooks/check.sh --mode=strict  a,b"), Some(vec!["./hooks/check.sh", "--mode=strict", "a,b"]));
+        assert_eq!(words("node ./gate.cjs"), Some(vec!["node", "./gate.cjs"]));
+    }
+
+    #[test]
+    fn anything_shell_like_goes_to_the_shell() {
+        for c in [
+            "echo hi", "exit 3", "true x", "cd /", "A=1 prog", "prog > out", "prog | cat", "prog; x", "prog &&x",
+            "prog $HOME", "prog ~/x", "prog *.rs", "prog 'a b'", "prog \"a\"", "prog a\\ b", "prog #c",
+            "prog\nx", "prog `x`", "prog (x)", "prog {a,b}", "prog !x", "prog [ab]", "prog ?", "-x", "   ",
+        ] {
+            assert_eq!(plain_words(c), None, "{c:?}");
         }
     }
 }

@@ -34,6 +34,8 @@ pub struct HookSpec {
     pub timeout: Option<Duration>,
     /// Only meaningful for command hooks; ignored on the others, as the contract says.
     pub json_io: bool,
+    /// A command hook with no shell syntax, split into words at load ([`crate::command::plain_words`]).
+    pub argv: Option<Vec<String>>,
 }
 
 impl HookSpec {
@@ -434,7 +436,12 @@ impl<'de> Deserialize<'de> for HookSpec {
                         )));
                     }
                 };
+                let argv = match &handler {
+                    Handler::Command(c) => crate::command::plain_words(c),
+                    _ => None,
+                };
                 Ok(HookSpec {
+                    argv,
                     index: 0,
                     handler,
                     match_text: matcher.as_ref().map(|m| m.1.clone()),

@@ -33,6 +33,8 @@ pub struct Engine {
 struct Inner {
     options: Options,
     base_env: Vec<(OsString, OsString)>,
+    /// `PATH` of `base_env`, where directly executed hooks are looked up.
+    path: Option<OsString>,
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
@@ -106,8 +108,10 @@ impl Engine {
         let config = config::load(&options)?;
         let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
         let base_env = base_environment(&options);
+        let path = base_env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone());
         Ok(Engine {
             inner: Arc::new(Inner {
+                path,
                 base_env,
                 http: HttpClient::default(),
                 state: ArcSwap::from_pointee(Snapshot { config, trust, warnings: Vec::new() }),
@@ -203,6 +207,12 @@ fn base_environment(options: &Options) -> Vec<(OsString, OsString)> {
         .filter(|(k, _)| !options.env.iter().any(|(name, _)| k == name.as_str()))
         .collect();
     env.extend(options.env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    // Hooks run in `cwd`, so that is their PWD (a shell would reset an inherited PWD the same
+    // way; a directly executed program would not).
+    if !options.env.iter().any(|(k, _)| k == "PWD") {
+        env.retain(|(k, _)| k != "PWD");
+        env.push((OsString::from("PWD"), options.cwd.clone().into_os_string()));
+    }
     env
 }
 
@@ -246,6 +256,7 @@ impl Inner {
             envelope,
             cwd: &self.options.cwd,
             base_env: &self.base_env,
+            path: self.path.as_deref(),
             default_timeout: self.options.default_timeout,
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,

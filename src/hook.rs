@@ -28,6 +28,8 @@ pub struct Context<'a> {
     pub envelope: &'a Envelope,
     pub cwd: &'a Path,
     pub base_env: &'a [(OsString, OsString)],
+    /// `PATH` of `base_env`.
+    pub path: Option<&'a std::ffi::OsStr>,
     pub default_timeout: Duration,
     pub max_output_bytes: usize,
     pub strict: bool,
@@ -52,7 +54,7 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     let start = Instant::now();
     let timeout = spec.timeout.unwrap_or(cx.default_timeout);
     let result = match &spec.handler {
-        Handler::Command(command) => run_command(command, spec.json_io, timeout, cx, &mut trace),
+        Handler::Command(command) => run_command(command, spec.argv.as_deref(), spec.json_io, timeout, cx, &mut trace),
         Handler::Http(url) => run_http(url, timeout, cx, &mut trace),
         Handler::Prompt(_) if event.is_blocking() => HookResult::deny(NO_EVALUATOR),
         Handler::Prompt(_) => {
@@ -66,7 +68,14 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     Ran { result: Some(result), trace }
 }
 
-fn run_command(command: &str, json_io: bool, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+fn run_command(
+    command: &str,
+    argv: Option<&[String]>,
+    json_io: bool,
+    timeout: Duration,
+    cx: &Context,
+    trace: &mut Trace,
+) -> HookResult {
     let event = cx.envelope.event;
     trace.json_io = json_io.then_some(true);
     let finished = match cx.envelope.nul_variable() {
@@ -76,6 +85,8 @@ fn run_command(command: &str, json_io: bool, timeout: Duration, cx: &Context, tr
         },
         None => command::run(&Spawn {
             command,
+            argv,
+            path: cx.path,
             cwd: cx.cwd,
             base_env: cx.base_env,
             vars: &cx.envelope.vars,

@@ -30,6 +30,10 @@ impl HttpClient {
             ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .max_redirects(0)
+                // Hosts fire from many threads at once: keep a connection per thread alive
+                // rather than ureq's default of 3 per host.
+                .max_idle_connections(64)
+                .max_idle_connections_per_host(16)
                 .user_agent(concat!("oh-hooks/", env!("CARGO_PKG_VERSION")))
                 .build()
                 .into()

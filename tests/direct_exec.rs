@@ -1,0 +1,113 @@
+//! Commands with no shell syntax are executed without `/bin/sh`, and nothing a hook can observe
+//! changes: PATH lookup, arguments, argv[0], environment, exit codes, missing or non-executable
+//! programs, scripts without `#!`. Each case runs the command as written (direct) and with a
+//! trailing `;` (which forces the shell) and compares.
+
+use oh_hooks::command::{plain_words, run, Finished, Spawn};
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+struct Setup {
+    dir: tempfile::TempDir,
+    env: Vec<(OsString, OsString)>,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let script = |name: &str, text: &str, mode: u32| {
+        let p = bin.join(name);
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    // Records how it was called and what it saw, then exits 3.
+    script("show", "#!/bin/sh\n{ printf '%s\\n' \"$0\" \"$#\" \"$@\"; env | sort; } > \"$OUT\"\nexit 3\n", 0o755);
+    script("noexec", "#!/bin/sh\nexit 0\n", 0o644);
+    script("noshebang", "exit 4\n", 0o755);
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let env = vec![
+        (OsString::from("PATH"), OsString::from(&path)),
+        (OsString::from("PWD"), dir.path().as_os_str().to_owned()),
+        (OsString::from("HOME"), OsString::from("/nonexistent")),
+    ];
+    Setup { dir, env }
+}
+
+fn run_one(s: &Setup, command: &str, out: &Path) -> Finished {
+    let argv = plain_words(command);
+    let mut env = s.env.clone();
+    env.push((OsString::from("OUT"), out.as_os_str().to_owned()));
+    let path = env[0].1.clone();
+    run(&Spawn {
+        command,
+        argv: argv.as_deref(),
+        path: Some(&path),
+        cwd: s.dir.path(),
+        base_env: &env,
+        vars: &[("OH_EVENT", "preToolUse".to_string())],
+        stdin: None,
+        capture_stdout: false,
+        max_stdout: 1 << 20,
+        timeout: Duration::from_secs(10),
+    })
+}
+
+/// Runs `command` direct and through the shell; returns both, having checked the paths taken.
+fn both(s: &Setup, command: &str, expect_direct: bool) -> (Finished, Finished, String, String) {
+    let out = s.dir.path().join("seen.out");
+    let take = || {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        let _ = std::fs::remove_file(&out);
+        text
+    };
+    take();
+    let direct = run_one(s, command, &out);
+    let direct_out = take();
+    let shell = run_one(s, &format!("{command};"), &out);
+    let shell_out = take();
+    assert_eq!(direct.direct, expect_direct, "{command}: direct path taken?");
+    assert!(!shell.direct, "a trailing `;` goes through the shell");
+    (direct, shell, direct_out, shell_out)
+}
+
+#[test]
+fn path_lookup_arguments_and_environment_are_identical() {
+    let s = setup();
+    let (d, sh, d_out, sh_out) = both(&s, "show a b=c --flag x,y", true);
+    assert_eq!(d.exit, sh.exit);
+    assert_eq!(d.exit, Some(oh_hooks::command::Exit::Code(3)));
+    assert!(d_out.contains("\n4\na\nb=c\n--flag\nx,y\n"), "{d_out}");
+    assert_eq!(d_out, sh_out, "argv[0], arguments and environment");
+    assert!(d_out.contains("OH_EVENT=preToolUse") && d_out.contains(&format!("PWD={}", s.dir.path().display())));
+}
+
+#[test]
+fn relative_paths_run_from_cwd() {
+    let s = setup();
+    let (d, sh, d_out, sh_out) = both(&s, "./bin/show one", true);
+    assert_eq!(d.exit, sh.exit);
+    assert_eq!(d_out, sh_out);
+}
+
+#[test]
+fn missing_non_executable_and_shebangless_behave_as_in_the_shell() {
+    let s = setup();
+    for (command, code) in [("not-a-program-anywhere x", 127), ("./bin/missing", 127), ("./bin/noexec", 126), ("noexec", 127), ("./bin/noshebang", 4)] {
+        let (d, sh, _, _) = both(&s, command, false);
+        assert_eq!(d.exit, sh.exit, "{command}");
+        assert_eq!(d.exit, Some(oh_hooks::command::Exit::Code(code)), "{command}: {:?}", String::from_utf8_lossy(&d.stderr));
+    }
+}
+
+#[test]
+fn true_and_false() {
+    let s = setup();
+    for (command, code) in [("true", 0), ("false", 1)] {
+        let (d, sh, _, _) = both(&s, command, true);
+        assert_eq!(d.exit, sh.exit);
+        assert_eq!(d.exit, Some(oh_hooks::command::Exit::Code(code)));
+    }
+}
