@@ -225,7 +225,8 @@ impl Inner {
         if !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
-        let snapshot = self.state.load_full();
+        // A guard, not an Arc clone: no shared reference count to bounce between threads.
+        let snapshot = self.state.load();
         if snapshot.config.disable_all_hooks {
             return Outcome::allowed(snapshot.warnings.clone());
         }
@@ -246,8 +247,9 @@ impl Inner {
         } else if self.options.wait_non_blocking {
             self.run_concurrently(&snapshot, &envelope, &matching)
         } else {
-            self.spawn_background(snapshot.clone(), Arc::new(envelope), matching);
-            Outcome::allowed(snapshot.warnings.clone())
+            let warnings = snapshot.warnings.clone();
+            self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            Outcome::allowed(warnings)
         }
     }
 

@@ -60,6 +60,9 @@ pub struct Outcome {
     pub error: Option<OutcomeError>,
 }
 
+/// `Outcome::allowed(vec![])` serialized.
+const ALLOWED: &str = r#"{"allowed":true,"hooks":[]}"#;
+
 impl Outcome {
     /// Allowed, nothing ran.
     pub fn allowed(warnings: Vec<String>) -> Outcome {
@@ -96,6 +99,12 @@ impl Outcome {
     }
 
     pub fn to_json(&self) -> String {
+        // The answer to almost every tool call: skip the serializer (a tenth of the cost).
+        if *self == Outcome::allowed(Vec::new()) {
+            let mut s = String::with_capacity(ALLOWED.len() + 1);
+            s.push_str(ALLOWED);
+            return s;
+        }
         serde_json::to_string(self).unwrap_or_else(|e| {
             Outcome::error(Error::new(ErrorCode::Internal, format!("could not serialize the outcome: {e}"))).to_json()
         })
@@ -109,6 +118,8 @@ mod tests {
     #[test]
     fn shapes() {
         assert_eq!(Outcome::allowed(vec![]).to_json(), r#"{"allowed":true,"hooks":[]}"#);
+        assert_eq!(serde_json::to_string(&Outcome::allowed(vec![])).unwrap(), ALLOWED, "the fast path says what serde says");
+        assert_eq!(Outcome::allowed(vec!["w".into()]).to_json(), r#"{"allowed":true,"hooks":[],"warnings":["w"]}"#);
         assert_eq!(
             Outcome::error(Error::new(ErrorCode::NullArgument, "x")).to_json(),
             r#"{"allowed":false,"hooks":[],"error":{"code":"null_argument","message":"x"}}"#
