@@ -129,7 +129,7 @@ pub fn load(options: &Options) -> Result<Config> {
         Source::Inline(value) => {
             let layer = serde_path_to_error::deserialize(value).map_err(|e| {
                 let path = e.path().to_string();
-                position_error("options.config", None, &path, &e.into_inner().to_string())
+                position_error(None, None, &path, &e.into_inner().to_string())
             })?;
             Ok(Config::merge([layer]))
         }
@@ -171,23 +171,24 @@ pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Layer> {
         let layer = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            position_error(&file, Some(inner.line() as u64), &path, &inner.to_string())
+            position_error(Some(&file), Some(inner.line() as u64), &path, &inner.to_string())
         })?;
-        de.end().map_err(|e| position_error(&file, Some(e.line() as u64), ".", &e.to_string()))?;
+        de.end().map_err(|e| position_error(Some(&file), Some(e.line() as u64), ".", &e.to_string()))?;
         Ok(layer)
     } else {
         serde_path_to_error::deserialize(serde_yaml::Deserializer::from_str(text)).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let line = inner.location().map(|l| l.line() as u64);
-            position_error(&file, line, &path, &inner.to_string())
+            position_error(Some(&file), line, &path, &inner.to_string())
         })
     }
 }
 
 /// Builds the `invalid_config` error. The parsers decorate their messages with the path and
 /// position, which the error carries as fields, so the message is stripped of them first.
-fn position_error(file: &str, line: Option<u64>, path: &str, raw: &str) -> Error {
+/// `file` is `None` for the inline `config` option.
+fn position_error(file: Option<&str>, line: Option<u64>, path: &str, raw: &str) -> Error {
     // serde_yaml prefixes the path it knows, which may stop short of ours.
     let mut message = match raw.split_once(": ") {
         Some((prefix, rest)) if !prefix.contains(' ') && path.starts_with(prefix) => rest.to_string(),
@@ -200,7 +201,7 @@ fn position_error(file: &str, line: Option<u64>, path: &str, raw: &str) -> Error
         }
     }
     let path = (path != "." && !path.is_empty()).then(|| path.to_string());
-    let mut place = file.to_string();
+    let mut place = file.map_or_else(|| "the `config` option".to_string(), str::to_string);
     if let Some(l) = line {
         place.push_str(&format!(" line {l}"));
     }
@@ -208,7 +209,7 @@ fn position_error(file: &str, line: Option<u64>, path: &str, raw: &str) -> Error
         place.push_str(&format!(" at `{p}`"));
     }
     Error {
-        file: Some(file.to_string()),
+        file: file.map(str::to_string),
         line,
         path,
         ..Error::new(ErrorCode::InvalidConfig, format!("invalid config in {place}: {message}"))
@@ -283,17 +284,25 @@ struct EventKey(Event);
 
 impl<'de> Deserialize<'de> for EventKey {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<EventKey, D::Error> {
-        let name = String::deserialize(d)?;
-        match Event::from_name(&name) {
-            Some(e) => Ok(EventKey(e)),
-            None => {
-                let hint = match Event::suggest(&name) {
+        // The check runs inside the visitor so the parser marks the key's own line.
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = EventKey;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an event name")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> std::result::Result<EventKey, E> {
+                if let Some(e) = Event::from_name(name) {
+                    return Ok(EventKey(e));
+                }
+                let hint = match Event::suggest(name) {
                     Some(e) => format!("; did you mean `{e}`? (event names are camelCase)"),
-                    None => did_you_mean(&name, &Event::ALL.iter().map(|e| e.name()).collect::<Vec<_>>()),
+                    None => did_you_mean(name, &Event::ALL.iter().map(|e| e.name()).collect::<Vec<_>>()),
                 };
-                Err(de::Error::custom(format!("unknown event `{name}`{hint}")))
+                Err(E::custom(format!("unknown event `{name}`{hint}")))
             }
         }
+        d.deserialize_str(V)
     }
 }
 
@@ -602,8 +611,9 @@ mod tests {
         assert!(e.message.contains("positive integer"), "{}", e.message);
         assert!(!e.message.contains("column"), "{}", e.message);
 
-        let e = yaml("hooks:\n  PreToolUse:\n    - command: x\n").unwrap_err();
+        let e = yaml("hooks:\n  preToolUse: []\n  sessionStart: []\n  PreToolUse:\n    - command: x\n").unwrap_err();
         assert!(e.message.contains("did you mean `preToolUse`"), "{}", e.message);
+        assert_eq!(e.line, Some(4), "the line of the bad key");
         let e = yaml("hooks:\n  preToolUse:\n    - command: x\n      matcher: Bash\n").unwrap_err();
         assert!(e.message.contains("did you mean `match`"), "{}", e.message);
         assert_eq!(e.line, Some(4));
