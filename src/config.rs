@@ -200,6 +200,9 @@ fn position_error(file: Option<&str>, line: Option<u64>, path: &str, raw: &str) 
             message.truncate(at);
         }
     }
+    // serde_path_to_error writes `?` for a position it could not name (inside a syntax error):
+    // the nearest enclosing path is what it did name.
+    let path = path.trim_end_matches('?').trim_end_matches('.');
     let path = (path != "." && !path.is_empty()).then(|| path.to_string());
     let mut place = file.map_or_else(|| "the `config` option".to_string(), str::to_string);
     if let Some(l) = line {
@@ -296,7 +299,7 @@ impl<'de> Deserialize<'de> for EventKey {
                     return Ok(EventKey(e));
                 }
                 let hint = match Event::suggest(name) {
-                    Some(e) => format!("; did you mean `{e}`? (event names are camelCase)"),
+                    Some(e) => format!(" (did you mean `{e}`? event names are camelCase)"),
                     None => did_you_mean(name, &Event::ALL.iter().map(|e| e.name()).collect::<Vec<_>>()),
                 };
                 Err(E::custom(format!("unknown event `{name}`{hint}")))

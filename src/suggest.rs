@@ -13,9 +13,9 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, c)| c)
 }
 
-/// A ` (did you mean `x`?)` suffix, or nothing.
+/// A `` (did you mean `x`?)`` suffix, or nothing.
 pub fn did_you_mean(word: &str, candidates: &[&str]) -> String {
-    closest(word, candidates).map(|c| format!("; did you mean `{c}`?")).unwrap_or_default()
+    closest(word, candidates).map(|c| format!(" (did you mean `{c}`?)")).unwrap_or_default()
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {
