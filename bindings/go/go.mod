@@ -1,0 +1,3 @@
+module github.com/oh-hooks/oh-hooks/bindings/go
+
+go 1.22

@@ -1,0 +1,309 @@
+// Package ohhooks is the Go binding of oh-hooks, an embeddable engine for openHarness hooks.
+//
+// A harness creates one engine with [New], fires an event with [Hooks.Fire] at each point of its
+// loop (before a tool runs, when the user submits a prompt, ...), acts on the returned [Outcome],
+// and calls [Hooks.Close] when done:
+//
+//	h, err := ohhooks.New(ohhooks.Options{Cwd: projectDir})
+//	if err != nil {
+//		return err // *ohhooks.Error: a bad option or a bad .oh/config.yaml, with file, line and path
+//	}
+//	defer h.Close()
+//	out, err := h.Fire(ctx, ohhooks.Envelope{Event: "preToolUse", ToolName: "Bash"})
+//	if err != nil || !out.Allowed {
+//		// do not run the tool; out.Reason says why
+//	}
+//
+// # Errors
+//
+// Every error this package returns is either an [*Error] (with a Code such as "invalid_options",
+// "invalid_envelope" or "closed") or, from Fire and FireJSON, the context's own error
+// (ctx.Err()) when the context ends before the engine answers.
+//
+// When the engine rejects an envelope (bad JSON, no event, an unknown event, ...) it still answers
+// with an outcome: one whose "error" is set, whose "allowed" is false and whose "hooks" is empty.
+// Fire and FireJSON then return that outcome AND a non-nil [*Error] carrying the same code and
+// message. The error is what a Go caller checks first; the outcome is returned too so that code
+// which only looks at Allowed still fails closed. The binding's own checks of an envelope (an Extra
+// key that collides with a typed field, a NUL byte in raw JSON) follow the same rule. On every
+// other error (closed engine, cancelled context) the returned Outcome is the zero value, whose
+// Allowed is false, and FireJSON returns nil bytes.
+//
+// # Concurrency
+//
+// A *Hooks may be used by any number of goroutines at once. Close waits for fires still running
+// (including ones whose caller stopped waiting because its context ended), then releases the engine;
+// fires that start after Close return an *Error with Code "closed". A finalizer closes an engine
+// that becomes unreachable without Close, but Close should be called explicitly: the finalizer runs
+// at an unknown time and the engine holds threads and child processes until then.
+//
+// # Linking
+//
+// By default the package links target/release/liboh_hooks.a statically (see the README); with the
+// build tag ohhooks_shared it links target/release/liboh_hooks.so instead.
+package ohhooks
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../include
+#include <stdlib.h>
+#include <string.h>
+#include "oh_hooks.h"
+*/
+import "C"
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Version returns the version of the linked engine, e.g. "0.1.0".
+func Version() string {
+	return C.GoString(C.oh_hooks_version())
+}
+
+// headerVersion is the version the header this package was compiled against declares.
+func headerVersion() string {
+	return fmt.Sprintf("%d.%d.%d", int(C.OH_HOOKS_VERSION_MAJOR), int(C.OH_HOOKS_VERSION_MINOR),
+		int(C.OH_HOOKS_VERSION_PATCH))
+}
+
+// Hooks is one hook engine: a validated configuration plus the machinery that runs its hooks.
+// Create it with [New] or [NewJSON]; it is safe for concurrent use.
+type Hooks struct {
+	// mu guards ptr. Every C call that uses ptr holds a read lock for as long as the call runs
+	// (for an abandoned fire, until the engine answers); Close takes the write lock, so it waits
+	// for all of them and no call can start on a freed engine.
+	mu  sync.RWMutex
+	ptr *C.OhHooks
+}
+
+// New creates an engine from typed options. The configuration (the layers, ConfigPath or Config)
+// is read and validated now: a problem is returned as an [*Error] with Code "invalid_options",
+// "invalid_config" (with File, Line and Path where known) or "io_error".
+func New(opts Options) (*Hooks, error) {
+	b, err := opts.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return NewJSON(b)
+}
+
+// NewJSON creates an engine from options given as raw JSON (the object of CONTRACT §2). nil means
+// all defaults. Errors are as for [New].
+func NewJSON(options []byte) (*Hooks, error) {
+	var cOpts *C.char
+	if options != nil {
+		if bytes.IndexByte(options, 0) >= 0 {
+			return nil, &Error{Code: CodeInvalidOptions,
+				Message: "options JSON contains a NUL byte; pass a JSON object without NUL bytes"}
+		}
+		cOpts = cBytes(options)
+		defer C.free(unsafe.Pointer(cOpts))
+	}
+	var errOut *C.char
+	p := C.oh_hooks_new(cOpts, &errOut)
+	if p == nil {
+		if errOut == nil {
+			return nil, &Error{Code: CodeInternal, Message: "oh_hooks_new failed without an error"}
+		}
+		return nil, takeError(errOut)
+	}
+	if errOut != nil { // not expected on success; never leak it
+		C.oh_hooks_string_free(errOut)
+	}
+	h := &Hooks{ptr: p}
+	runtime.SetFinalizer(h, func(h *Hooks) { h.Close() })
+	return h, nil
+}
+
+// Fire fires one event and returns the merged outcome.
+//
+// On a blocking event (preToolUse, userPromptSubmit, permissionRequest, elicitation) it waits for
+// the event's hooks, run in order; on any other event it returns at once with Allowed true (unless
+// the engine was created with WaitNonBlocking).
+//
+// If ctx ends before the engine answers, Fire returns ctx.Err() at once; the engine finishes that
+// fire in the background (its hooks are bounded by their timeouts), its result is discarded and
+// freed, and Close waits for it. A ctx that can never be cancelled costs no extra goroutine.
+//
+// An envelope the engine rejects yields an Outcome whose Error is set AND a non-nil *Error with
+// the same code (see the package documentation).
+func (h *Hooks) Fire(ctx context.Context, env Envelope) (Outcome, error) {
+	in, err := env.MarshalJSON()
+	if err != nil {
+		return rejected(err), err
+	}
+	raw, err := h.fire(ctx, in)
+	if raw == nil {
+		return Outcome{}, err
+	}
+	// raw is an outcome; err is non-nil exactly when that outcome reports rejected input.
+	var out Outcome
+	if jerr := json.Unmarshal(raw, &out); jerr != nil {
+		return Outcome{}, &Error{Code: CodeInternal, Message: fmt.Sprintf("cannot decode the engine's outcome: %v", jerr)}
+	}
+	return out, err
+}
+
+// FireJSON fires an envelope given as raw JSON and returns the engine's outcome JSON unchanged.
+// It is the fast path for harnesses that already hold the envelope as JSON, and the way to send
+// anything the typed [Envelope] cannot express. Context handling is as for [Hooks.Fire]. When the
+// engine rejects the envelope, FireJSON returns its outcome JSON (with "error" set) AND a non-nil
+// *Error with the same code.
+func (h *Hooks) FireJSON(ctx context.Context, envelope []byte) ([]byte, error) {
+	return h.fire(ctx, envelope)
+}
+
+// fire runs oh_hooks_fire. It returns the outcome JSON, and an *Error too when that outcome
+// reports rejected input; or nil and ctx.Err() / a closed or internal *Error.
+func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(envelope, 0) >= 0 {
+		e := &Error{Code: CodeInvalidEnvelope,
+			Message: "envelope JSON contains a NUL byte; pass a JSON object without NUL bytes"}
+		return rejectedJSON(e), e
+	}
+	if h == nil {
+		return nil, closedError()
+	}
+	h.mu.RLock()
+	if h.ptr == nil {
+		h.mu.RUnlock()
+		return nil, closedError()
+	}
+	ptr := h.ptr
+	cIn := cBytes(envelope)
+	// call owns the read lock and the C copy of the envelope from here on, so that a call whose
+	// caller stopped waiting still releases them (and frees the outcome) when the engine answers.
+	call := func() []byte {
+		defer h.mu.RUnlock()
+		defer C.free(unsafe.Pointer(cIn))
+		out := C.oh_hooks_fire(ptr, cIn)
+		runtime.KeepAlive(h)
+		if out == nil {
+			return nil
+		}
+		defer C.oh_hooks_string_free(out)
+		return C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
+	}
+	var raw []byte
+	if ctx.Done() == nil {
+		raw = call()
+	} else {
+		done := make(chan []byte, 1)
+		go func() { done <- call() }()
+		select {
+		case raw = <-done:
+		case <-ctx.Done():
+			select {
+			case raw = <-done: // answered at the same moment: keep the answer
+			default:
+				return nil, ctx.Err()
+			}
+		}
+	}
+	if raw == nil {
+		return nil, &Error{Code: CodeInternal, Message: "oh_hooks_fire returned no outcome (out of memory)"}
+	}
+	var probe struct {
+		Error *OutcomeError `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, &Error{Code: CodeInternal, Message: fmt.Sprintf("cannot decode the engine's outcome: %v", err)}
+	}
+	if probe.Error != nil {
+		return raw, probe.Error.err()
+	}
+	return raw, nil
+}
+
+// Reload re-reads and re-validates the configuration files now (the engine also notices changed
+// files by itself, on fire). On failure the previous configuration stays in force and the error is
+// an *Error as for [New].
+func (h *Hooks) Reload() error {
+	if h == nil {
+		return closedError()
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if h.ptr == nil {
+		return closedError()
+	}
+	var errOut *C.char
+	rc := C.oh_hooks_reload(h.ptr, &errOut)
+	runtime.KeepAlive(h)
+	if rc == 0 {
+		if errOut != nil {
+			C.oh_hooks_string_free(errOut)
+		}
+		return nil
+	}
+	if errOut == nil {
+		return &Error{Code: CodeInternal, Message: fmt.Sprintf("oh_hooks_reload failed (%d) without an error", int(rc))}
+	}
+	return takeError(errOut)
+}
+
+// Close waits for fires still running on this engine (including abandoned ones), waits for hooks
+// the engine still runs in the background, and releases the engine. It is idempotent and safe to
+// call from several goroutines; it always returns nil (it has the io.Closer signature). After Close,
+// Fire, FireJSON and Reload return an *Error with Code "closed".
+func (h *Hooks) Close() error {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ptr == nil {
+		return nil
+	}
+	C.oh_hooks_free(h.ptr)
+	h.ptr = nil
+	runtime.SetFinalizer(h, nil)
+	return nil
+}
+
+// cBytes copies b into a new NUL-terminated C string; free it with C.free.
+func cBytes(b []byte) *C.char {
+	p := C.malloc(C.size_t(len(b) + 1))
+	dst := unsafe.Slice((*byte)(p), len(b)+1)
+	copy(dst, b)
+	dst[len(b)] = 0
+	return (*C.char)(p)
+}
+
+// takeError parses and frees an owned error JSON from the engine.
+func takeError(s *C.char) *Error {
+	raw := C.GoString(s)
+	C.oh_hooks_string_free(s)
+	var e Error
+	if err := json.Unmarshal([]byte(raw), &e); err != nil || e.Code == "" {
+		return &Error{Code: CodeInternal, Message: "unreadable error from the engine: " + raw}
+	}
+	return &e
+}
+
+func closedError() *Error {
+	return &Error{Code: CodeClosed, Message: "the engine is closed; create a new one with New"}
+}
+
+// rejected is the Outcome returned with an *Error for input that was not processed.
+func rejected(err error) Outcome {
+	out := Outcome{Allowed: false, Hooks: []HookTrace{}}
+	if e, ok := err.(*Error); ok {
+		out.Error = &OutcomeError{Code: e.Code, Message: e.Message}
+	}
+	return out
+}
+
+func rejectedJSON(e *Error) []byte {
+	b, _ := json.Marshal(rejected(e))
+	return b
+}

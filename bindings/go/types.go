@@ -1,0 +1,355 @@
+package ohhooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Error codes. The first three come from New, NewJSON and Reload; the next five from an outcome's
+// "error" (rejected input); CodeClosed is the binding's own, for use after Close.
+const (
+	CodeInvalidOptions  = "invalid_options"
+	CodeInvalidConfig   = "invalid_config"
+	CodeIOError         = "io_error"
+	CodeInvalidEnvelope = "invalid_envelope"
+	CodeUnknownEvent    = "unknown_event"
+	CodeNullArgument    = "null_argument"
+	CodeInvalidUTF8     = "invalid_utf8"
+	CodeInternal        = "internal"
+	CodeClosed          = "closed"
+)
+
+// Error is an error reported by the engine (or by the binding, with the same codes). File, Line and
+// Path are set for configuration errors where they are known: the file, its 1-based line, and the
+// path inside it such as "hooks.preToolUse[0].timeout".
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Path    string `json:"path,omitempty"`
+}
+
+// ErrClosed matches, with errors.Is, the error returned by an engine used after Close.
+var ErrClosed error = &Error{Code: CodeClosed, Message: "the engine is closed"}
+
+// Error returns "oh-hooks: <code>: <message>". The engine's messages already name the file, line
+// and path where they apply; the fields carry them for programs.
+func (e *Error) Error() string {
+	return "oh-hooks: " + e.Code + ": " + e.Message
+}
+
+// Is reports whether target is an *Error with the same Code, so that
+// errors.Is(err, &ohhooks.Error{Code: ohhooks.CodeInvalidConfig}) and errors.Is(err, ErrClosed) work.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t != nil && e != nil && t.Code == e.Code
+}
+
+// Ptr returns a pointer to v, for the optional fields of Options and Envelope:
+// Options{Trusted: ohhooks.Ptr(true)}.
+func Ptr[T any](v T) *T { return &v }
+
+// Options configures an engine (CONTRACT §2). The zero value means all defaults: the user, project
+// and local layers of the process's working directory, with openHarness's trust store.
+type Options struct {
+	// Cwd is the directory the project layers are read from and hooks run in (default: the
+	// process's working directory when the engine is created).
+	Cwd string `json:"cwd,omitempty"`
+	// Home is the base of the user layer <home>/.oh/config.yaml and of the trust store ($HOME).
+	Home string `json:"home,omitempty"`
+	// Layers is the subset of "user", "project", "local" to read; nil means all three and an
+	// empty non-nil slice means none.
+	Layers []string `json:"layers,omitempty"`
+	// ConfigPath reads this one YAML or JSON file instead of the layers.
+	ConfigPath string `json:"configPath,omitempty"`
+	// Config is an inline configuration (the same shape as a file) instead of any file: anything
+	// encoding/json turns into an object, such as a map[string]any, a json.RawMessage or a struct.
+	// nil (or a value that encodes as JSON null) means none.
+	Config any `json:"config,omitempty"`
+	// Trusted forces trust on (Ptr(true)) or off (Ptr(false)); nil leaves it to openHarness's
+	// trust store <home>/.oh/trusted-dirs.json.
+	Trusted *bool `json:"trusted,omitempty"`
+	// DefaultTimeoutMs is the timeout of hooks without their own (0: the engine's 10000).
+	DefaultTimeoutMs int `json:"defaultTimeoutMs,omitempty"`
+	// Env is extra environment for every hook.
+	Env map[string]string `json:"env,omitempty"`
+	// Strict makes malformed jsonIO responses deny on blocking events.
+	Strict bool `json:"strict,omitempty"`
+	// MaxOutputBytes caps what one hook may print (jsonIO) or return over HTTP (0: 1 MiB).
+	MaxOutputBytes int `json:"maxOutputBytes,omitempty"`
+	// WaitNonBlocking makes a fire of a non-blocking event wait for its hooks and report them.
+	WaitNonBlocking bool `json:"waitNonBlocking,omitempty"`
+}
+
+// MarshalJSON encodes the options as the engine expects them: zero fields are left out (so the
+// engine's defaults apply), except that an empty non-nil Layers is sent as [].
+func (o Options) MarshalJSON() ([]byte, error) {
+	type plain Options
+	var cfg json.RawMessage
+	if o.Config != nil {
+		b, err := json.Marshal(o.Config)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidOptions, Message: fmt.Sprintf("cannot encode Options.Config as JSON: %v", err)}
+		}
+		if string(b) != "null" {
+			cfg = b
+		}
+	}
+	var layers *[]string
+	if o.Layers != nil {
+		layers = &o.Layers
+	}
+	b, err := json.Marshal(struct {
+		plain
+		Config json.RawMessage `json:"config,omitempty"`
+		Layers *[]string       `json:"layers,omitempty"`
+	}{plain(o), cfg, layers})
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidOptions, Message: fmt.Sprintf("cannot encode options as JSON: %v", err)}
+	}
+	return b, nil
+}
+
+// Effort is the envelope's "effort" object; its level feeds OH_EFFORT.
+type Effort struct {
+	Level string `json:"level,omitempty"`
+}
+
+// Envelope is one event with its context (CONTRACT §4 and §5). Event is required; every other field
+// is optional and left out when zero (numbers and booleans are pointers, so that 0 and false can be
+// sent: TurnNumber: ohhooks.Ptr(0)).
+//
+// It is encoded with "event" first, then the typed fields that are set, in the order below, then
+// the keys of Extra in sorted order, all at the top level. Extra carries any other context
+// (toolInput, your own fields, ...). It may also carry a known field's key when that typed field is
+// zero, to send a value the typed field cannot express (an explicit empty prompt, an object as
+// toolArgs); a key in Extra that is "event" or that names a typed field which is also set is
+// rejected with an *Error of Code "invalid_envelope".
+type Envelope struct {
+	Event string `json:"event,omitempty"`
+
+	ToolName           string   `json:"toolName,omitempty"`
+	ToolArgs           string   `json:"toolArgs,omitempty"`
+	ToolOutput         string   `json:"toolOutput,omitempty"`
+	ToolInputJSON      string   `json:"toolInputJson,omitempty"`
+	SessionID          string   `json:"sessionId,omitempty"`
+	Model              string   `json:"model,omitempty"`
+	Provider           string   `json:"provider,omitempty"`
+	PermissionMode     string   `json:"permissionMode,omitempty"`
+	Cost               *float64 `json:"cost,omitempty"`
+	Tokens             *int64   `json:"tokens,omitempty"`
+	FilePath           string   `json:"filePath,omitempty"`
+	NewCwd             string   `json:"newCwd,omitempty"`
+	AgentID            string   `json:"agentId,omitempty"`
+	Message            string   `json:"message,omitempty"`
+	Prompt             string   `json:"prompt,omitempty"`
+	ToolError          string   `json:"toolError,omitempty"`
+	ErrorMessage       string   `json:"errorMessage,omitempty"`
+	PermissionAction   string   `json:"permissionAction,omitempty"`
+	TurnNumber         *int     `json:"turnNumber,omitempty"`
+	TurnReason         string   `json:"turnReason,omitempty"`
+	WorktreePath       string   `json:"worktreePath,omitempty"`
+	WorktreeParent     string   `json:"worktreeParent,omitempty"`
+	WorktreeForced     *bool    `json:"worktreeForced,omitempty"`
+	ElicitationServer  string   `json:"elicitationServer,omitempty"`
+	ElicitationMessage string   `json:"elicitationMessage,omitempty"`
+	ElicitationSchema  string   `json:"elicitationSchema,omitempty"`
+	ElicitationAction  string   `json:"elicitationAction,omitempty"`
+	ElicitationContent string   `json:"elicitationContent,omitempty"`
+	Effort             *Effort  `json:"effort,omitempty"`
+
+	// Extra is any other context, flattened into the envelope's top level.
+	Extra map[string]any `json:"-"`
+}
+
+// envelopeFields maps each typed field's JSON name to its index in Envelope.
+var envelopeFields = func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeOf(Envelope{})
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			m[name] = i
+		}
+	}
+	return m
+}()
+
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// MarshalJSON encodes the envelope as described on [Envelope]. Its errors are *Error values with
+// Code "invalid_envelope".
+func (e Envelope) MarshalJSON() ([]byte, error) {
+	type plain Envelope
+	b, err := encodeJSON(plain(e))
+	if err != nil {
+		return nil, &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf("cannot encode the envelope as JSON: %v", err)}
+	}
+	if len(e.Extra) == 0 {
+		return b, nil
+	}
+	keys := make([]string, 0, len(e.Extra))
+	for k := range e.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	v := reflect.ValueOf(e)
+	b = b[:len(b)-1] // reopen the object
+	for _, k := range keys {
+		if k == "event" {
+			return nil, &Error{Code: CodeInvalidEnvelope, Message: `Envelope.Extra has the key "event"; set Envelope.Event instead`}
+		}
+		if i, ok := envelopeFields[k]; ok && !v.Field(i).IsZero() {
+			return nil, &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf(
+				"Envelope.Extra has the key %q, which Envelope.%s also sets; set only one of them",
+				k, reflect.TypeOf(e).Field(i).Name)}
+		}
+		kb, _ := encodeJSON(k)
+		vb, err := encodeJSON(e.Extra[k])
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf("cannot encode Envelope.Extra[%q] as JSON: %v", k, err)}
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, kb...)
+		b = append(b, ':')
+		b = append(b, vb...)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON decodes an envelope object: "event" into Event, each known context field whose value
+// fits its typed field (and is not the zero value) into that field, everything else into Extra
+// (numbers there as json.Number, so they keep their exact text).
+func (e *Envelope) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		return fmt.Errorf("ohhooks: an envelope must be a JSON object, not null")
+	}
+	*e = Envelope{}
+	v := reflect.ValueOf(e).Elem()
+	for k, raw := range m {
+		if k == "event" {
+			if err := json.Unmarshal(raw, &e.Event); err != nil {
+				return fmt.Errorf("ohhooks: the envelope's event must be a string: %w", err)
+			}
+			continue
+		}
+		if i, ok := envelopeFields[k]; ok {
+			p := reflect.New(v.Field(i).Type())
+			if err := json.Unmarshal(raw, p.Interface()); err == nil && !p.Elem().IsZero() {
+				v.Field(i).Set(p.Elem())
+				continue
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			return err
+		}
+		if e.Extra == nil {
+			e.Extra = map[string]any{}
+		}
+		e.Extra[k] = x
+	}
+	return nil
+}
+
+// Decision is a permission decision.
+type Decision string
+
+// Permission decisions of an Outcome.
+const (
+	DecisionAllow Decision = "allow"
+	DecisionDeny  Decision = "deny"
+	DecisionAsk   Decision = "ask"
+)
+
+// HookResult is what one hook decided.
+type HookResult string
+
+// Hook results of a HookTrace.
+const (
+	ResultAllow   HookResult = "allow"
+	ResultDeny    HookResult = "deny"
+	ResultAsk     HookResult = "ask"
+	ResultNone    HookResult = "none"    // no decision
+	ResultSkipped HookResult = "skipped" // not run: the directory is not trusted
+)
+
+// HookType is the kind of a hook.
+type HookType string
+
+// Hook types of a HookTrace.
+const (
+	HookCommand HookType = "command"
+	HookHTTP    HookType = "http"
+	HookPrompt  HookType = "prompt"
+)
+
+// Outcome is the merged result of one fire (CONTRACT §4).
+type Outcome struct {
+	// Allowed is false when the harness must not go on (the tool must not run, the prompt must not
+	// be sent). It is always true on non-blocking events and false when Error is set.
+	Allowed bool `json:"allowed"`
+	// PermissionDecision is "allow", "deny", "ask", or "" when no hook made one.
+	PermissionDecision Decision `json:"permissionDecision,omitempty"`
+	// Reason is the deny reason (or the first reason a hook gave).
+	Reason string `json:"reason,omitempty"`
+	// AdditionalContext is the context hooks asked to prepend, joined by "\n\n".
+	AdditionalContext string `json:"additionalContext,omitempty"`
+	// Hooks traces every matching hook that ran or was skipped, in list order.
+	Hooks []HookTrace `json:"hooks"`
+	// Warnings are problems the engine noticed, such as a changed config file that failed to load.
+	Warnings []string `json:"warnings,omitempty"`
+	// Error is set when the input was not processed (a bad envelope); Fire then also returns it as
+	// an *Error.
+	Error *OutcomeError `json:"error,omitempty"`
+}
+
+// OutcomeError is the "error" of an outcome: why the envelope was rejected.
+type OutcomeError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (o *OutcomeError) err() *Error { return &Error{Code: o.Code, Message: o.Message} }
+
+// HookTrace is what one hook did. Optional numbers are pointers: nil means absent.
+type HookTrace struct {
+	Index int      `json:"index"` // position in the event's configured list
+	Type  HookType `json:"type"`
+	// JSONIO is true on jsonIO command hooks.
+	JSONIO bool `json:"jsonIO,omitempty"`
+	// ExitCode is set for command hooks whose shell exited normally.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Signal is set for command hooks whose shell was killed by a signal.
+	Signal *int `json:"signal,omitempty"`
+	// Status is set for HTTP hooks that got a response.
+	Status *int `json:"status,omitempty"`
+	// TimedOut is set for command and HTTP hooks.
+	TimedOut   *bool      `json:"timedOut,omitempty"`
+	DurationMs float64    `json:"durationMs"`
+	Result     HookResult `json:"result"`
+	Reason     string     `json:"reason,omitempty"`
+	Stderr     string     `json:"stderr,omitempty"`
+	Error      string     `json:"error,omitempty"`
+}

@@ -1,0 +1,235 @@
+// TypeScript declarations for the oh-hooks Node.js binding.
+// The shapes follow the oh-hooks contract (CONTRACT.md §2, §4, §6).
+
+/** Events whose hooks can block (`allowed` can be false). */
+export type BlockingEvent = 'preToolUse' | 'userPromptSubmit' | 'permissionRequest' | 'elicitation';
+
+/** Events whose hooks are notify-only (`allowed` is always true). */
+export type NonBlockingEvent =
+  | 'sessionStart'
+  | 'sessionEnd'
+  | 'postToolUse'
+  | 'postToolUseFailure'
+  | 'postToolBatch'
+  | 'userPromptExpansion'
+  | 'permissionDenied'
+  | 'fileChanged'
+  | 'cwdChanged'
+  | 'subagentStart'
+  | 'subagentStop'
+  | 'preCompact'
+  | 'postCompact'
+  | 'configChange'
+  | 'notification'
+  | 'turnStart'
+  | 'turnStop'
+  | 'taskCreated'
+  | 'taskCompleted'
+  | 'worktreeCreate'
+  | 'worktreeRemove'
+  | 'elicitationResult'
+  | 'instructionsLoaded';
+
+export type HookEvent = BlockingEvent | NonBlockingEvent;
+
+/** One hook entry of a config (`hooks.<event>[i]`): exactly one of command / http / prompt. */
+export interface HookEntry {
+  command?: string;
+  http?: string;
+  prompt?: string;
+  /** Tool-name filter: substring, `glob*`, or `/regex/flags`. */
+  match?: string;
+  /** Positive integer milliseconds. */
+  timeout?: number;
+  /** Command hooks only: envelope on stdin, JSON response on stdout. */
+  jsonIO?: boolean;
+}
+
+/** The shape of `.oh/config.yaml` (or an inline `config`). Other top-level keys are ignored. */
+export interface HooksConfig {
+  disableAllHooks?: boolean;
+  hooks?: { [event in HookEvent]?: HookEntry[] | null } | null;
+  [harnessKey: string]: unknown;
+}
+
+/** Engine options (CONTRACT §2). Every key is optional. */
+export interface HooksOptions {
+  /** Directory the project layers are read from and hooks run in. Default: process cwd. */
+  cwd?: string;
+  /** Base of the user layer `<home>/.oh/config.yaml` and the trust store. Default: $HOME. */
+  home?: string;
+  /** Which layers to read. Default: all three. */
+  layers?: Array<'user' | 'project' | 'local'>;
+  /** Read this one YAML or JSON file instead of the layers. */
+  configPath?: string;
+  /** An inline config instead of any file (not watched). */
+  config?: HooksConfig;
+  /** Force trust on or off; absent = openHarness's trust store. */
+  trusted?: boolean;
+  /** Timeout of hooks without `timeout`. Default 10000. */
+  defaultTimeoutMs?: number;
+  /** Extra environment for every hook. */
+  env?: Record<string, string>;
+  /** Malformed hook responses deny on blocking events. Default false. */
+  strict?: boolean;
+  /** Cap on a hook's stdout (jsonIO) or HTTP body. Default 1048576. */
+  maxOutputBytes?: number;
+  /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
+  waitNonBlocking?: boolean;
+}
+
+/** What a hook is told about (CONTRACT §4, §5). Unknown fields are passed to hooks unchanged. */
+export interface Envelope {
+  event: HookEvent;
+  toolName?: string;
+  toolArgs?: string;
+  toolOutput?: string;
+  toolInputJson?: string;
+  sessionId?: string;
+  model?: string;
+  provider?: string;
+  permissionMode?: string;
+  cost?: number | string;
+  tokens?: number | string;
+  filePath?: string;
+  newCwd?: string;
+  agentId?: string;
+  message?: string;
+  prompt?: string;
+  toolError?: string;
+  errorMessage?: string;
+  permissionAction?: 'ask' | 'allow' | 'deny' | string;
+  turnNumber?: number;
+  turnReason?: 'completed' | 'max_turns' | 'error' | 'interrupted' | string;
+  worktreePath?: string;
+  worktreeParent?: string;
+  worktreeForced?: boolean;
+  elicitationServer?: string;
+  elicitationMessage?: string;
+  elicitationSchema?: string;
+  elicitationAction?: string;
+  elicitationContent?: string;
+  effort?: { level?: string; [key: string]: unknown };
+  [field: string]: unknown;
+}
+
+/** The trace of one hook that matched (CONTRACT §4). */
+export interface HookTrace {
+  /** Position in the event's configured list. */
+  index: number;
+  type: 'command' | 'http' | 'prompt';
+  /** Only on jsonIO command hooks. */
+  jsonIO?: true;
+  /** Command hooks whose shell exited normally. */
+  exitCode?: number;
+  /** Command hooks whose shell was killed by a signal. */
+  signal?: number;
+  /** HTTP hooks that got a response. */
+  status?: number;
+  /** Command and HTTP hooks. */
+  timedOut?: boolean;
+  /** Always present; the only field that varies from run to run. */
+  durationMs: number;
+  result: 'allow' | 'deny' | 'ask' | 'none' | 'skipped';
+  reason?: string;
+  /** First 4 KiB of stderr, when non-empty. */
+  stderr?: string;
+  /** What went wrong (spawn failure, bad response, ...), when anything did. */
+  error?: string;
+}
+
+export type OutcomeErrorCode =
+  | 'invalid_envelope'
+  | 'unknown_event'
+  | 'null_argument'
+  | 'invalid_utf8'
+  | 'internal';
+
+/**
+ * The merged result of one fire (CONTRACT §4).
+ *
+ * Bad input (malformed JSON, a missing or unknown `event`, ...) is NOT thrown:
+ * fire()/fireSync() return an outcome with `error` set, `allowed: false` and
+ * `hooks: []`. Check `outcome.error` (or just `outcome.allowed`) — it is data,
+ * not an exception.
+ */
+export interface Outcome {
+  /** Always present. False when a blocking hook denied, or when `error` is set. */
+  allowed: boolean;
+  /** Present when some hook gave a permission decision. */
+  permissionDecision?: 'allow' | 'deny' | 'ask';
+  reason?: string;
+  /** Context to prepend (hooks' additionalContext joined by "\n\n"). */
+  additionalContext?: string;
+  /** Always present (may be empty): one trace per hook that ran or was skipped. */
+  hooks: HookTrace[];
+  /** E.g. a changed config file that failed validation (old config stays in force). */
+  warnings?: string[];
+  /** Only for bad input; then `allowed` is false and `hooks` is empty. */
+  error?: { code: OutcomeErrorCode | string; message: string };
+}
+
+export type OhHooksErrorCode = 'invalid_options' | 'invalid_config' | 'io_error' | 'internal' | 'closed';
+
+/** Thrown by `new Hooks()`, `reload()`, and by any use of a closed instance. */
+export class OhHooksError extends Error {
+  readonly name: 'OhHooksError';
+  readonly code: OhHooksErrorCode | string;
+  /** Config file the error is about, when known. */
+  readonly file?: string;
+  /** 1-based line in `file`, when known. */
+  readonly line?: number;
+  /** Path inside the config, e.g. `hooks.preToolUse[0].timeout`, when known. */
+  readonly path?: string;
+  /** The error object exactly as the engine returned it. */
+  readonly details: { code: string; message: string; file?: string; line?: number; path?: string; [key: string]: unknown };
+}
+
+/** A hook engine. Call close() when done (a finalizer is only a safety net). */
+export class Hooks {
+  /**
+   * Loads and validates the configuration.
+   * @throws OhHooksError with code `invalid_options`, `invalid_config` or `io_error`.
+   */
+  constructor(options?: HooksOptions | null);
+
+  /**
+   * Fires an event and blocks the calling thread until the blocking hooks have run.
+   * A string is passed through as raw JSON text.
+   * Never throws for bad input: the returned outcome carries `error` instead.
+   * @throws OhHooksError `closed` after close(); TypeError for a value that cannot be serialized.
+   */
+  fireSync(envelope: Envelope | string): Outcome;
+
+  /**
+   * Fires an event on the libuv thread pool, so the event loop keeps running while hooks run.
+   * Resolves with the outcome — also when its `error` is set.
+   * Rejects with OhHooksError `closed` after close(), or a TypeError for a value that cannot be serialized.
+   * Each pending fire occupies one libuv pool thread (UV_THREADPOOL_SIZE, default 4).
+   */
+  fire(envelope: Envelope | string): Promise<Outcome>;
+
+  /**
+   * Re-reads the configuration files now.
+   * @throws OhHooksError (e.g. `invalid_config`); the previous configuration stays in force.
+   */
+  reload(): void;
+
+  /**
+   * Releases the engine, waiting for its background hooks. Idempotent.
+   * With fire() calls in flight, the instance is closed for new calls at once and the engine is
+   * released when the last pending fire settles (those promises still resolve).
+   */
+  close(): void;
+
+  /** True once close() has been called. */
+  readonly closed: boolean;
+
+  /** Number of fire() calls not yet settled. */
+  readonly pendingFires: number;
+}
+
+/** Version of the loaded liboh_hooks, from oh_hooks_version(). */
+export const version: string;
+/** Version of oh_hooks.h the addon was compiled against ("" if the header has no version macros). */
+export const headerVersion: string;

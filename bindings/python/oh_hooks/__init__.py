@@ -1,0 +1,24 @@
+"""Python binding of oh-hooks, the openHarness hook engine (ctypes over its C ABI).
+
+    from oh_hooks import Hooks
+
+    with Hooks({"cwd": "/path/to/project"}) as hooks:
+        outcome = hooks.fire({"event": "preToolUse", "toolName": "Bash", "toolArgs": "ls"})
+        if not outcome.allowed:
+            print("blocked:", outcome.reason)
+"""
+
+from ._errors import OhHooksError
+from ._hooks import Hooks, library_path, version
+from ._types import HookTrace, Outcome, OutcomeError
+
+__all__ = [
+    "Hooks",
+    "HookTrace",
+    "OhHooksError",
+    "Outcome",
+    "OutcomeError",
+    "library_path",
+    "version",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,139 @@
+"""Loading liboh_hooks and declaring its C ABI (version 1) for ctypes.
+
+Every function gets ``argtypes`` and ``restype``. Strings the library hands
+over (``char *``) are declared as ``c_void_p`` so the pointer survives for
+``oh_hooks_string_free``; ``c_char_p`` would convert it to ``bytes`` and lose
+it. ``ctypes.CDLL`` releases the GIL for the duration of every call, so a
+slow hook in one thread never stalls the others.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from ._errors import OhHooksError
+
+ENV_VAR = "OH_HOOKS_LIB"
+
+if sys.platform == "darwin":
+    LIB_NAME = "liboh_hooks.dylib"
+elif sys.platform == "win32":
+    LIB_NAME = "oh_hooks.dll"
+else:
+    LIB_NAME = "liboh_hooks.so"
+
+# oh_hooks/ (this package) and bindings/python/ (the project that holds it).
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_PROJECT_DIR = _PACKAGE_DIR.parent
+
+
+def candidates() -> List[Tuple[str, Path]]:
+    """The places the library is looked for, in order, as (label, path).
+
+    1. ``$OH_HOOKS_LIB`` (a full path to the library file), when set: then it
+       is the only place tried, so a wrong override is an error, not a
+       silent fallback to some other build.
+    2. Next to this module: ``oh_hooks/liboh_hooks.so`` (a wheel ships it there).
+    3. The source tree's build output: ``bindings/python/../../target/release``.
+    """
+    override = os.environ.get(ENV_VAR)
+    if override:
+        return [(f"${ENV_VAR}", Path(override))]
+    return [
+        ("next to the package", _PACKAGE_DIR / LIB_NAME),
+        ("the build tree", (_PROJECT_DIR / ".." / ".." / "target" / "release" / LIB_NAME).resolve()),
+    ]
+
+
+class _Lib:
+    """The loaded library with its prototypes declared."""
+
+    def __init__(self, cdll: ctypes.CDLL, path: Path) -> None:
+        self.path = path
+        c_void_p, c_char_p, c_int = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+        out_str = ctypes.POINTER(ctypes.c_void_p)
+
+        # OhHooks *oh_hooks_new(const char *options_json, char **error_out);
+        self.new = cdll.oh_hooks_new
+        self.new.argtypes = [c_char_p, out_str]
+        self.new.restype = c_void_p
+
+        # char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
+        self.fire = cdll.oh_hooks_fire
+        self.fire.argtypes = [c_void_p, c_char_p]
+        self.fire.restype = c_void_p
+
+        # void oh_hooks_free(OhHooks *hooks);
+        self.free = cdll.oh_hooks_free
+        self.free.argtypes = [c_void_p]
+        self.free.restype = None
+
+        # void oh_hooks_string_free(char *s);
+        self.string_free = cdll.oh_hooks_string_free
+        self.string_free.argtypes = [c_void_p]
+        self.string_free.restype = None
+
+        # const char *oh_hooks_version(void);  -- static, never freed, so c_char_p is right here
+        self.version = cdll.oh_hooks_version
+        self.version.argtypes = []
+        self.version.restype = c_char_p
+
+        # int oh_hooks_reload(const OhHooks *hooks, char **error_out);  -- a later addition:
+        # a library without it still loads, and Hooks.reload() says what is missing.
+        self.reload = getattr(cdll, "oh_hooks_reload", None)
+        if self.reload is not None:
+            self.reload.argtypes = [c_void_p, out_str]
+            self.reload.restype = c_int
+
+        self._cdll = cdll  # keep the library mapped as long as this object lives
+
+    def take_string(self, ptr: Optional[int]) -> bytes:
+        """Copy an owned C string out and free it, whatever happens in between."""
+        if not ptr:
+            raise MemoryError("liboh_hooks returned NULL where a string was due (out of memory)")
+        try:
+            return ctypes.string_at(ptr)
+        finally:
+            self.string_free(ptr)
+
+
+_lib: Optional[_Lib] = None
+_lib_lock = threading.Lock()
+
+
+def lib() -> _Lib:
+    """The library, loaded on first use (so importing the package never fails)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lib_lock:
+        if _lib is None:
+            _lib = _load()
+        return _lib
+
+
+def _load() -> _Lib:
+    tried = []
+    for label, path in candidates():
+        if not path.is_file():
+            tried.append(f"{path} ({label}): not found")
+            continue
+        try:
+            cdll = ctypes.CDLL(str(path))
+        except OSError as e:
+            tried.append(f"{path} ({label}): cannot load: {e}")
+            continue
+        try:
+            return _Lib(cdll, path)
+        except AttributeError as e:
+            tried.append(f"{path} ({label}): not an oh-hooks library: {e}")
+    raise OhHooksError(
+        "library_not_found",
+        f"cannot find {LIB_NAME}; tried: " + "; ".join(tried)
+        + f". Build it with `cargo build --release`, or set {ENV_VAR} to its full path.",
+    )

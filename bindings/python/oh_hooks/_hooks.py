@@ -1,0 +1,212 @@
+from __future__ import annotations
+
+import ctypes
+import json
+import threading
+from typing import Any, Dict, Optional, Union
+
+from . import _ffi
+from ._errors import OhHooksError
+from ._types import Outcome
+
+
+def _dumps(value: Any) -> bytes:
+    """Compact JSON as UTF-8. NaN/Infinity are refused (they are not JSON)."""
+    try:
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate in a str: let \\uXXXX escapes carry it and the engine judge it.
+        return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def _encode_raw(text: Union[str, bytes]) -> bytes:
+    if isinstance(text, str):
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Surrogates (e.g. from surrogateescape) pass through as the bytes they stand
+            # for, so malformed UTF-8 reaches the engine, which reports invalid_utf8.
+            try:
+                data = text.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                data = text.encode("utf-8", "surrogatepass")
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+    else:
+        raise TypeError(f"fire_json() takes str or bytes, not {type(text).__name__}")
+    if b"\0" in data:
+        raise ValueError("embedded NUL byte: a C string cannot carry it")
+    return data
+
+
+class Hooks:
+    """One hook engine: its config, its trust decision, its running hooks.
+
+    ``Hooks(options)`` loads and validates the config at once and raises
+    ``OhHooksError`` (``code`` ``invalid_options``, ``invalid_config`` or
+    ``io_error``, with ``file``/``line``/``path`` when known) on any problem.
+
+    Threads: ``fire``, ``fire_json`` and ``reload`` may be called from many
+    threads at once; the GIL is released while the engine works. ``close()``
+    first marks the engine closed (every later call raises ``OhHooksError``
+    with code ``closed``), then waits until every call already inside the
+    engine has returned, and only then frees it. So ``close()`` can block for
+    as long as the slowest hook in flight, plus the background hooks the
+    engine drains when freed (each bounded by its timeout). ``close()`` is
+    idempotent; a second concurrent ``close()`` returns at once. Called from
+    a thread that is itself inside a call (a signal handler interrupting
+    ``fire``), it cannot wait for that call: it marks the engine closed and
+    the call frees the engine as it returns.
+
+    Use it as a context manager, or call ``close()``; ``__del__`` frees an
+    engine that was forgotten, as a safety net only.
+    """
+
+    def __init__(self, options: Optional[Dict[str, Any]] = None) -> None:
+        # Set first, so __del__ is safe even if the constructor raises.
+        self._handle: Optional[int] = None
+        # Reentrant, so that close() from a signal handler that interrupted this very
+        # thread inside _enter/_leave cannot deadlock on it.
+        self._cv = threading.Condition(threading.RLock())
+        # Calls inside the engine right now, per thread ident. Each change is a single
+        # store, so a signal handler running close() between two bytecodes always sees
+        # a consistent picture.
+        self._inside: Dict[int, int] = {}
+        self._deferred: Optional[int] = None  # a handle the last call out must free
+        self._lib = _ffi.lib()
+
+        options_json = None if options is None else _dumps(options)
+        err = ctypes.c_void_p()
+        handle = self._lib.new(options_json, ctypes.byref(err))
+        if not handle:
+            if not err.value:
+                raise OhHooksError("internal", "oh_hooks_new failed without an error message")
+            raise OhHooksError.from_json(json.loads(self._lib.take_string(err.value)))
+        if err.value:  # the contract says NULL on success; never leak it if not
+            self._lib.string_free(err.value)
+        self._handle = handle
+
+    # -- the handle's lifetime -------------------------------------------------
+
+    def _enter(self, what: str) -> int:
+        tid = threading.get_ident()
+        with self._cv:
+            self._inside[tid] = self._inside.get(tid, 0) + 1  # counted first ...
+            handle = self._handle  # ... then read: a close() in between defers the free
+            if handle is None:
+                self._leave()
+                raise OhHooksError("closed", f"{what}() called after close(): create a new Hooks")
+            return handle
+
+    def _leave(self) -> None:
+        tid = threading.get_ident()
+        deferred = None
+        with self._cv:
+            n = self._inside[tid]
+            if n == 1:
+                del self._inside[tid]
+            else:
+                self._inside[tid] = n - 1
+            if not self._inside:
+                self._cv.notify_all()
+                deferred, self._deferred = self._deferred, None
+        if deferred:
+            self._lib.free(deferred)
+
+    @property
+    def closed(self) -> bool:
+        return self._handle is None
+
+    def close(self) -> None:
+        """Free the engine, after every call in flight has returned. Idempotent."""
+        with self._cv:
+            handle, self._handle = self._handle, None
+            if handle is None:
+                return
+            if self._inside.get(threading.get_ident()):
+                # Called from this very thread while one of its calls is still inside
+                # (a signal handler, say): waiting would deadlock, so the last call
+                # to leave the engine frees it.
+                self._deferred = handle
+                return
+            while self._inside:
+                self._cv.wait()
+        # Outside the lock: freeing drains background hooks, which may take a while.
+        self._lib.free(handle)
+
+    def __enter__(self) -> "Hooks":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # Nothing else can be inside fire() here: that call would hold a reference.
+        try:
+            handle = self._handle
+            self._handle = None
+            if handle:
+                self._lib.free(handle)
+        except Exception:  # interpreter shutdown: modules may already be gone
+            pass
+
+    def __repr__(self) -> str:
+        return f"<oh_hooks.Hooks {'closed' if self.closed else 'open'}>"
+
+    # -- calls -----------------------------------------------------------------
+
+    def fire(self, envelope: Dict[str, Any]) -> Outcome:
+        """Fire one event; ``envelope`` is ``{"event": ..., **context}``.
+
+        Bad input does not raise: the outcome then has ``error`` set and
+        ``allowed`` false. Raises ``OhHooksError`` (code ``closed``) after
+        ``close()``, and ``TypeError``/``ValueError`` for a value JSON cannot
+        carry (an object that is not JSON, NaN).
+        """
+        return Outcome.from_json(json.loads(self._fire(_dumps(envelope), "fire")))
+
+    def fire_json(self, envelope_json: Union[str, bytes]) -> str:
+        """Fire with the envelope as raw JSON text, returning the outcome JSON text unchanged.
+
+        The text is passed as it is, malformed or not (``str`` is encoded as
+        UTF-8; ``bytes`` are passed untouched). A NUL byte raises
+        ``ValueError``, as a C string cannot carry one.
+        """
+        return self._fire(_encode_raw(envelope_json), "fire_json").decode("utf-8", "surrogateescape")
+
+    def _fire(self, data: bytes, what: str) -> bytes:
+        handle = self._enter(what)
+        try:
+            return self._lib.take_string(self._lib.fire(handle, data))
+        finally:
+            self._leave()
+
+    def reload(self) -> None:
+        """Re-read the config files now. On error raises ``OhHooksError`` and
+        the config in force stays as it was."""
+        if self._lib.reload is None:
+            raise OhHooksError("unsupported", f"{self._lib.path} has no oh_hooks_reload: rebuild the library")
+        handle = self._enter("reload")
+        try:
+            err = ctypes.c_void_p()
+            rc = self._lib.reload(handle, ctypes.byref(err))
+            if rc == 0:
+                if err.value:
+                    self._lib.string_free(err.value)
+                return
+            if not err.value:
+                raise OhHooksError("internal", f"oh_hooks_reload failed ({rc}) without an error message")
+            raise OhHooksError.from_json(json.loads(self._lib.take_string(err.value)))
+        finally:
+            self._leave()
+
+
+def version() -> str:
+    """The loaded library's version, e.g. ``"0.1.0"``."""
+    return _ffi.lib().version().decode("utf-8")
+
+
+def library_path() -> str:
+    """The full path of the library this process loaded (loading it if needed)."""
+    return str(_ffi.lib().path)

@@ -1,0 +1,69 @@
+"""Runs every shared vector in tests/vectors/*.json (format: tests/vectors/README.md).
+
+One test method per vector file, so each counts on its own. A vector directory with
+no vectors is a failure, never a silent pass.
+"""
+
+from __future__ import annotations
+
+import json
+import unittest
+from pathlib import Path
+from typing import Any, Dict
+
+from _support import VECTORS_DIR, strip_durations
+
+from oh_hooks import Hooks, OhHooksError, Outcome
+
+
+def _vector_files():
+    return sorted(VECTORS_DIR.glob("*.json"))
+
+
+class VectorTests(unittest.TestCase):
+    maxDiff = None
+
+    def test_vectors_exist(self) -> None:
+        self.assertTrue(_vector_files(), f"no *.json vectors in {VECTORS_DIR}")
+
+    def run_vector(self, path: Path) -> None:
+        vector: Dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        options = vector.get("options")
+
+        if "newError" in vector:
+            with self.assertRaises(OhHooksError, msg=vector.get("description")) as cm:
+                Hooks(options).close()
+            self.assertEqual(cm.exception.raw, vector["newError"], vector.get("description"))
+            self.assertNotIn("fires", vector)
+            return
+
+        with Hooks(options) as hooks:
+            for i, fire in enumerate(vector["fires"]):
+                label = f"{path.name} fire #{i}: {vector.get('description', '')}"
+                if "raw" in fire:
+                    got = json.loads(hooks.fire_json(fire["raw"]))
+                else:
+                    outcome = hooks.fire(fire["envelope"])
+                    got = outcome.raw
+                    # The typed view agrees with the JSON it came from.
+                    self.assertEqual(outcome, Outcome.from_json(got))
+                    self.assertEqual(outcome.allowed, got["allowed"])
+                    self.assertEqual(len(outcome.hooks), len(got["hooks"]))
+                for t in got.get("hooks", []):
+                    self.assertIsInstance(t.get("durationMs"), (int, float), f"{label}: durationMs missing")
+                self.assertEqual(strip_durations(got), strip_durations(fire["outcome"]), label)
+
+
+def _make(path: Path):
+    def test(self: VectorTests) -> None:
+        self.run_vector(path)
+    test.__doc__ = f"vector {path.name}"
+    return test
+
+
+for _path in _vector_files():
+    setattr(VectorTests, "test_vector_" + _path.stem.replace("-", "_").replace(".", "_"), _make(_path))
+
+
+if __name__ == "__main__":
+    unittest.main()
