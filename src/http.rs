@@ -3,8 +3,42 @@
 //! One ureq agent per engine, created on first use and shared by every thread, so connections
 //! to a hook endpoint are kept alive and reused across fires.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
 use std::time::Duration;
+use ureq::config::Config;
+use ureq::http::Uri;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+
+/// ureq's resolver starts a thread for every request that has a timeout, so that a slow DNS
+/// lookup can be abandoned. Policy endpoints are usually IP literals (`http://127.0.0.1:…`):
+/// those need no lookup at all and are answered here, on the calling thread. Host names go to
+/// the default resolver.
+#[derive(Debug, Default)]
+struct LiteralResolver(DefaultResolver);
+
+impl Resolver for LiteralResolver {
+    fn resolve(&self, uri: &Uri, config: &Config, timeout: NextTimeout) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let literal = uri.authority().and_then(|a| {
+            let host = a.host().trim_start_matches('[').trim_end_matches(']');
+            let port = a.port_u16().or_else(|| match uri.scheme_str() {
+                Some("https") => Some(443),
+                Some("http") => Some(80),
+                _ => None,
+            })?;
+            Some(SocketAddr::new(host.parse::<IpAddr>().ok()?, port))
+        });
+        match literal {
+            Some(addr) => {
+                let mut addrs = self.empty();
+                addrs.push(addr);
+                Ok(addrs)
+            }
+            None => self.0.resolve(uri, config, timeout),
+        }
+    }
+}
 
 #[derive(Default)]
 pub struct HttpClient {
@@ -27,7 +61,7 @@ pub enum Reply {
 impl HttpClient {
     fn agent(&self) -> &ureq::Agent {
         self.agent.get_or_init(|| {
-            ureq::Agent::config_builder()
+            let config = ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .max_redirects(0)
                 // Hosts fire from many threads at once: keep a connection per thread alive
@@ -35,8 +69,8 @@ impl HttpClient {
                 .max_idle_connections(64)
                 .max_idle_connections_per_host(16)
                 .user_agent(concat!("oh-hooks/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .into()
+                .build();
+            ureq::Agent::with_parts(config, DefaultConnector::default(), LiteralResolver::default())
         })
     }
 

@@ -1,0 +1,122 @@
+// Go part of `make bench`: per-call time of a no-match fire through the binding.
+//
+//	gobench ENVELOPE_FILE SAMPLES OUT_FILE
+//
+// Rows (interleaved, order shuffled each round): Fire(ctx, Envelope) with the typed envelope and
+// FireJSON(ctx, []byte) with the raw text. One sample = 1000 calls timed as a whole; ns per call
+// is appended to OUT_FILE as `<row> <ns>` lines. The engine: inline config with no hook for
+// preToolUse. ctx is context.Background(), the binding's no-goroutine path.
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	ohhooks "github.com/oh-hooks/oh-hooks/bindings/go"
+)
+
+const batch = 1000
+
+func fail(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "error: go bench: "+format+"\n", a...)
+	os.Exit(1)
+}
+
+func main() {
+	if len(os.Args) != 4 {
+		fail("usage: gobench ENVELOPE_FILE SAMPLES OUT_FILE")
+	}
+	raw, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		fail("%v", err)
+	}
+	text := bytes.TrimSpace(raw)
+	samples, err := strconv.Atoi(os.Args[2])
+	if err != nil || samples < 1 {
+		fail("bad SAMPLES %q", os.Args[2])
+	}
+	cwd, _ := os.Getwd()
+	h, err := ohhooks.New(ohhooks.Options{
+		Cwd:     cwd,
+		Trusted: ohhooks.Ptr(true),
+		Config:  map[string]any{"hooks": map[string]any{"postToolUse": []any{map[string]any{"command": "true"}}}},
+	})
+	if err != nil {
+		fail("New: %v", err)
+	}
+	defer h.Close()
+
+	// The typed envelope carrying the same fields, in the same order, as ENVELOPE_FILE.
+	env := ohhooks.Envelope{
+		Event:          "preToolUse",
+		ToolName:       "Bash",
+		ToolArgs:       `{"command":"ls -la /tmp","description":"List files"}`,
+		SessionID:      "5f0c2e9a-8b1d-4c3e-9f7a-2d6b1e0c4a11",
+		Model:          "claude-sonnet-4",
+		Provider:       "anthropic",
+		PermissionMode: "default",
+		TurnNumber:     ohhooks.Ptr(3),
+		Extra:          map[string]any{"cwd": "/work/project"},
+	}
+	if m, err := env.MarshalJSON(); err != nil || !bytes.Equal(m, text) {
+		fmt.Fprintf(os.Stderr, "note: go bench: the typed envelope marshals to %s (err %v), not to the file's text\n", m, err)
+	}
+	ctx := context.Background()
+	out, err := h.Fire(ctx, env)
+	if err != nil || !out.Allowed || len(out.Hooks) != 0 {
+		fail("unexpected outcome %+v (err %v)", out, err)
+	}
+	if o, err := h.FireJSON(ctx, text); err != nil || string(o) != `{"allowed":true,"hooks":[]}` {
+		fail("unexpected outcome %s (err %v)", o, err)
+	}
+
+	rows := map[string]func() float64{
+		"go.Fire": func() float64 {
+			t0 := time.Now()
+			for i := 0; i < batch; i++ {
+				if _, err := h.Fire(ctx, env); err != nil {
+					fail("Fire: %v", err)
+				}
+			}
+			return float64(time.Since(t0).Nanoseconds()) / batch
+		},
+		"go.FireJSON": func() float64 {
+			t0 := time.Now()
+			for i := 0; i < batch; i++ {
+				if _, err := h.FireJSON(ctx, text); err != nil {
+					fail("FireJSON: %v", err)
+				}
+			}
+			return float64(time.Since(t0).Nanoseconds()) / batch
+		},
+	}
+	names := []string{"go.Fire", "go.FireJSON"}
+	for w := 0; w < 2; w++ {
+		for _, n := range names {
+			rows[n]()
+		}
+	}
+	var sb strings.Builder
+	for s := 0; s < samples; s++ {
+		rand.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		for _, n := range names {
+			fmt.Fprintf(&sb, "%s %.1f\n", n, rows[n]())
+		}
+	}
+	f, err := os.OpenFile(os.Args[3], os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fail("%v", err)
+	}
+	if _, err := f.WriteString(sb.String()); err != nil {
+		fail("%v", err)
+	}
+	if err := f.Close(); err != nil {
+		fail("%v", err)
+	}
+}

@@ -1,0 +1,72 @@
+'use strict';
+// Node part of `make bench`: per-call time of a no-match fire through the binding.
+//   node bench/node/bench.js ENVELOPE_FILE SAMPLES OUT_FILE
+// Rows (interleaved, order shuffled each round): fireSync(object), fireSync(string),
+// await fire(object). One sample = a batch of calls, timed as a whole; ns per call is appended
+// to OUT_FILE as `<row> <ns>` lines. The engine: inline config with no hook for preToolUse.
+const fs = require('node:fs');
+const path = require('node:path');
+const { Hooks } = require(path.join(__dirname, '..', '..', 'bindings', 'node'));
+
+const [envFile, samplesArg, outFile] = process.argv.slice(2);
+if (!envFile || !samplesArg || !outFile) {
+  console.error('usage: node bench.js ENVELOPE_FILE SAMPLES OUT_FILE');
+  process.exit(2);
+}
+const text = fs.readFileSync(envFile, 'utf8').trim();
+const obj = JSON.parse(text);
+const samples = Number(samplesArg);
+
+const hooks = new Hooks({
+  cwd: process.cwd(),
+  trusted: true,
+  config: { hooks: { postToolUse: [{ command: 'true' }] } },
+});
+
+function check(out) {
+  if (!out || out.allowed !== true || !Array.isArray(out.hooks) || out.hooks.length !== 0 || out.error) {
+    console.error(`error: node bench: unexpected outcome ${JSON.stringify(out)}`);
+    process.exit(1);
+  }
+}
+
+const SYNC_BATCH = 1000;
+const ASYNC_BATCH = 200;
+const rows = {
+  'node.fireSync': () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < SYNC_BATCH; i++) hooks.fireSync(obj);
+    return Number(process.hrtime.bigint() - t0) / SYNC_BATCH;
+  },
+  'node.fireSync.str': () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < SYNC_BATCH; i++) hooks.fireSync(text);
+    return Number(process.hrtime.bigint() - t0) / SYNC_BATCH;
+  },
+  'node.fire': async () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < ASYNC_BATCH; i++) await hooks.fire(obj);
+    return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
+  },
+};
+
+(async () => {
+  check(hooks.fireSync(obj));
+  check(hooks.fireSync(text));
+  check(await hooks.fire(obj));
+  const names = Object.keys(rows);
+  for (let w = 0; w < 2; w++) for (const n of names) await rows[n]();
+  const lines = [];
+  for (let s = 0; s < samples; s++) {
+    for (let i = names.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [names[i], names[j]] = [names[j], names[i]];
+    }
+    for (const n of names) lines.push(`${n} ${(await rows[n]()).toFixed(1)}`);
+  }
+  hooks.close();
+  fs.appendFileSync(outFile, lines.join('\n') + '\n');
+})().catch((e) => {
+  console.error(`error: node bench: ${e.stack || e}`);
+  process.exit(1);
+});

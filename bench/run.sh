@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# oh-hooks performance bench (`make bench`): builds what it needs, runs the C bench and the
+# binding benches, prints the machine and the table. Figures, not a test: it exits non-zero only
+# when something does not run (a build fails, a toolchain is missing, a hook or spawn fails),
+# never because a number is slow. See bench/README.md.
+#
+# Environment:
+#   BENCH_ROUNDS=N          rounds of the C bench (default 100)
+#   BENCH_BIND_ROUNDS=N     outer rounds of the binding benches (default 6)
+#   BENCH_BIND_SAMPLES=N    samples per row and outer round in each binding process (default 8)
+#   BENCH_LINK=shared|static   how bench.c links the engine (default shared)
+#   BENCH_ONLY="id ..."     only the C rows whose id starts with one of these (for investigation)
+#   BENCH_SKIP_BINDINGS=1   C rows only (the binding rows then show as not run, and it exits 1)
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+rel="$root/target/release"
+out="$root/target/bench"
+rounds=${BENCH_ROUNDS:-100}
+bind_rounds=${BENCH_BIND_ROUNDS:-6}
+bind_samples=${BENCH_BIND_SAMPLES:-8}
+link_mode=${BENCH_LINK:-shared}
+
+errors=0
+err() {
+    echo "error: $*" >&2
+    errors=$((errors + 1))
+}
+fatal() {
+    echo "error: $*" >&2
+    exit 1
+}
+
+command -v gcc >/dev/null 2>&1 || fatal "gcc not found: the C bench needs gcc"
+command -v cargo >/dev/null 2>&1 || fatal "cargo not found: the engine is built with cargo"
+
+# The engine. `make bench` has just built it (target `lib`); run directly, this is the same step.
+(cd "$root" && cargo build --release --locked --quiet) || fatal "cargo build --release failed"
+[ -f "$rel/liboh_hooks.so" ] && [ -f "$rel/liboh_hooks.a" ] && [ -f "$root/include/oh_hooks.h" ] ||
+    fatal "target/release/liboh_hooks.{so,a} or include/oh_hooks.h missing after cargo build"
+
+mkdir -p "$out"
+rm -f "$out"/*.samples
+
+# The C bench, -O2.
+case "$link_mode" in
+shared) link=(-L"$rel" -loh_hooks -Wl,-rpath,"$rel") ;;
+static) link=("$rel/liboh_hooks.a" -ldl) ;;
+*) fatal "BENCH_LINK must be shared or static, not '$link_mode'" ;;
+esac
+gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -I"$root/include" "$here/bench.c" -o "$out/bench" \
+    "${link[@]}" -lpthread -lm || fatal "bench/bench.c does not compile"
+"$out/bench" envelope >"$out/envelope.json" || fatal "the bench program does not run"
+
+# The bindings, each built as its own README says.
+have_node=0 have_go=0 have_py=0
+if command -v node >/dev/null 2>&1; then
+    addon="$root/bindings/node/build/oh_hooks.node"
+    if [ ! -f "$addon" ] || [ "$rel/liboh_hooks.so" -nt "$addon" ] || [ "$root/bindings/node/src/addon.c" -nt "$addon" ] ||
+        [ "$root/include/oh_hooks.h" -nt "$addon" ]; then
+        (cd "$root/bindings/node" && node build.js >/dev/null) || err "the Node addon does not build (bindings/node: node build.js)"
+    fi
+    [ -f "$addon" ] && have_node=1
+else
+    err "node not found: the Node rows need node (>= 18)"
+fi
+if command -v go >/dev/null 2>&1; then
+    build_id=$(cat "$root/include/oh_hooks.h" "$rel/liboh_hooks.a" | sha256sum | cut -c1-16)
+    if (cd "$here/go" && GOTOOLCHAIN=local CGO_ENABLED=1 CC=gcc GOFLAGS=-mod=mod \
+        CGO_CFLAGS="-O2 -DOH_HOOKS_BUILD_ID=$build_id" go build -o "$out/gobench" .); then
+        have_go=1
+    else
+        err "the Go bench does not build (bench/go against bindings/go)"
+    fi
+else
+    err "go not found: the Go rows need the Go toolchain (>= 1.22) with cgo"
+fi
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import oh_hooks; oh_hooks.version()' \
+        "$root/bindings/python" 2>/dev/null; then
+        have_py=1
+    else
+        err "the Python binding does not load (bindings/python)"
+    fi
+else
+    err "python3 not found: the Python rows need Python >= 3.9"
+fi
+[ "${BENCH_SKIP_BINDINGS:-0}" = 1 ] && have_node=0 have_go=0 have_py=0
+
+# The machine.
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+mhz=$(sed -n 's/^cpu MHz[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+echo "oh-hooks bench"
+echo "  machine: nproc $(nproc), ${cpu:-unknown CPU}${mhz:+ (${mhz%%.*} MHz)}, $(uname -sr), $(uname -m)"
+echo "  load average at start: $(cut -d' ' -f1-3 /proc/loadavg)   (other processes share these cores)"
+echo "  engine: oh-hooks $(sed -n 's/^#define OH_HOOKS_VERSION "\(.*\)"/\1/p' "$root/include/oh_hooks.h"), git $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$root" && [ -n "$(git status --porcelain -- src Cargo.toml build.rs 2>/dev/null)" ] && echo ' + uncommitted changes in src/'), cargo --release"
+echo "  C bench: gcc $(gcc -dumpversion) -O2, linked $link_mode ($( [ "$link_mode" = shared ] && echo target/release/liboh_hooks.so || echo target/release/liboh_hooks.a))"
+echo "  /bin/sh is $(readlink -f /bin/sh); PATH has $(echo "$PATH" | tr ':' '\n' | grep -c .) entries; environment: $(env | wc -l) variables"
+[ "$have_node" = 1 ] && echo "  node $(node --version)"
+[ "$have_go" = 1 ] && echo "  $(go version | cut -d' ' -f3-)"
+[ "$have_py" = 1 ] && echo "  $(python3 --version 2>&1)"
+echo
+
+start_s=$SECONDS
+# 1. The C rows, interleaved (progress on stderr).
+"$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
+
+# 2. The binding rows: outer rounds, each running the C reference and every binding process in
+#    turn (rotating the order), so that slow phases of the machine hit all of them.
+procs=(cref)
+[ "$have_node" = 1 ] && procs+=(node)
+[ "$have_go" = 1 ] && procs+=(go)
+[ "$have_py" = 1 ] && procs+=(python)
+bind_file="$out/bind.samples"
+if [ "${#procs[@]}" -gt 1 ]; then
+    for ((r = 0; r < bind_rounds; r++)); do
+        printf '\r  binding benches: round %d/%d' "$((r + 1))" "$bind_rounds" >&2
+        n=${#procs[@]}
+        for ((k = 0; k < n; k++)); do
+            p=${procs[$(((k + r) % n))]}
+            case "$p" in
+            cref) "$out/bench" cref -o "$out/cref.$r.samples" -n "$bind_samples" || err "the C reference run failed" ;;
+            node) node "$here/node/bench.js" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Node bench failed" ;;
+            go) "$out/gobench" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Go bench failed" ;;
+            python) python3 "$here/python/bench.py" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Python bench failed" ;;
+            esac
+        done
+    done
+    echo >&2
+fi
+
+# 3. The table.
+"$out/bench" report "$out/c.samples" "$out"/cref.*.samples "$bind_file" || errors=$((errors + 1))
+echo
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); bench time $((SECONDS - start_s)) s"
+if [ "$errors" -gt 0 ]; then
+    echo "error: $errors problem(s) above: some rows did not run"
+    exit 1
+fi
+echo "raw samples: target/bench/*.samples (one '<row> <ns>' line per sample)"
