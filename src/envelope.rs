@@ -5,6 +5,8 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -256,50 +258,60 @@ impl<'de> Deserialize<'de> for Skip {
 #[derive(Debug)]
 pub struct Envelope {
     pub event: Event,
-    /// Compact JSON, `event` first, then the other fields in the order received.
+    /// Compact JSON, `event` first, then the other fields in the order received, each value's
+    /// text as received minus insignificant whitespace.
     pub json: String,
     /// The `OH_*` variables this envelope sets, `OH_EVENT` first.
     pub vars: Vec<(&'static str, String)>,
 }
 
 impl Envelope {
-    /// The full parse, after [`parse_head`] accepted the same text.
+    /// The full look, after [`parse_head`] accepted the same text. Values are kept as raw JSON
+    /// text: nothing is built for fields no hook reads.
     pub fn parse(text: &str, event: Event) -> Result<Envelope> {
-        let fields: Map<String, Value> =
+        let fields: IndexMap<String, &RawValue> =
             serde_json::from_str(text).map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?;
-        Ok(Envelope::from_fields(event, &fields))
+        Ok(Envelope::build(event, fields.iter().map(|(k, v)| (k.as_str(), v.get()))))
     }
 
+    /// An envelope the engine makes itself (`configChange`).
     pub fn from_fields(event: Event, fields: &Map<String, Value>) -> Envelope {
-        let mut json = String::with_capacity(64);
+        let raw: Vec<(&str, String)> = fields.iter().map(|(k, v)| (k.as_str(), v.to_string())).collect();
+        Envelope::build(event, raw.iter().map(|(k, v)| (*k, v.as_str())))
+    }
+
+    /// `fields`: keys and their values' JSON text, in order, without duplicates.
+    fn build<'a>(event: Event, fields: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Envelope {
+        let mut json = String::with_capacity(128);
         json.push_str("{\"event\":");
         json.push_str(&Value::from(event.name()).to_string());
-        for (key, value) in fields.iter().filter(|(k, _)| *k != "event") {
+        for (key, raw) in fields.clone().filter(|(k, _)| *k != "event") {
             json.push(',');
-            json.push_str(&Value::from(key.as_str()).to_string());
+            json.push_str(&Value::from(key).to_string());
             json.push(':');
-            json.push_str(&value.to_string());
+            push_compact(&mut json, raw);
         }
         json.push('}');
 
+        let get = |name: &str| fields.clone().find(|(k, _)| *k == name).map(|(_, v)| v);
         let mut vars = vec![("OH_EVENT", event.name().to_string())];
         for (field, var) in FIELD_VARS {
-            if let Some(text) = fields.get(*field).and_then(variable_text) {
+            if let Some(text) = get(field).and_then(variable_text) {
                 vars.push((var, text));
             }
         }
-        match fields.get("prompt") {
-            Some(Value::String(s)) => vars.push(("OH_PROMPT", cut_at_char_boundary(s, PROMPT_LIMIT).to_string())),
-            Some(other) => {
-                if let Some(text) = variable_text(other) {
-                    vars.push(("OH_PROMPT", text));
-                }
+        if let Some(raw) = get("prompt") {
+            match serde_json::from_str::<String>(raw) {
+                Ok(s) => vars.push(("OH_PROMPT", cut_at_char_boundary(&s, PROMPT_LIMIT).to_string())),
+                Err(_) => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
             }
-            None => {}
         }
-        if let Some(level) = fields.get("effort").and_then(|e| e.get("level")).and_then(variable_text) {
-            vars.push(("OH_EFFORT", level));
-        }
+        let level = get("effort")
+            .filter(|raw| raw.starts_with('{'))
+            .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
+            .and_then(|effort| effort.get("level").map(Value::to_string))
+            .and_then(|raw| variable_text(&raw));
+        vars.extend(level.map(|l| ("OH_EFFORT", l)));
         Envelope { event, json, vars }
     }
 
@@ -309,11 +321,37 @@ impl Envelope {
     }
 }
 
-/// A non-empty string as itself; a number or boolean as compact JSON text; otherwise nothing.
-fn variable_text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(_) | Value::Bool(_) => Some(value.to_string()),
+/// Appends valid JSON text without its insignificant whitespace.
+fn push_compact(out: &mut String, raw: &str) {
+    if !raw.bytes().any(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
+        out.push_str(raw);
+        return;
+    }
+    let (mut in_string, mut escaped) = (false, false);
+    for c in raw.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if matches!(c, ' ' | '\n' | '\r' | '\t') {
+            continue;
+        }
+        out.push(c);
+    }
+}
+
+/// From a value's JSON text: a non-empty string as itself; a number or boolean as its JSON
+/// text; otherwise nothing.
+fn variable_text(raw: &str) -> Option<String> {
+    match raw.as_bytes().first()? {
+        b'"' => serde_json::from_str::<String>(raw).ok().filter(|s| !s.is_empty()),
+        b't' | b'f' | b'-' | b'0'..=b'9' => Some(raw.to_string()),
         _ => None,
     }
 }
@@ -365,6 +403,16 @@ mod tests {
             env.json,
             r#"{"event":"preToolUse","toolName":"Bash","turnNumber":0,"worktreeForced":false,"model":"","extra":{"a":1.5},"effort":{"level":"high"}}"#
         );
+        // Whitespace goes, string contents and number spellings stay.
+        let spaced = "{ \"event\" : \"preToolUse\", \"a\" : [ 1.0 , \"x \\\" y\" ], \"b\": { \"c\" : 1e3 } }";
+        let spaced = Envelope::parse(spaced, Event::PreToolUse).unwrap();
+        assert_eq!(spaced.json, r#"{"event":"preToolUse","a":[1.0,"x \" y"],"b":{"c":1e3}}"#);
+        let mut out = String::new();
+        push_compact(&mut out, r#"[ "q\"uote\\ \u00e9 \n" , 1 ]"#);
+        assert_eq!(out, r#"["q\"uote\\ \u00e9 \n",1]"#, "escapes inside strings");
+        // A repeated key keeps its first position and its last value.
+        let repeated = Envelope::parse(r#"{"a":1,"event":"preToolUse","b":2,"a":3}"#, Event::PreToolUse).unwrap();
+        assert_eq!(repeated.json, r#"{"event":"preToolUse","a":3,"b":2}"#);
         let get = |k: &str| env.vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("OH_EVENT"), Some("preToolUse"));
         assert_eq!(get("OH_TOOL_NAME"), Some("Bash"));
@@ -378,8 +426,7 @@ mod tests {
     #[test]
     fn prompt_cut_on_char_boundary() {
         let prompt = "é".repeat(5000); // 10000 bytes
-        let fields: Map<String, Value> = serde_json::from_value(serde_json::json!({ "prompt": prompt })).unwrap();
-        let env = Envelope::from_fields(Event::UserPromptSubmit, &fields);
+        let env = Envelope::parse(&serde_json::json!({ "prompt": prompt }).to_string(), Event::UserPromptSubmit).unwrap();
         let p = &env.vars.iter().find(|(n, _)| *n == "OH_PROMPT").unwrap().1;
         assert_eq!(p.len(), 8192);
         let empty: Map<String, Value> = serde_json::from_value(serde_json::json!({ "prompt": "" })).unwrap();
