@@ -2,17 +2,16 @@
 //! timeout on the whole process group, reap.
 //!
 //! Everything happens on the calling thread in one `poll(2)` loop over the pipes and a pidfd
-//! for the child, so a hook costs no extra thread. Processes are created by std's `Command`,
-//! which uses `posix_spawn` (a vfork-style clone in glibc, no copy of a large host's page
-//! tables) for everything asked here: a working directory, a new process group, an explicit
-//! environment and piped stdio.
+//! for the child, so a hook costs no extra thread. Processes are created by [`crate::spawn`]
+//! (posix_spawn: a vfork-style clone, no copy of a large host's page tables).
 
-use std::ffi::{OsStr, OsString};
+use crate::spawn::{self, EnvTemplate, Process, Request};
+use std::ffi::{CStr, CString, OsStr};
+use std::os::unix::ffi::OsStringExt;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// SIGKILL follows SIGTERM after this long if anything in the group is still alive.
@@ -28,11 +27,9 @@ pub struct Spawn<'a> {
     /// The command split into a program and plain words, when it has no shell syntax at all
     /// ([`plain_words`]): then it is executed directly, without `/bin/sh`.
     pub argv: Option<&'a [String]>,
-    /// `PATH` of the hook's environment, for finding `argv[0]`.
-    pub path: Option<&'a OsStr>,
     pub cwd: &'a Path,
-    /// The environment template: the host's at engine creation, minus `OH_*`, plus options `env`.
-    pub base_env: &'a [(OsString, OsString)],
+    /// The engine's environment template (and its `PATH`, where `argv[0]` is looked up).
+    pub env: &'a EnvTemplate,
     /// This envelope's `OH_*` variables.
     pub vars: &'a [(&'static str, String)],
     /// jsonIO: the envelope, then EOF. `None`: stdin is `/dev/null` (EOF at once).
@@ -75,24 +72,45 @@ impl Finished {
 
 pub fn run(spawn: &Spawn) -> Finished {
     let start = Instant::now();
+    let env = match spawn.env.with(spawn.vars) {
+        Ok(env) => env,
+        Err(var) => {
+            return Finished::failed(format!(
+                "{var} contains a NUL byte, which an environment variable cannot hold; the hook was not started"
+            ))
+        }
+    };
+    let Ok(cwd) = CString::new(spawn.cwd.as_os_str().as_bytes()) else {
+        return Finished::failed("the working directory contains a NUL byte".to_string());
+    };
+    let start_program = |program: &CStr, argv: &[CString]| {
+        spawn::spawn(&Request {
+            program,
+            argv,
+            env: &env,
+            cwd: &cwd,
+            pipe_stdin: spawn.stdin.is_some(),
+            pipe_stdout: spawn.capture_stdout,
+        })
+    };
     // Direct when possible; on any doubt (program not found, not executable, a script without
     // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
-    let direct = spawn
-        .argv
-        .and_then(|argv| Some((argv, find_program(&argv[0], spawn.path?, spawn.cwd)?)))
-        .and_then(|(argv, program)| {
-            let mut cmd = Command::new(program);
-            cmd.arg0(&argv[0]).args(&argv[1..]);
-            configure(&mut cmd, spawn).spawn().ok()
-        });
+    let direct = spawn.argv.and_then(|words| {
+        let program = find_program(&words[0], spawn.env.path.as_deref()?, spawn.cwd)?;
+        let program = CString::new(program.into_os_string().into_vec()).ok()?;
+        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
+        start_program(&program, &argv).ok()
+    });
     let is_direct = direct.is_some();
-    let child = match direct {
-        Some(child) => child,
+    let process = match direct {
+        Some(p) => p,
         None => {
-            let mut cmd = Command::new("/bin/sh");
-            cmd.arg("-c").arg(spawn.command);
-            match configure(&mut cmd, spawn).spawn() {
-                Ok(c) => c,
+            let Ok(command) = CString::new(spawn.command) else {
+                return Finished::failed("the command contains a NUL byte".to_string());
+            };
+            let argv = [c"/bin/sh".to_owned(), c"-c".to_owned(), command];
+            match start_program(c"/bin/sh", &argv) {
+                Ok(p) => p,
                 Err(e) => {
                     return Finished::failed(format!("cannot start `/bin/sh -c` in {}: {e}", spawn.cwd.display()))
                 }
@@ -100,21 +118,9 @@ pub fn run(spawn: &Spawn) -> Finished {
         }
     };
     let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
-    let mut finished = Supervisor::new(child, spawn, start).run();
+    let mut finished = Supervisor::new(process, spawn, start).run();
     finished.direct = is_direct;
     finished
-}
-
-/// Everything but the program: directory, environment, process group, stdio.
-fn configure<'c>(cmd: &'c mut Command, spawn: &Spawn) -> &'c mut Command {
-    cmd.current_dir(spawn.cwd)
-        .env_clear()
-        .envs(spawn.base_env.iter().map(|(k, v)| (k, v)))
-        .envs(spawn.vars.iter().map(|(k, v)| (k, v)))
-        .process_group(0)
-        .stdin(if spawn.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(if spawn.capture_stdout { Stdio::piped() } else { Stdio::null() })
-        .stderr(Stdio::piped())
 }
 
 /// Shell keywords and builtins: a command starting with one of these means what the shell
@@ -164,7 +170,7 @@ fn find_program(name: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
 
 /// Watches one child until it is reaped.
 struct Supervisor<'a> {
-    child: Child,
+    pid: libc::pid_t,
     pgid: i32,
     pidfd: Option<OwnedFd>,
     stdin: Option<OwnedFd>,
@@ -179,23 +185,20 @@ struct Supervisor<'a> {
 
 enum Reaped {
     Running,
-    Done(ExitStatus),
+    Done(Exit),
     Lost(io::Error),
 }
 
 impl<'a> Supervisor<'a> {
-    fn new(mut child: Child, spawn: &Spawn<'a>, start: Instant) -> Supervisor<'a> {
-        let pid = child.id() as i32;
-        let own = |fd: Option<OwnedFd>| {
-            fd.inspect(|fd| set_nonblocking(fd.as_raw_fd()))
-        };
+    fn new(process: Process, spawn: &Spawn<'a>, start: Instant) -> Supervisor<'a> {
+        let own = |fd: Option<OwnedFd>| fd.inspect(|fd| set_nonblocking(fd.as_raw_fd()));
         Supervisor {
-            pgid: pid,
-            pidfd: pidfd_open(pid),
-            stdin: own(child.stdin.take().map(OwnedFd::from)),
-            stdout: own(child.stdout.take().map(OwnedFd::from)),
-            stderr: own(child.stderr.take().map(OwnedFd::from)),
-            child,
+            pid: process.pid,
+            pgid: process.pid,
+            pidfd: pidfd_open(process.pid),
+            stdin: own(process.stdin),
+            stdout: own(process.stdout),
+            stderr: own(Some(process.stderr)),
             input: spawn.stdin.unwrap_or(&[]),
             written: 0,
             max_stdout: spawn.max_stdout,
@@ -274,7 +277,9 @@ impl<'a> Supervisor<'a> {
             if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
                 self.out.error.get_or_insert_with(|| format!("poll failed: {}", io::Error::last_os_error()));
                 signal_group(self.pgid, libc::SIGKILL);
-                let _ = self.child.wait();
+                let mut status = 0;
+                // SAFETY: waits for our own child, which SIGKILL has ended.
+                unsafe { libc::waitpid(self.pid, &mut status, 0) };
                 break;
             }
             let ready = |fd: &Option<OwnedFd>| {
@@ -298,11 +303,8 @@ impl<'a> Supervisor<'a> {
             if exited.is_none() && (self.pidfd.is_none() || ready(&self.pidfd)) {
                 match self.try_reap() {
                     Reaped::Running => {}
-                    Reaped::Done(status) => {
-                        self.out.exit = Some(match status.code() {
-                            Some(c) => Exit::Code(c),
-                            None => Exit::Signal(status.signal().unwrap_or(0)),
-                        });
+                    Reaped::Done(exit) => {
+                        self.out.exit = Some(exit);
                         exited = Some(Instant::now());
                         self.stdin = None;
                     }
@@ -320,10 +322,19 @@ impl<'a> Supervisor<'a> {
     }
 
     fn try_reap(&mut self) -> Reaped {
-        match self.child.try_wait() {
-            Ok(Some(status)) => Reaped::Done(status),
-            Ok(None) => Reaped::Running,
-            Err(e) => Reaped::Lost(e),
+        let mut status = 0;
+        // SAFETY: a non-blocking wait for our own child.
+        match unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) } {
+            0 => Reaped::Running,
+            pid if pid == self.pid => Reaped::Done(if libc::WIFEXITED(status) {
+                Exit::Code(libc::WEXITSTATUS(status))
+            } else {
+                Exit::Signal(libc::WTERMSIG(status))
+            }),
+            _ => match io::Error::last_os_error() {
+                e if e.kind() == io::ErrorKind::Interrupted => Reaped::Running,
+                e => Reaped::Lost(e),
+            },
         }
     }
 
@@ -356,14 +367,23 @@ impl<'a> Supervisor<'a> {
 }
 
 /// Reads what is available into `buf`, keeping at most `cap` bytes and noting overflow; the
-/// rest is discarded so a flood never grows memory. Returns true at EOF (or a read error).
-/// Bounded per call so a fast writer cannot starve the timeout check.
+/// rest is read into a scratch buffer and dropped, so a flood never grows memory. Returns true
+/// at EOF (or a read error). Bounded per call so a fast writer cannot starve the timeout check.
 fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: &mut bool) -> bool {
     let Some(fd) = fd else { return true };
-    let mut chunk = [0u8; 65536];
-    for _ in 0..64 {
-        // SAFETY: reading into a valid buffer from an fd we own.
-        let n = unsafe { libc::read(fd.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
+    let mut scratch = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
+    for _ in 0..256 {
+        let room = cap.saturating_sub(buf.len());
+        let target = if room > 0 {
+            buf.reserve(room.min(1 << 16));
+            let spare = buf.spare_capacity_mut();
+            let len = spare.len().min(room);
+            &mut spare[..len]
+        } else {
+            &mut scratch[..]
+        };
+        // SAFETY: reading into writable (possibly uninitialised) memory of `target.len()` bytes.
+        let n = unsafe { libc::read(fd.as_raw_fd(), target.as_mut_ptr().cast(), target.len()) };
         if n == 0 {
             return true;
         }
@@ -374,10 +394,10 @@ fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: &mut
                 _ => true,
             };
         }
-        let n = n as usize;
-        let keep = n.min(cap.saturating_sub(buf.len()));
-        buf.extend_from_slice(&chunk[..keep]);
-        if keep < n {
+        if room > 0 {
+            // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
+            unsafe { buf.set_len(buf.len() + n as usize) };
+        } else {
             *overflow = true;
         }
     }

@@ -11,11 +11,11 @@ use crate::hook::{self, Context, Ran};
 use crate::http::HttpClient;
 use crate::merge::Walk;
 use crate::options::Options;
+use crate::spawn::EnvTemplate;
 use crate::outcome::{Outcome, Trace};
 use crate::trust::{self, Trust};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
-use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,9 +32,7 @@ pub struct Engine {
 
 struct Inner {
     options: Options,
-    base_env: Vec<(OsString, OsString)>,
-    /// `PATH` of `base_env`, where directly executed hooks are looked up.
-    path: Option<OsString>,
+    env: EnvTemplate,
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
@@ -107,12 +105,13 @@ impl Engine {
         *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
         let config = config::load(&options)?;
         let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
-        let base_env = base_environment(&options);
-        let path = base_env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone());
+        // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
+        // thread could be changing).
+        let reserved: Vec<&str> = envelope::variable_names().collect();
+        let env = EnvTemplate::new(std::env::vars_os(), &options.env, &reserved, &options.cwd);
         Ok(Engine {
             inner: Arc::new(Inner {
-                path,
-                base_env,
+                env,
                 http: HttpClient::default(),
                 state: ArcSwap::from_pointee(Snapshot { config, trust, warnings: Vec::new() }),
                 watch,
@@ -197,25 +196,6 @@ fn describe_hook(spec: &config::HookSpec) -> String {
     s
 }
 
-/// The host's environment at creation minus the `OH_*` names the envelope may set, plus the
-/// options' `env`. Captured once: the fire path never reads `environ` (which a host's `setenv`
-/// on another thread could be changing).
-fn base_environment(options: &Options) -> Vec<(OsString, OsString)> {
-    let reserved: Vec<&str> = envelope::variable_names().collect();
-    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
-        .filter(|(k, _)| !k.to_str().is_some_and(|k| reserved.contains(&k)))
-        .filter(|(k, _)| !options.env.iter().any(|(name, _)| k == name.as_str()))
-        .collect();
-    env.extend(options.env.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
-    // Hooks run in `cwd`, so that is their PWD (a shell would reset an inherited PWD the same
-    // way; a directly executed program would not).
-    if !options.env.iter().any(|(k, _)| k == "PWD") {
-        env.retain(|(k, _)| k != "PWD");
-        env.push((OsString::from("PWD"), options.cwd.clone().into_os_string()));
-    }
-    env
-}
-
 impl Inner {
     fn fire(self: &Arc<Self>, json: &str) -> Outcome {
         let head = match envelope::parse_head(json) {
@@ -257,8 +237,7 @@ impl Inner {
         Context {
             envelope,
             cwd: &self.options.cwd,
-            base_env: &self.base_env,
-            path: self.path.as_deref(),
+            env: &self.env,
             default_timeout: self.options.default_timeout,
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,

@@ -1,7 +1,7 @@
 //! Running one hook of any kind and turning what happened into a result for the merge and a
 //! trace for the outcome. The per-event exit-code rules and the failure reasons live here.
 
-use crate::command::{self, Exit, Finished, Spawn};
+use crate::command::{self, Exit, Spawn};
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
@@ -9,7 +9,7 @@ use crate::http::{HttpClient, Reply};
 use crate::outcome::{millis, Trace};
 use crate::response::{self, HookResult, Permission, Response};
 use crate::trust::Trust;
-use std::ffi::OsString;
+use crate::spawn::EnvTemplate;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -27,9 +27,7 @@ pub const LEGACY_DENIED: &str = "hook denied";
 pub struct Context<'a> {
     pub envelope: &'a Envelope,
     pub cwd: &'a Path,
-    pub base_env: &'a [(OsString, OsString)],
-    /// `PATH` of `base_env`.
-    pub path: Option<&'a std::ffi::OsStr>,
+    pub env: &'a EnvTemplate,
     pub default_timeout: Duration,
     pub max_output_bytes: usize,
     pub strict: bool,
@@ -78,24 +76,17 @@ fn run_command(
 ) -> HookResult {
     let event = cx.envelope.event;
     trace.json_io = json_io.then_some(true);
-    let finished = match cx.envelope.nul_variable() {
-        Some(var) => Finished {
-            error: Some(format!("{var} contains a NUL byte, which an environment variable cannot hold; the hook was not started")),
-            ..Finished::default()
-        },
-        None => command::run(&Spawn {
+    let finished = command::run(&Spawn {
             command,
             argv,
-            path: cx.path,
             cwd: cx.cwd,
-            base_env: cx.base_env,
+            env: cx.env,
             vars: &cx.envelope.vars,
             stdin: json_io.then(|| cx.envelope.json.as_bytes()),
             capture_stdout: json_io,
             max_stdout: cx.max_output_bytes,
             timeout,
-        }),
-    };
+        });
     match finished.exit {
         Some(Exit::Code(c)) => trace.exit_code = Some(c),
         Some(Exit::Signal(s)) => trace.signal = Some(s),

@@ -7,7 +7,7 @@
 //! - [`event`]: the 27 events and which can block.
 //! - [`matcher`]: `match` filters.
 //! - [`envelope`]: the fire's input, its compact JSON and `OH_*` variables.
-//! - [`command`], [`http`]: running command and HTTP hooks.
+//! - [`command`], [`http`]: running command and HTTP hooks; [`spawn`]: process creation.
 //! - [`response`]: parsing what a hook answered.
 //! - [`hook`]: one hook, any kind, to a result and a trace (exit-code rules, failure reasons).
 //! - [`merge`]: combining results on blocking events.
@@ -29,6 +29,7 @@ pub mod merge;
 pub mod options;
 pub mod outcome;
 pub mod response;
+pub mod spawn;
 pub mod suggest;
 pub mod trust;
 

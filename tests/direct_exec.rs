@@ -4,6 +4,7 @@
 //! trailing `;` (which forces the shell) and compares.
 
 use oh_hooks::command::{plain_words, run, Finished, Spawn};
+use oh_hooks::spawn::EnvTemplate;
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -40,13 +41,12 @@ fn run_one(s: &Setup, command: &str, out: &Path) -> Finished {
     let argv = plain_words(command);
     let mut env = s.env.clone();
     env.push((OsString::from("OUT"), out.as_os_str().to_owned()));
-    let path = env[0].1.clone();
+    let env = EnvTemplate::new(env.into_iter(), &[], &[], s.dir.path());
     run(&Spawn {
         command,
         argv: argv.as_deref(),
-        path: Some(&path),
         cwd: s.dir.path(),
-        base_env: &env,
+        env: &env,
         vars: &[("OH_EVENT", "preToolUse".to_string())],
         stdin: None,
         capture_stdout: false,
