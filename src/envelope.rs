@@ -282,16 +282,18 @@ impl Envelope {
 
     /// `fields`: keys and their values' JSON text, in order, without duplicates.
     fn build<'a>(event: Event, fields: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Envelope {
-        let mut json = String::with_capacity(128);
-        json.push_str("{\"event\":");
-        json.push_str(&Value::from(event.name()).to_string());
+        let mut json: Vec<u8> = Vec::with_capacity(64 + fields.clone().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>());
+        json.extend_from_slice(b"{\"event\":\"");
+        json.extend_from_slice(event.name().as_bytes());
+        json.push(b'"');
         for (key, raw) in fields.clone().filter(|(k, _)| *k != "event") {
-            json.push(',');
-            json.push_str(&Value::from(key).to_string());
-            json.push(':');
+            json.push(b',');
+            serde_json::to_writer(&mut json, key).expect("writing to a Vec cannot fail");
+            json.push(b':');
             push_compact(&mut json, raw);
         }
-        json.push('}');
+        json.push(b'}');
+        let json = String::from_utf8(json).expect("JSON text from UTF-8 parts is UTF-8");
 
         let get = |name: &str| fields.clone().find(|(k, _)| *k == name).map(|(_, v)| v);
         let mut vars = vec![("OH_EVENT", event.name().to_string())];
@@ -322,24 +324,26 @@ impl Envelope {
 }
 
 /// Appends valid JSON text without its insignificant whitespace.
-fn push_compact(out: &mut String, raw: &str) {
+fn push_compact(out: &mut Vec<u8>, raw: &str) {
     if !raw.bytes().any(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
-        out.push_str(raw);
+        out.extend_from_slice(raw.as_bytes());
         return;
     }
     let (mut in_string, mut escaped) = (false, false);
-    for c in raw.chars() {
+    // Bytes, not chars: every byte that matters here is ASCII, and UTF-8 continuation bytes
+    // never look like ASCII.
+    for c in raw.bytes() {
         if in_string {
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if c == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if c == b'"' {
                 in_string = false;
             }
-        } else if c == '"' {
+        } else if c == b'"' {
             in_string = true;
-        } else if matches!(c, ' ' | '\n' | '\r' | '\t') {
+        } else if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
             continue;
         }
         out.push(c);
@@ -350,6 +354,8 @@ fn push_compact(out: &mut String, raw: &str) {
 /// text; otherwise nothing.
 fn variable_text(raw: &str) -> Option<String> {
     match raw.as_bytes().first()? {
+        // Without escapes the text between the quotes is the value.
+        b'"' if !raw.contains('\\') => Some(raw[1..raw.len() - 1].to_string()).filter(|s| !s.is_empty()),
         b'"' => serde_json::from_str::<String>(raw).ok().filter(|s| !s.is_empty()),
         b't' | b'f' | b'-' | b'0'..=b'9' => Some(raw.to_string()),
         _ => None,
@@ -407,9 +413,9 @@ mod tests {
         let spaced = "{ \"event\" : \"preToolUse\", \"a\" : [ 1.0 , \"x \\\" y\" ], \"b\": { \"c\" : 1e3 } }";
         let spaced = Envelope::parse(spaced, Event::PreToolUse).unwrap();
         assert_eq!(spaced.json, r#"{"event":"preToolUse","a":[1.0,"x \" y"],"b":{"c":1e3}}"#);
-        let mut out = String::new();
-        push_compact(&mut out, r#"[ "q\"uote\\ \u00e9 \n" , 1 ]"#);
-        assert_eq!(out, r#"["q\"uote\\ \u00e9 \n",1]"#, "escapes inside strings");
+        let mut out = Vec::new();
+        push_compact(&mut out, r#"[ "q\"uote\\ \u00e9 é \n" , 1 ]"#);
+        assert_eq!(String::from_utf8(out).unwrap(), r#"["q\"uote\\ \u00e9 é \n",1]"#, "escapes inside strings");
         // A repeated key keeps its first position and its last value.
         let repeated = Envelope::parse(r#"{"a":1,"event":"preToolUse","b":2,"a":3}"#, Event::PreToolUse).unwrap();
         assert_eq!(repeated.json, r#"{"event":"preToolUse","a":3,"b":2}"#);

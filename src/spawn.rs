@@ -61,7 +61,10 @@ impl EnvTemplate {
     pub fn with(&self, vars: &[(&'static str, String)]) -> Result<EnvBlock, &'static str> {
         let mut own = Vec::with_capacity(vars.len() + self.defaults.len());
         for (name, value) in vars {
-            own.push(CString::new(format!("{name}={value}")).map_err(|_| *name)?);
+            if value.contains('\0') {
+                return Err(name);
+            }
+            own.push(entry(name.as_bytes(), value.as_bytes()));
         }
         for (name, value) in &self.defaults {
             if !vars.iter().any(|(n, _)| n == name) {
