@@ -133,6 +133,14 @@ fi
 # 3. The table.
 "$out/bench" report "$out/c.samples" "$out"/cref.*.samples "$bind_file" || errors=$((errors + 1))
 echo
+
+# 4. Live reload's change check (bench/watch.c).
+if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$root/include" "$here/watch.c" -o "$out/watch" "${link[@]}" -lpthread -lm; then
+    "$out/watch" 200 || err "the reload-check bench failed"
+else
+    err "bench/watch.c does not compile"
+fi
+echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); bench time $((SECONDS - start_s)) s"
 if [ "$errors" -gt 0 ]; then
     echo "error: $errors problem(s) above: some rows did not run"

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Config files are looked at, on fire, at most this often.
 pub const CHECK_INTERVAL: Duration = Duration::from_millis(250);
@@ -52,8 +52,7 @@ struct Watch {
     config_files: Vec<PathBuf>,
     trust_store: Option<PathBuf>,
     seen: Mutex<Vec<Option<Fingerprint>>>,
-    epoch: Instant,
-    /// Nanoseconds since `epoch` before which no fire looks at the files again.
+    /// `coarse_now()` before which no fire looks at the files again.
     next_check: AtomicU64,
 }
 
@@ -63,6 +62,15 @@ type Fingerprint = (u64, u64, i64, i64, i64, i64, u64);
 fn fingerprint(path: &PathBuf) -> Option<Fingerprint> {
     let m = std::fs::metadata(path).ok()?;
     Some((m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.size()))
+}
+
+/// Monotonic nanoseconds from the kernel's coarse clock: a few milliseconds of resolution is
+/// plenty for a 250 ms interval, and it is the cheapest clock there is — every fire reads it.
+fn coarse_now() -> u64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec; CLOCK_MONOTONIC_COARSE exists since Linux 2.6.32.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 impl Watch {
@@ -80,7 +88,7 @@ impl Watch {
 
     /// True at most once per interval across all threads.
     fn due(&self) -> bool {
-        let now = self.epoch.elapsed().as_nanos() as u64;
+        let now = coarse_now();
         let next = self.next_check.load(Ordering::Relaxed);
         now >= next
             && self
@@ -98,8 +106,7 @@ impl Engine {
             config_files: config::config_files(&options),
             trust_store: if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None },
             seen: Mutex::new(Vec::new()),
-            epoch: Instant::now(),
-            next_check: AtomicU64::new(CHECK_INTERVAL.as_nanos() as u64),
+            next_check: AtomicU64::new(coarse_now() + CHECK_INTERVAL.as_nanos() as u64),
         };
         // Fingerprints first: an edit racing this load is then seen by the next check.
         *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
