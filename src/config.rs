@@ -134,13 +134,13 @@ pub fn load(options: &Options) -> Result<Config> {
             Ok(Config::merge([layer]))
         }
         Source::Path(path) => {
-            let text = std::fs::read(path).map_err(|e| io_error(path, &e))?;
+            let text = read_regular_file(path).map_err(|e| io_error(path, &e))?;
             Ok(Config::merge([parse_file(path, &text)?]))
         }
         Source::Layers { .. } => {
             let mut layers = Vec::new();
             for path in config_files(options) {
-                match std::fs::read(&path) {
+                match read_regular_file(&path) {
                     Ok(text) => layers.push(parse_file(&path, &text)?),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(e) => return Err(io_error(&path, &e)),
@@ -149,6 +149,20 @@ pub fn load(options: &Options) -> Result<Config> {
             Ok(Config::merge(layers))
         }
     }
+}
+
+/// Reads a file that must be a regular file. A FIFO or device in a config's place would block
+/// `oh_hooks_new` (and every reloading fire) forever: it is opened without blocking and refused.
+pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> Error {
@@ -176,6 +190,14 @@ pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Layer> {
         de.end().map_err(|e| position_error(Some(&file), Some(e.line() as u64), ".", &e.to_string()))?;
         Ok(layer)
     } else {
+        if let Some(line) = too_deep(text) {
+            return Err(position_error(
+                Some(&file),
+                Some(line),
+                ".",
+                &format!("`[` and `{{` are nested more than {MAX_FLOW_DEPTH} levels deep; expected a config of ordinary depth"),
+            ));
+        }
         serde_path_to_error::deserialize(serde_yaml::Deserializer::from_str(text)).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
@@ -183,6 +205,31 @@ pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Layer> {
             position_error(Some(&file), line, &path, &inner.to_string())
         })
     }
+}
+
+/// The YAML parser's time grows with the square of flow-collection nesting (a 40 KB file of
+/// 20,000 nested `[` takes a second, 100,000 most of a minute), and nothing in a hook config
+/// nests like that; such a file is refused before parsing.
+const MAX_FLOW_DEPTH: usize = 1000;
+
+/// The line where `[`/`{` nesting first exceeds [`MAX_FLOW_DEPTH`]. Brackets inside quoted
+/// strings are counted too: an overestimate only for configs no one writes.
+fn too_deep(text: &str) -> Option<u64> {
+    let (mut depth, mut line) = (0usize, 1u64);
+    for b in text.bytes() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Some(line);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' => line += 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Builds the `invalid_config` error. The parsers decorate their messages with the path and
@@ -634,6 +681,7 @@ mod tests {
             ("hooks: [1]\n", "map from event names"),
             ("hooks:\n  preToolUse: {command: x}\n", "list of hook entries"),
             ("hooks: [\n", "line"),
+            (&format!("x: {}{}\n", "[".repeat(100_000), "]".repeat(100_000)), "nested more than 1000 levels"),
         ] {
             let e = yaml(text).unwrap_err();
             assert!(e.message.contains(needle), "{text:?}: {}", e.message);

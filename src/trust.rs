@@ -23,7 +23,7 @@ pub fn evaluate(forced: Option<bool>, home: Option<&Path>, cwd: &Path) -> Trust 
         None => {}
     }
     let Some(store) = store_path(home) else { return Trust::Trusted };
-    let bytes = match std::fs::read(&store) {
+    let bytes = match crate::config::read_regular_file(&store) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Trust::Trusted,
         Err(e) => return Trust::Untrusted(format!("untrusted: cannot read {} ({e})", store.display())),
