@@ -66,7 +66,10 @@ fn invalid(message: String) -> Error {
 /// `toolName`, borrowing them from the input when they have no escapes.
 pub fn parse_head(json: &str) -> Result<Head<'_>> {
     let mut de = serde_json::Deserializer::from_str(json);
-    let raw = RawHead::deserialize(&mut de).and_then(|h| de.end().map(|_| h)).map_err(|e| match e.classify() {
+    // Fewer brackets than the recursion limit cannot nest past it: then the values can be
+    // skipped by serde_json's own (faster, but depth-blind) `IgnoredAny`.
+    let check_depth = memchr::memchr2_iter(b'[', b'{', json.as_bytes()).take(128).count() >= 128;
+    let raw = RawHead::read(&mut de, check_depth).and_then(|h| de.end().map(|_| h)).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => invalid(format!("invalid envelope: {e}")),
         _ => invalid(format!(
             "the envelope is not valid JSON ({e}); expected a JSON object such as {{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}}"
@@ -90,9 +93,11 @@ struct RawHead<'a> {
     tool: Option<Cow<'a, str>>,
 }
 
-impl<'de> Deserialize<'de> for RawHead<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
+impl<'de> RawHead<'de> {
+    fn read<D: Deserializer<'de>>(d: D, check_depth: bool) -> std::result::Result<Self, D::Error> {
+        struct V {
+            check_depth: bool,
+        }
         impl<'de> Visitor<'de> for V {
             type Value = RawHead<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -118,15 +123,18 @@ impl<'de> Deserialize<'de> for RawHead<'de> {
                                 Scalar::Other(None) => None,
                             }
                         }
-                        _ => {
+                        _ if self.check_depth => {
                             map.next_value::<Skip>()?;
+                        }
+                        _ => {
+                            map.next_value::<de::IgnoredAny>()?;
                         }
                     }
                 }
                 Ok(head)
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V { check_depth })
     }
 }
 

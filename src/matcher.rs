@@ -14,8 +14,8 @@ pub enum Matcher {
     /// Contains `*`: anchored at both ends; `*` is any run of characters, all else literal.
     /// Stored as the literal pieces between the stars.
     Glob(Vec<String>),
-    /// Anything else: case-sensitive substring.
-    Substring(String),
+    /// Anything else: case-sensitive substring, with its searcher built once.
+    Substring(memchr::memmem::Finder<'static>),
 }
 
 impl Matcher {
@@ -59,7 +59,7 @@ impl Matcher {
         if pattern.contains('*') {
             return Ok(Matcher::Glob(pattern.split('*').map(str::to_owned).collect()));
         }
-        Ok(Matcher::Substring(pattern.to_owned()))
+        Ok(Matcher::Substring(memchr::memmem::Finder::new(pattern.as_bytes()).into_owned()))
     }
 
     /// Whether a hook with this matcher runs for `tool` (the envelope's `toolName`; `None` or
@@ -72,7 +72,7 @@ impl Matcher {
         match self {
             Matcher::Any => true,
             Matcher::Regex(re) => re.is_match(tool),
-            Matcher::Substring(s) => tool.contains(s.as_str()),
+            Matcher::Substring(finder) => finder.find(tool.as_bytes()).is_some(),
             Matcher::Glob(pieces) => glob_matches(pieces, tool),
         }
     }
