@@ -212,6 +212,11 @@ func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
 	if raw == nil {
 		return nil, &Error{Code: CodeInternal, Message: "oh_hooks_fire returned no outcome (out of memory)"}
 	}
+	// Only the outcome's own error is an object under "error" (a trace's "error" is a string,
+	// and quotes inside strings are escaped): skip the decoding on the common path.
+	if !bytes.Contains(raw, []byte(`"error":{`)) {
+		return raw, nil
+	}
 	var probe struct {
 		Error *OutcomeError `json:"error"`
 	}
