@@ -62,7 +62,8 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
         // SAFETY: the caller passes a writable `char *` slot or NULL.
         unsafe { *error_out = error };
     } else {
-        oh_hooks_string_free(error);
+        // SAFETY: `error` is NULL or a string this library just made.
+        unsafe { oh_hooks_string_free(error) };
     }
     engine
 }
@@ -145,7 +146,8 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
         // SAFETY: the caller passes a writable `char *` slot or NULL.
         unsafe { *error_out = error };
     } else {
-        oh_hooks_string_free(error);
+        // SAFETY: `error` is NULL or a string this library just made.
+        unsafe { oh_hooks_string_free(error) };
     }
     code
 }
@@ -176,7 +178,7 @@ pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
 ///
 /// Thread safety: any thread; each string is freed once.
 #[unsafe(no_mangle)]
-pub extern "C" fn oh_hooks_string_free(s: *mut c_char) {
+pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
     if s.is_null() {
         return;
     }

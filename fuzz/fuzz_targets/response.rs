@@ -1,0 +1,34 @@
+//! Hook response bytes (jsonIO stdout, HTTP bodies) -> `response::parse`. Besides "no panic":
+//! - blank input is `Empty`; a JSON object is `Parsed`; anything else is `Malformed`;
+//! - parsed reasons and contexts are never empty strings (empty means absent);
+//! - the merge accepts whatever was parsed.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use oh_hooks::merge::Walk;
+use oh_hooks::response::{self, Response};
+
+fuzz_target!(|data: &[u8]| {
+    let parsed = response::parse(data);
+    let blank = data.iter().all(u8::is_ascii_whitespace);
+    let object = serde_json::from_slice::<serde_json::Value>(data).is_ok_and(|v| v.is_object());
+    match parsed {
+        Response::Empty => assert!(blank),
+        Response::Malformed(why) => {
+            assert!(!blank && !object);
+            assert!(!why.is_empty());
+        }
+        Response::Parsed { result, .. } => {
+            assert!(object);
+            assert!(result.reason.as_deref() != Some(""));
+            assert!(result.context.as_deref() != Some(""));
+            let _ = result.label();
+            let mut walk = Walk::new();
+            let _ = walk.step(result.clone());
+            let _ = walk.finish();
+            let mut walk = Walk::new();
+            walk.gather(result);
+            let _ = walk.finish();
+        }
+    }
+});
