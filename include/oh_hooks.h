@@ -59,6 +59,10 @@ extern "C" {
  * and `path` say where), `io_error` (a config file exists but cannot be read), `internal`.
  *
  * Thread safety: may be called from any thread, concurrently with anything.
+ *
+ * # Safety
+ * `options_json` is NULL or a NUL-terminated string; `error_out` is NULL or points to a
+ * writable `char *`.
  */
 OhHooks *oh_hooks_new(const char *options_json, char **error_out);
 
@@ -81,6 +85,10 @@ OhHooks *oh_hooks_new(const char *options_json, char **error_out);
  * Thread safety: any number of threads may fire on the same engine at once. Blocks the
  * calling thread for as long as the hooks run (each bounded by its timeout, plus 0.5 s to
  * kill a hook that ignores SIGTERM). Must not race `oh_hooks_free` on the same engine.
+ *
+ * # Safety
+ * `hooks` is NULL or an engine from `oh_hooks_new` not yet freed; `envelope_json` is NULL or a
+ * NUL-terminated string.
  */
 char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
 
@@ -101,6 +109,10 @@ char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
  *
  * Thread safety: may run concurrently with fires on the same engine (each fire uses either the
  * old or the new config, never a mix). Must not race `oh_hooks_free`.
+ *
+ * # Safety
+ * `hooks` is NULL or an engine from `oh_hooks_new` not yet freed; `error_out` is NULL or points
+ * to a writable `char *`.
  */
 int oh_hooks_reload(const OhHooks *hooks, char **error_out);
 
@@ -112,6 +124,9 @@ int oh_hooks_reload(const OhHooks *hooks, char **error_out);
  *
  * Thread safety: the caller must ensure no other call is using `hooks` (no fire or reload in
  * progress or started later); after it returns the pointer is dangling.
+ *
+ * # Safety
+ * `hooks` is NULL or an engine from `oh_hooks_new`, freed only once.
  */
 void oh_hooks_free(OhHooks *hooks);
 
@@ -123,6 +138,9 @@ void oh_hooks_free(OhHooks *hooks);
  * must not be freed any other way.
  *
  * Thread safety: any thread; each string is freed once.
+ *
+ * # Safety
+ * `s` is NULL or a string returned by this library, not yet freed.
  */
 void oh_hooks_string_free(char *s);
 

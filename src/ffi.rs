@@ -34,6 +34,10 @@ pub struct OhHooks {
 /// and `path` say where), `io_error` (a config file exists but cannot be read), `internal`.
 ///
 /// Thread safety: may be called from any thread, concurrently with anything.
+///
+/// # Safety
+/// `options_json` is NULL or a NUL-terminated string; `error_out` is NULL or points to a
+/// writable `char *`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *mut *mut c_char) -> *mut OhHooks {
     let result = boundary(|| {
@@ -86,6 +90,10 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 /// Thread safety: any number of threads may fire on the same engine at once. Blocks the
 /// calling thread for as long as the hooks run (each bounded by its timeout, plus 0.5 s to
 /// kill a hook that ignores SIGTERM). Must not race `oh_hooks_free` on the same engine.
+///
+/// # Safety
+/// `hooks` is NULL or an engine from `oh_hooks_new` not yet freed; `envelope_json` is NULL or a
+/// NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *const c_char) -> *mut c_char {
     let outcome = boundary(|| {
@@ -125,6 +133,10 @@ pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *co
 ///
 /// Thread safety: may run concurrently with fires on the same engine (each fire uses either the
 /// old or the new config, never a mix). Must not race `oh_hooks_free`.
+///
+/// # Safety
+/// `hooks` is NULL or an engine from `oh_hooks_new` not yet freed; `error_out` is NULL or points
+/// to a writable `char *`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut *mut c_char) -> c_int {
     let result = boundary(|| {
@@ -159,6 +171,9 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
 ///
 /// Thread safety: the caller must ensure no other call is using `hooks` (no fire or reload in
 /// progress or started later); after it returns the pointer is dangling.
+///
+/// # Safety
+/// `hooks` is NULL or an engine from `oh_hooks_new`, freed only once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
     if hooks.is_null() {
@@ -177,6 +192,9 @@ pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
 /// must not be freed any other way.
 ///
 /// Thread safety: any thread; each string is freed once.
+///
+/// # Safety
+/// `s` is NULL or a string returned by this library, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
     if s.is_null() {

@@ -15,7 +15,7 @@ pub enum Matcher {
     /// Stored as the literal pieces between the stars.
     Glob(Vec<String>),
     /// Anything else: case-sensitive substring, with its searcher built once.
-    Substring(memchr::memmem::Finder<'static>),
+    Substring(Box<memchr::memmem::Finder<'static>>),
 }
 
 impl Matcher {
@@ -59,7 +59,7 @@ impl Matcher {
         if pattern.contains('*') {
             return Ok(Matcher::Glob(pattern.split('*').map(str::to_owned).collect()));
         }
-        Ok(Matcher::Substring(memchr::memmem::Finder::new(pattern.as_bytes()).into_owned()))
+        Ok(Matcher::Substring(Box::new(memchr::memmem::Finder::new(pattern.as_bytes()).into_owned())))
     }
 
     /// Whether a hook with this matcher runs for `tool` (the envelope's `toolName`; `None` or

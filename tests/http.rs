@@ -82,7 +82,7 @@ fn timeout_and_refused() {
     let out = stable(fire(&e, json!({ "event": "preToolUse" })));
     assert_eq!(out["reason"], "hook HTTP error");
     assert_eq!(out["hooks"][0]["timedOut"], false);
-    assert!(out["hooks"][0]["error"].as_str().unwrap().len() > 0);
+    assert!(!out["hooks"][0]["error"].as_str().unwrap().is_empty());
 }
 
 #[test]
