@@ -100,7 +100,8 @@ fn glob_matches(pieces: &[String], text: &str) -> bool {
     }
     let mut inner = &text[first.len()..text.len() - last.len()];
     for piece in middle {
-        match inner.find(piece.as_str()) {
+        // memmem rather than str::find, which builds a two-way searcher on every call.
+        match memchr::memmem::find(inner.as_bytes(), piece.as_bytes()) {
             Some(at) => inner = &inner[at + piece.len()..],
             None => return false,
         }
