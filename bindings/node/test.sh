@@ -23,6 +23,17 @@ if [ ! -f "$LIB_DIR/liboh_hooks.so" ]; then
   exit 1
 fi
 
+# Node's C headers: the system's, else the npm package node-api-headers (fetched from the npm
+# registry into bindings/node/node_modules, which is not committed).
+if [ -z "${NODE_API_INCLUDE_DIR:-}" ] && [ ! -f /usr/include/node/node_api.h ] && [ ! -d node_modules/node-api-headers ]; then
+  echo "== /usr/include/node/node_api.h not found: npm install --no-save node-api-headers"
+  if ! command -v npm >/dev/null 2>&1 || ! npm install --no-save --no-audit --no-fund node-api-headers; then
+    echo "error: no Node API headers: install Node's headers or let npm fetch node-api-headers"
+    summary 0 1
+    exit 1
+  fi
+fi
+
 if ! node build.js; then
   echo "error: building the Node addon failed"
   summary 0 1
