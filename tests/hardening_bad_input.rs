@@ -3,8 +3,9 @@
 //! and config, the outcome error code for envelopes, and the outcome / trace for bad hook
 //! responses and broken environments. Row ids (A1, B3, ...) are the table's.
 
-mod hardening_util;
-use hardening_util::*;
+mod common;
+use common::process::*;
+use common::*;
 use oh_hooks::ffi;
 use oh_hooks::Engine;
 use serde_json::{json, Value};

@@ -5,8 +5,9 @@
 //!
 //! Every test holds `serial()`: they inspect process-wide state (fds, dispositions, environment).
 
-mod hardening_util;
-use hardening_util::*;
+mod common;
+use common::process::*;
+use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};

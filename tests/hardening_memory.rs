@@ -2,8 +2,8 @@
 //! jsonIO fires, 20 background fires) with RSS printed at the start, after 10,000 fires and at
 //! the end; the growth after the first 10,000 must stay under 5 MB.
 
-mod hardening_util;
-use hardening_util::status_kib;
+mod common;
+use common::process::status_kib;
 use oh_hooks::ffi;
 use std::ffi::{CStr, CString};
 use std::time::Instant;

@@ -6,8 +6,9 @@
 //! Every test holds `serial()`: they count our children and measure wall time and RSS, which the
 //! other tests of this binary would disturb.
 
-mod hardening_util;
-use hardening_util::*;
+mod common;
+use common::process::*;
+use common::*;
 use oh_hooks::ffi;
 use serde_json::{json, Value};
 use std::ffi::{CStr, CString};

@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests: engines from inline configs, outcomes as JSON
-//! values, and a real HTTP/1.1 server on 127.0.0.1 for HTTP hooks.
+//! values, a real HTTP/1.1 server on 127.0.0.1 for HTTP hooks, and (in `process`) /proc readers
+//! for the hardening tests.
 #![allow(dead_code)]
+
+pub mod process;
 
 use oh_hooks::Engine;
 use serde_json::{json, Value};
@@ -19,8 +22,24 @@ pub fn engine(config: Value, extra: Value) -> Engine {
     Engine::new(Some(&options.to_string())).unwrap_or_else(|e| panic!("engine: {e}"))
 }
 
+/// One preToolUse hook entry, as an engine.
+pub fn one_hook(entry: Value, extra: Value) -> Engine {
+    engine(json!({ "hooks": { "preToolUse": [entry] } }), extra)
+}
+
 pub fn fire(engine: &Engine, envelope: Value) -> Value {
-    serde_json::from_str(&engine.fire(&envelope.to_string()).to_json()).unwrap()
+    fire_raw(engine, &envelope.to_string())
+}
+
+pub fn fire_raw(engine: &Engine, text: &str) -> Value {
+    serde_json::from_str(&engine.fire(text).to_json()).unwrap()
+}
+
+/// The only trace of an outcome that must have exactly one.
+pub fn trace(outcome: &Value) -> &Value {
+    let hooks = outcome["hooks"].as_array().unwrap_or_else(|| panic!("no hooks in {outcome}"));
+    assert_eq!(hooks.len(), 1, "expected one trace: {outcome}");
+    &hooks[0]
 }
 
 /// The outcome with the run-to-run varying `durationMs` removed.

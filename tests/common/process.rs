@@ -1,41 +1,8 @@
-//! Helpers shared by the hardening tests (tests/hardening_*.rs): engines over inline configs,
-//! outcomes as JSON, a per-binary lock for tests that measure the whole process (timing, memory,
-//! children, file descriptors), and readers for /proc.
-#![allow(dead_code)]
+//! Helpers for tests that watch the whole process: a per-binary lock for measurements
+//! (timing, memory, children, file descriptors) and readers for /proc.
 
-use oh_hooks::Engine;
-use serde_json::{json, Value};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
-
-/// An engine over an inline config, trusted, with extra options merged in.
-pub fn engine(config: Value, extra: Value) -> Engine {
-    let mut options = json!({ "trusted": true, "config": config });
-    if let Value::Object(extra) = extra {
-        options.as_object_mut().unwrap().extend(extra);
-    }
-    Engine::new(Some(&options.to_string())).unwrap_or_else(|e| panic!("engine: {e}"))
-}
-
-/// One preToolUse hook entry, as an engine.
-pub fn one_hook(entry: Value, extra: Value) -> Engine {
-    engine(json!({ "hooks": { "preToolUse": [entry] } }), extra)
-}
-
-pub fn fire(engine: &Engine, envelope: Value) -> Value {
-    fire_raw(engine, &envelope.to_string())
-}
-
-pub fn fire_raw(engine: &Engine, text: &str) -> Value {
-    serde_json::from_str(&engine.fire(text).to_json()).unwrap()
-}
-
-/// The only trace of an outcome that must have exactly one.
-pub fn trace(outcome: &Value) -> &Value {
-    let hooks = outcome["hooks"].as_array().unwrap_or_else(|| panic!("no hooks in {outcome}"));
-    assert_eq!(hooks.len(), 1, "expected one trace: {outcome}");
-    &hooks[0]
-}
 
 /// Tests that measure the whole process (children, RSS, fds, wall time) hold this, so the other
 /// tests of the same binary cannot disturb the measurement.
