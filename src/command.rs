@@ -7,10 +7,10 @@
 
 use crate::spawn::{self, EnvTemplate, Process, Request};
 use std::ffi::{CStr, CString, OsStr};
-use std::os::unix::ffi::OsStringExt;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -127,11 +127,11 @@ pub fn run(spawn: &Spawn) -> Finished {
 /// makes of it, not what a program of that name would do (`echo -e`, `pwd`, `exit 3`).
 /// `true` and `false` without arguments are the same either way and stay direct.
 const SHELL_WORDS: &[&str] = &[
-    "!", ".", ":", "[", "[[", "{", "}", "alias", "bg", "break", "case", "cd", "chdir", "command",
-    "continue", "do", "done", "echo", "elif", "else", "esac", "eval", "exec", "exit", "export", "fc",
-    "fg", "fi", "for", "function", "getopts", "hash", "if", "in", "jobs", "kill", "local", "printf",
-    "pwd", "read", "readonly", "return", "select", "set", "shift", "test", "then", "time", "times",
-    "trap", "true", "false", "type", "ulimit", "umask", "unalias", "unset", "until", "wait", "while",
+    "!", ".", ":", "[", "[[", "{", "}", "alias", "bg", "break", "case", "cd", "chdir", "command", "continue", "do",
+    "done", "echo", "elif", "else", "esac", "eval", "exec", "exit", "export", "fc", "fg", "fi", "for", "function",
+    "getopts", "hash", "if", "in", "jobs", "kill", "local", "printf", "pwd", "read", "readonly", "return", "select",
+    "set", "shift", "test", "then", "time", "times", "trap", "true", "false", "type", "ulimit", "umask", "unalias",
+    "unset", "until", "wait", "while",
 ];
 
 /// A command with no shell syntax at all — a program and plain words, nothing the shell would
@@ -156,9 +156,8 @@ pub fn plain_words(command: &str) -> Option<Vec<String>> {
 /// so the program sees the same `$0`.
 fn find_program(name: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        std::fs::metadata(cwd.join(p)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
+    let executable =
+        |p: &Path| std::fs::metadata(cwd.join(p)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if name.contains('/') {
         let p = PathBuf::from(name);
         return executable(&p).then_some(p);
@@ -309,9 +308,8 @@ impl<'a> Supervisor<'a> {
                         self.stdin = None;
                     }
                     Reaped::Lost(e) => {
-                        self.out.error = Some(format!(
-                            "cannot read the hook's exit status ({e}); is SIGCHLD ignored by the host?"
-                        ));
+                        self.out.error =
+                            Some(format!("cannot read the hook's exit status ({e}); is SIGCHLD ignored by the host?"));
                         exited = Some(Instant::now());
                         self.stdin = None;
                     }
@@ -489,16 +487,41 @@ mod tests {
     #[test]
     fn plain_commands_are_split() {
         assert_eq!(words("true"), Some(vec!["true"]));
-        assert_eq!(words("./hooks/check.sh --mode=strict  a,b"), Some(vec!["./hooks/check.sh", "--mode=strict", "a,b"]));
+        assert_eq!(
+            words("./hooks/check.sh --mode=strict  a,b"),
+            Some(vec!["./hooks/check.sh", "--mode=strict", "a,b"])
+        );
         assert_eq!(words("node ./gate.cjs"), Some(vec!["node", "./gate.cjs"]));
     }
 
     #[test]
     fn anything_shell_like_goes_to_the_shell() {
         for c in [
-            "echo hi", "exit 3", "true x", "cd /", "A=1 prog", "prog > out", "prog | cat", "prog; x", "prog &&x",
-            "prog $HOME", "prog ~/x", "prog *.rs", "prog 'a b'", "prog \"a\"", "prog a\\ b", "prog #c",
-            "prog\nx", "prog `x`", "prog (x)", "prog {a,b}", "prog !x", "prog [ab]", "prog ?", "-x", "   ",
+            "echo hi",
+            "exit 3",
+            "true x",
+            "cd /",
+            "A=1 prog",
+            "prog > out",
+            "prog | cat",
+            "prog; x",
+            "prog &&x",
+            "prog $HOME",
+            "prog ~/x",
+            "prog *.rs",
+            "prog 'a b'",
+            "prog \"a\"",
+            "prog a\\ b",
+            "prog #c",
+            "prog\nx",
+            "prog `x`",
+            "prog (x)",
+            "prog {a,b}",
+            "prog !x",
+            "prog [ab]",
+            "prog ?",
+            "-x",
+            "   ",
         ] {
             assert_eq!(plain_words(c), None, "{c:?}");
         }

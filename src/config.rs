@@ -325,7 +325,9 @@ impl<'de> Deserialize<'de> for EventHooks {
                 let mut seen = [false; Event::COUNT];
                 while let Some(EventKey(event)) = map.next_key()? {
                     if std::mem::replace(&mut seen[event.index()], true) {
-                        map.next_value_seed(Reject(format!("event `{event}` appears twice; list all its hooks under one key")))?;
+                        map.next_value_seed(Reject(format!(
+                            "event `{event}` appears twice; list all its hooks under one key"
+                        )))?;
                     }
                     let list: Option<HookList> = map.next_value()?;
                     hooks.0[event.index()] = list.map(|l| l.0).unwrap_or_default();
@@ -483,7 +485,9 @@ impl<'de> Deserialize<'de> for HookSpec {
                     }
                     seen.push(key);
                     match key {
-                        EntryKey::Command => handlers.push(("command", Handler::Command(map.next_value::<NonEmpty>()?.0))),
+                        EntryKey::Command => {
+                            handlers.push(("command", Handler::Command(map.next_value::<NonEmpty>()?.0)))
+                        }
                         EntryKey::Http => handlers.push(("http", Handler::Http(map.next_value::<HttpUrl>()?.0))),
                         EntryKey::Prompt => handlers.push(("prompt", Handler::Prompt(map.next_value::<NonEmpty>()?.0))),
                         EntryKey::Match => matcher = Some(map.next_value::<MatchValue>()?),
@@ -493,7 +497,11 @@ impl<'de> Deserialize<'de> for HookSpec {
                 }
                 let handler = match handlers.len() {
                     1 => handlers.pop().expect("one handler").1,
-                    0 => return Err(de::Error::custom("a hook entry needs exactly one of `command`, `http` or `prompt`; found none")),
+                    0 => {
+                        return Err(de::Error::custom(
+                            "a hook entry needs exactly one of `command`, `http` or `prompt`; found none",
+                        ))
+                    }
                     _ => {
                         let names: Vec<_> = handlers.iter().map(|(n, _)| format!("`{n}`")).collect();
                         return Err(de::Error::custom(format!(
@@ -614,7 +622,9 @@ impl<'de> Deserialize<'de> for Timeout {
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Timeout, E> {
                 if v == 0 {
-                    return Err(E::custom("expected a positive integer number of milliseconds, found 0 (there is no \"never\")"));
+                    return Err(E::custom(
+                        "expected a positive integer number of milliseconds, found 0 (there is no \"never\")",
+                    ));
                 }
                 Ok(Timeout(Duration::from_millis(v.min(MAX_TIMEOUT_MS))))
             }

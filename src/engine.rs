@@ -11,8 +11,8 @@ use crate::hook::{self, Context, Ran};
 use crate::http::HttpClient;
 use crate::merge::Walk;
 use crate::options::Options;
-use crate::spawn::EnvTemplate;
 use crate::outcome::{Outcome, Trace};
+use crate::spawn::EnvTemplate;
 use crate::trust::{self, Trust};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
@@ -281,7 +281,9 @@ impl Inner {
                 .iter()
                 .map(|&i| {
                     let (spec, cx) = (&specs[i], &cx);
-                    std::thread::Builder::new().name("oh-hooks-hook".into()).spawn_scoped(scope, move || hook::run(spec, cx))
+                    std::thread::Builder::new()
+                        .name("oh-hooks-hook".into())
+                        .spawn_scoped(scope, move || hook::run(spec, cx))
                 })
                 .collect();
             // The first hook runs on the calling thread: one hook costs no thread at all.

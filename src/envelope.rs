@@ -4,8 +4,8 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use indexmap::IndexMap;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -82,7 +82,9 @@ pub fn parse_head(json: &str) -> Result<Head<'_>> {
         let hint = Event::suggest(&name).map(|e| format!(" (did you mean `{e}`?)")).unwrap_or_default();
         Error::new(
             ErrorCode::UnknownEvent,
-            format!("unknown event `{name}`{hint}; expected one of the 27 camelCase event names, such as \"preToolUse\""),
+            format!(
+                "unknown event `{name}`{hint}; expected one of the 27 camelCase event names, such as \"preToolUse\""
+            ),
         )
     })?;
     Ok(Head { event, tool: raw.tool })
@@ -277,8 +279,8 @@ impl Envelope {
     /// The full look, after [`parse_head`] accepted the same text. Values are kept as raw JSON
     /// text: nothing is built for fields no hook reads.
     pub fn parse(text: &str, event: Event) -> Result<Envelope> {
-        let fields: IndexMap<String, &RawValue> =
-            serde_json::from_str(text).map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?;
+        let fields: IndexMap<String, &RawValue> = serde_json::from_str(text)
+            .map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?;
         Ok(Envelope::build(event, fields.iter().map(|(k, v)| (k.as_str(), v.get()))))
     }
 
@@ -290,7 +292,8 @@ impl Envelope {
 
     /// `fields`: keys and their values' JSON text, in order, without duplicates.
     fn build<'a>(event: Event, fields: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Envelope {
-        let mut json: Vec<u8> = Vec::with_capacity(64 + fields.clone().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>());
+        let mut json: Vec<u8> =
+            Vec::with_capacity(64 + fields.clone().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>());
         json.extend_from_slice(b"{\"event\":\"");
         json.extend_from_slice(event.name().as_bytes());
         json.push(b'"');
@@ -440,7 +443,8 @@ mod tests {
     #[test]
     fn prompt_cut_on_char_boundary() {
         let prompt = "é".repeat(5000); // 10000 bytes
-        let env = Envelope::parse(&serde_json::json!({ "prompt": prompt }).to_string(), Event::UserPromptSubmit).unwrap();
+        let env =
+            Envelope::parse(&serde_json::json!({ "prompt": prompt }).to_string(), Event::UserPromptSubmit).unwrap();
         let p = &env.vars.iter().find(|(n, _)| *n == "OH_PROMPT").unwrap().1;
         assert_eq!(p.len(), 8192);
         let empty: Map<String, Value> = serde_json::from_value(serde_json::json!({ "prompt": "" })).unwrap();

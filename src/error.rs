@@ -52,9 +52,8 @@ impl Error {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| {
-            r#"{"code":"internal","message":"could not serialize an error"}"#.to_string()
-        })
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| r#"{"code":"internal","message":"could not serialize an error"}"#.to_string())
     }
 }
 

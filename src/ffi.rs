@@ -216,10 +216,13 @@ pub extern "C" fn oh_hooks_version() -> *const c_char {
 fn null_argument(name: &str, function: &str) -> Outcome {
     Outcome::error(Error::new(
         ErrorCode::NullArgument,
-        format!("{function}: `{name}` is NULL; expected {}", match name {
-            "hooks" => "an engine from oh_hooks_new",
-            _ => "a NUL-terminated UTF-8 JSON string",
-        }),
+        format!(
+            "{function}: `{name}` is NULL; expected {}",
+            match name {
+                "hooks" => "an engine from oh_hooks_new",
+                _ => "a NUL-terminated UTF-8 JSON string",
+            }
+        ),
     ))
 }
 

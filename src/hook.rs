@@ -8,8 +8,8 @@ use crate::event::Event;
 use crate::http::{HttpClient, Reply};
 use crate::outcome::{millis, Trace};
 use crate::response::{self, HookResult, Permission, Response};
-use crate::trust::Trust;
 use crate::spawn::EnvTemplate;
+use crate::trust::Trust;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -77,16 +77,16 @@ fn run_command(
     let event = cx.envelope.event;
     trace.json_io = json_io.then_some(true);
     let finished = command::run(&Spawn {
-            command,
-            argv,
-            cwd: cx.cwd,
-            env: cx.env,
-            vars: &cx.envelope.vars,
-            stdin: json_io.then_some(cx.envelope.json.as_bytes()),
-            capture_stdout: json_io,
-            max_stdout: cx.max_output_bytes,
-            timeout,
-        });
+        command,
+        argv,
+        cwd: cx.cwd,
+        env: cx.env,
+        vars: &cx.envelope.vars,
+        stdin: json_io.then_some(cx.envelope.json.as_bytes()),
+        capture_stdout: json_io,
+        max_stdout: cx.max_output_bytes,
+        timeout,
+    });
     match finished.exit {
         Some(Exit::Code(c)) => trace.exit_code = Some(c),
         Some(Exit::Signal(s)) => trace.signal = Some(s),
@@ -96,7 +96,10 @@ fn run_command(
     if !finished.stderr.is_empty() {
         trace.stderr = Some(utf8_prefix(&finished.stderr));
     }
-    trace.error = finished.error.clone().or_else(|| finished.timed_out.then(|| format!("timed out after {} ms", timeout.as_millis())));
+    trace.error = finished
+        .error
+        .clone()
+        .or_else(|| finished.timed_out.then(|| format!("timed out after {} ms", timeout.as_millis())));
 
     if !json_io {
         let permission_request = event == Event::PermissionRequest;
@@ -140,7 +143,10 @@ fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> Ho
                 }
                 Response::Parsed { result, legacy_denied } => {
                     if legacy_denied && result.decision.is_none() && result.permission.is_none() {
-                        HookResult { reason: result.reason.or_else(|| Some(LEGACY_DENIED.to_string())), ..HookResult::deny(LEGACY_DENIED) }
+                        HookResult {
+                            reason: result.reason.or_else(|| Some(LEGACY_DENIED.to_string())),
+                            ..HookResult::deny(LEGACY_DENIED)
+                        }
                     } else {
                         result
                     }

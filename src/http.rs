@@ -75,10 +75,8 @@ impl HttpClient {
     }
 
     pub fn post(&self, url: &str, body: &str, timeout: Duration, max_bytes: usize) -> Reply {
-        let failed = |e: ureq::Error| Reply::Failed {
-            timed_out: matches!(e, ureq::Error::Timeout(_)),
-            message: e.to_string(),
-        };
+        let failed =
+            |e: ureq::Error| Reply::Failed { timed_out: matches!(e, ureq::Error::Timeout(_)), message: e.to_string() };
         let response = self
             .agent()
             .post(url)

@@ -88,7 +88,12 @@ mod tests {
     use super::*;
     use crate::response::Decision;
 
-    fn r(decision: Option<Decision>, permission: Option<Permission>, reason: Option<&str>, context: Option<&str>) -> HookResult {
+    fn r(
+        decision: Option<Decision>,
+        permission: Option<Permission>,
+        reason: Option<&str>,
+        context: Option<&str>,
+    ) -> HookResult {
         HookResult { decision, permission, reason: reason.map(Into::into), context: context.map(Into::into) }
     }
 
@@ -118,7 +123,10 @@ mod tests {
     #[test]
     fn deny_with_permission_allow_is_a_deny() {
         let (m, _) = walk(vec![r(Some(Decision::Deny), Some(Permission::Allow), Some("no"), None)]);
-        assert_eq!(m, Merged { allowed: false, permission: Some(Permission::Deny), reason: Some("no".into()), context: None });
+        assert_eq!(
+            m,
+            Merged { allowed: false, permission: Some(Permission::Deny), reason: Some("no".into()), context: None }
+        );
     }
 
     #[test]
@@ -130,7 +138,10 @@ mod tests {
             r(Some(Decision::Deny), None, None, None),
         ]);
         assert_eq!(ran, 3);
-        assert_eq!(m, Merged { allowed: true, permission: Some(Permission::Allow), reason: None, context: Some("a\n\nb".into()) });
+        assert_eq!(
+            m,
+            Merged { allowed: true, permission: Some(Permission::Allow), reason: None, context: Some("a\n\nb".into()) }
+        );
     }
 
     #[test]
@@ -141,7 +152,15 @@ mod tests {
             r(None, None, Some("later"), None),
         ]);
         assert_eq!(ran, 3);
-        assert_eq!(m, Merged { allowed: true, permission: Some(Permission::Ask), reason: Some("r".into()), context: Some("a\n\nb".into()) });
+        assert_eq!(
+            m,
+            Merged {
+                allowed: true,
+                permission: Some(Permission::Ask),
+                reason: Some("r".into()),
+                context: Some("a\n\nb".into())
+            }
+        );
     }
 
     #[test]

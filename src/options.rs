@@ -7,8 +7,17 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const KEYS: &[&str] = &[
-    "cwd", "home", "layers", "configPath", "config", "trusted", "defaultTimeoutMs", "env", "strict",
-    "maxOutputBytes", "waitNonBlocking",
+    "cwd",
+    "home",
+    "layers",
+    "configPath",
+    "config",
+    "trusted",
+    "defaultTimeoutMs",
+    "env",
+    "strict",
+    "maxOutputBytes",
+    "waitNonBlocking",
 ];
 
 /// Where the hooks come from.
@@ -99,7 +108,10 @@ impl Options {
         let mut options = Options::default();
         let Some(json) = json else { return Ok(options) };
         let value: Value = serde_json::from_str(json).map_err(|e| {
-            Error::new(ErrorCode::InvalidOptions, format!("options are not valid JSON ({e}); expected a JSON object such as {{\"cwd\": \"/project\"}}"))
+            Error::new(
+                ErrorCode::InvalidOptions,
+                format!("options are not valid JSON ({e}); expected a JSON object such as {{\"cwd\": \"/project\"}}"),
+            )
         })?;
         let map = match value {
             Value::Null => return Ok(options),
@@ -124,14 +136,20 @@ impl Options {
                 "cwd" => {
                     let cwd = absolute(want_str(&key, &v)?);
                     if !cwd.is_dir() {
-                        return Err(invalid(&key, format!("`{}` is not a directory; expected an existing directory", cwd.display())));
+                        return Err(invalid(
+                            &key,
+                            format!("`{}` is not a directory; expected an existing directory", cwd.display()),
+                        ));
                     }
                     self.cwd = cwd;
                 }
                 "home" => self.home = Some(absolute(want_str(&key, &v)?)),
                 "layers" => {
                     let items = v.as_array().ok_or_else(|| {
-                        invalid(&key, format!("expected an array of \"user\", \"project\", \"local\", found {}", type_name(&v)))
+                        invalid(
+                            &key,
+                            format!("expected an array of \"user\", \"project\", \"local\", found {}", type_name(&v)),
+                        )
                     })?;
                     let mut set = (false, false, false);
                     for item in items {
@@ -139,7 +157,12 @@ impl Options {
                             Some("user") => set.0 = true,
                             Some("project") => set.1 = true,
                             Some("local") => set.2 = true,
-                            _ => return Err(invalid(&key, format!("unknown layer {item}; expected \"user\", \"project\" or \"local\""))),
+                            _ => {
+                                return Err(invalid(
+                                    &key,
+                                    format!("unknown layer {item}; expected \"user\", \"project\" or \"local\""),
+                                ))
+                            }
                         }
                     }
                     layers = Some(set);
@@ -147,7 +170,10 @@ impl Options {
                 "configPath" => config_path = Some(absolute(want_str(&key, &v)?)),
                 "config" => {
                     if !v.is_object() {
-                        return Err(invalid(&key, format!("expected a config object (the shape of a config file), found {}", type_name(&v))));
+                        return Err(invalid(
+                            &key,
+                            format!("expected a config object (the shape of a config file), found {}", type_name(&v)),
+                        ));
                     }
                     inline = Some(v);
                 }
@@ -165,7 +191,10 @@ impl Options {
                             return Err(invalid(&key, format!("`{name}` is not a valid variable name; expected a non-empty name without `=` or NUL")));
                         }
                         if value.contains('\0') {
-                            return Err(invalid(&key, format!("the value of `{name}` contains a NUL byte, which no environment can hold")));
+                            return Err(invalid(
+                                &key,
+                                format!("the value of `{name}` contains a NUL byte, which no environment can hold"),
+                            ));
                         }
                         self.env.push((name.clone(), value.to_string()));
                     }
@@ -180,7 +209,11 @@ impl Options {
                         path: Some(key.clone()),
                         ..Error::new(
                             ErrorCode::InvalidOptions,
-                            format!("unknown option `{key}`{}; expected one of: {}", did_you_mean(&key, KEYS), KEYS.join(", ")),
+                            format!(
+                                "unknown option `{key}`{}; expected one of: {}",
+                                did_you_mean(&key, KEYS),
+                                KEYS.join(", ")
+                            ),
                         )
                     })
                 }

@@ -118,13 +118,26 @@ mod tests {
     #[test]
     fn shapes() {
         assert_eq!(Outcome::allowed(vec![]).to_json(), r#"{"allowed":true,"hooks":[]}"#);
-        assert_eq!(serde_json::to_string(&Outcome::allowed(vec![])).unwrap(), ALLOWED, "the fast path says what serde says");
+        assert_eq!(
+            serde_json::to_string(&Outcome::allowed(vec![])).unwrap(),
+            ALLOWED,
+            "the fast path says what serde says"
+        );
         assert_eq!(Outcome::allowed(vec!["w".into()]).to_json(), r#"{"allowed":true,"hooks":[],"warnings":["w"]}"#);
         assert_eq!(
             Outcome::error(Error::new(ErrorCode::NullArgument, "x")).to_json(),
             r#"{"allowed":false,"hooks":[],"error":{"code":"null_argument","message":"x"}}"#
         );
-        let t = Trace { index: 1, kind: "command", json_io: Some(true), exit_code: Some(0), timed_out: Some(false), duration_ms: 2.5, result: "none", ..Trace::default() };
+        let t = Trace {
+            index: 1,
+            kind: "command",
+            json_io: Some(true),
+            exit_code: Some(0),
+            timed_out: Some(false),
+            duration_ms: 2.5,
+            result: "none",
+            ..Trace::default()
+        };
         assert_eq!(
             serde_json::to_string(&t).unwrap(),
             r#"{"index":1,"type":"command","jsonIO":true,"exitCode":0,"timedOut":false,"durationMs":2.5,"result":"none"}"#

@@ -121,7 +121,9 @@ mod tests {
 
     #[test]
     fn fields() {
-        let r = parsed(r#"{"decision":"deny","reason":"no","hookSpecificOutput":{"decision":"ask","additionalContext":"c","reason":"r2"},"x":1}"#);
+        let r = parsed(
+            r#"{"decision":"deny","reason":"no","hookSpecificOutput":{"decision":"ask","additionalContext":"c","reason":"r2"},"x":1}"#,
+        );
         assert_eq!(r.decision, Some(Decision::Deny));
         assert_eq!(r.permission, Some(Permission::Ask));
         assert_eq!(r.reason.as_deref(), Some("no"));

@@ -138,18 +138,20 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
     // SAFETY: every pointer is valid for the call: the actions and attributes are initialised,
     // argv and envp are NULL-terminated arrays of NUL-terminated strings that outlive it.
     let rc = unsafe {
-        libc::posix_spawn(&mut pid, req.program.as_ptr(), &actions.0, &attrs.0, argv.as_mut_ptr() as *const *mut c_char, req.env.pointers.as_ptr() as *const *mut c_char)
+        libc::posix_spawn(
+            &mut pid,
+            req.program.as_ptr(),
+            &actions.0,
+            &attrs.0,
+            argv.as_mut_ptr() as *const *mut c_char,
+            req.env.pointers.as_ptr() as *const *mut c_char,
+        )
     };
     if rc != 0 {
         return Err(io::Error::from_raw_os_error(rc));
     }
     // The child's ends close here; ours stay.
-    Ok(Process {
-        pid,
-        stdin: stdin.map(|(_, ours)| ours),
-        stdout: stdout.map(|(ours, _)| ours),
-        stderr: stderr_read,
-    })
+    Ok(Process { pid, stdin: stdin.map(|(_, ours)| ours), stdout: stdout.map(|(ours, _)| ours), stderr: stderr_read })
 }
 
 /// A close-on-exec pipe, (read end, write end), both numbered 3 or above so that the child's
@@ -218,7 +220,13 @@ impl FileActions {
             Some(fd) => self.dup2(fd, to),
             // SAFETY: as above; the path is a constant C string.
             None => check(unsafe {
-                libc::posix_spawn_file_actions_addopen(&self.0 as *const _ as *mut _, to, c"/dev/null".as_ptr(), flags, 0)
+                libc::posix_spawn_file_actions_addopen(
+                    &self.0 as *const _ as *mut _,
+                    to,
+                    c"/dev/null".as_ptr(),
+                    flags,
+                    0,
+                )
             }),
         }
     }

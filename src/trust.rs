@@ -28,9 +28,9 @@ pub fn evaluate(forced: Option<bool>, home: Option<&Path>, cwd: &Path) -> Trust 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Trust::Trusted,
         Err(e) => return Trust::Untrusted(format!("untrusted: cannot read {} ({e})", store.display())),
     };
-    let listed: Option<Vec<String>> = serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|v| {
-        v.get("trusted")?.as_array()?.iter().map(|d| d.as_str().map(str::to_string)).collect()
-    });
+    let listed: Option<Vec<String>> = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| v.get("trusted")?.as_array()?.iter().map(|d| d.as_str().map(str::to_string)).collect());
     let Some(listed) = listed else {
         return Trust::Untrusted(format!(
             "untrusted: {} is not of the form {{\"trusted\": [\"/dir\", ...]}}, so no directory is trusted",

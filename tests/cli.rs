@@ -14,7 +14,8 @@ fn project(config: &str) -> tempfile::TempDir {
     dir
 }
 
-const CONFIG: &str = "hooks:\n  preToolUse:\n    - command: exit 1\n      match: Bash\n  postToolUse:\n    - command: exit 0\n";
+const CONFIG: &str =
+    "hooks:\n  preToolUse:\n    - command: exit 1\n      match: Bash\n  postToolUse:\n    - command: exit 0\n";
 
 #[test]
 fn fire_exit_status_allowed_denied_error() {

@@ -95,10 +95,21 @@ fn relative_paths_run_from_cwd() {
 #[test]
 fn missing_non_executable_and_shebangless_behave_as_in_the_shell() {
     let s = setup();
-    for (command, code) in [("not-a-program-anywhere x", 127), ("./bin/missing", 127), ("./bin/noexec", 126), ("noexec", 127), ("./bin/noshebang", 4)] {
+    for (command, code) in [
+        ("not-a-program-anywhere x", 127),
+        ("./bin/missing", 127),
+        ("./bin/noexec", 126),
+        ("noexec", 127),
+        ("./bin/noshebang", 4),
+    ] {
         let (d, sh, _, _) = both(&s, command, false);
         assert_eq!(d.exit, sh.exit, "{command}");
-        assert_eq!(d.exit, Some(oh_hooks::command::Exit::Code(code)), "{command}: {:?}", String::from_utf8_lossy(&d.stderr));
+        assert_eq!(
+            d.exit,
+            Some(oh_hooks::command::Exit::Code(code)),
+            "{command}: {:?}",
+            String::from_utf8_lossy(&d.stderr)
+        );
     }
 }
 

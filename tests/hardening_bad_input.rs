@@ -227,7 +227,11 @@ fn b23_nesting_hidden_from_the_depth_guard_by_quoted_brackets() {
     let start = std::time::Instant::now();
     let result = oh_hooks::config::parse_file(Path::new("/x/c.yaml"), text.as_bytes());
     let took = start.elapsed();
-    eprintln!("figure: YAML flow nesting 36,000 deep hidden by quoted `]` ({} bytes): ok={} in {took:?}", text.len(), result.is_ok());
+    eprintln!(
+        "figure: YAML flow nesting 36,000 deep hidden by quoted `]` ({} bytes): ok={} in {took:?}",
+        text.len(),
+        result.is_ok()
+    );
     assert!(took < std::time::Duration::from_secs(1), "B23: a {}-byte config took {took:?} to load", text.len());
     let err = result.expect_err("more than 10,000 `[` is refused");
     assert!(err.message.contains("more than 10000 times"), "{}", err.message);
@@ -241,7 +245,9 @@ fn b21_config_file_not_utf8() {
 
 #[test]
 fn b_inline_config_errors_name_options_config() {
-    let err = new_error(&json!({ "config": { "hooks": { "preToolUse": [ { "command": "x", "jsonIO": "yes" } ] } } }).to_string());
+    let err = new_error(
+        &json!({ "config": { "hooks": { "preToolUse": [ { "command": "x", "jsonIO": "yes" } ] } } }).to_string(),
+    );
     check_error("B19 inline", &err, "invalid_config", Some("hooks.preToolUse[0].jsonIO"), "true or false");
     // No file to name: the error points into the option instead (the wording is the engine's).
     assert!(err["message"].as_str().unwrap().contains("config"), "{err}");
@@ -277,7 +283,10 @@ fn b25_accepted_config_shapes() {
 
 #[test]
 fn b26_command_with_nul_is_a_load_error() {
-    let err = new_error(&json!({ "trusted": true, "config": { "hooks": { "preToolUse": [ { "command": "echo a\u{0}b" } ] } } }).to_string());
+    let err = new_error(
+        &json!({ "trusted": true, "config": { "hooks": { "preToolUse": [ { "command": "echo a\u{0}b" } ] } } })
+            .to_string(),
+    );
     check_error("B26", &err, "invalid_config", Some("hooks.preToolUse[0].command"), "NUL");
 }
 
@@ -297,7 +306,8 @@ fn envelope_engines() -> [Engine; 2] {
 #[test]
 fn c_envelope_table() {
     let deep = |d: usize| format!("{{\"event\":\"preToolUse\",\"x\":{}{}}}", "[".repeat(d), "]".repeat(d));
-    let deep_objects = format!("{{\"event\":\"preToolUse\",\"x\":{}1{}}}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
+    let deep_objects =
+        format!("{{\"event\":\"preToolUse\",\"x\":{}1{}}}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
     #[rustfmt::skip]
     let rows: Vec<(&str, String, &str, &str)> = vec![
         ("C1 not JSON", "{not json".into(), "invalid_envelope", "not valid JSON"),
@@ -370,11 +380,13 @@ fn c15_ten_mib_envelope_reaches_a_jsonio_hook_whole() {
     let hook = json!({ "command": "n=$(wc -c | tr -d ' '); printf '{\"hookSpecificOutput\":{\"additionalContext\":\"%s\"}}' \"$n\"", "jsonIO": true });
     let blob = "x".repeat(10 << 20);
     let envelope = json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "content": blob } });
-    let expected = format!("{{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"toolInput\":{{\"content\":\"{blob}\"}}}}").len();
+    let expected =
+        format!("{{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"toolInput\":{{\"content\":\"{blob}\"}}}}").len();
     let e = one_hook(hook.clone(), json!({}));
     let through_rust = fire(&e, envelope.clone());
     // Through the FFI too: the C string path has no limit either.
-    let options = CString::new(json!({ "trusted": true, "config": { "hooks": { "preToolUse": [hook] } } }).to_string()).unwrap();
+    let options =
+        CString::new(json!({ "trusted": true, "config": { "hooks": { "preToolUse": [hook] } } }).to_string()).unwrap();
     let text = CString::new(envelope.to_string()).unwrap();
     // SAFETY: valid strings; the engine is freed once.
     let h = unsafe { ffi::oh_hooks_new(options.as_ptr(), std::ptr::null_mut()) };
@@ -414,14 +426,27 @@ fn c16_variable_too_large_for_the_os_fails_like_a_spawn_failure() {
 
 #[test]
 fn c17_tool_name_of_other_types() {
-    let e = one_hook(json!({ "command": "echo \"{\\\"hookSpecificOutput\\\":{\\\"additionalContext\\\":\\\"[${OH_TOOL_NAME-unset}]\\\"}}\"", "match": "7", "jsonIO": true }), json!({}));
+    let e = one_hook(
+        json!({ "command": "echo \"{\\\"hookSpecificOutput\\\":{\\\"additionalContext\\\":\\\"[${OH_TOOL_NAME-unset}]\\\"}}\"", "match": "7", "jsonIO": true }),
+        json!({}),
+    );
     // A number is matched and exported as its JSON text; null, arrays and objects are absent
     // (and so match every hook, with OH_TOOL_NAME unset).
-    for (tool, context) in [(json!(7), "[7]"), (json!(17.5), "[17.5]"), (json!(null), "[unset]"), (json!({}), "[unset]"), (json!([7]), "[unset]")] {
+    for (tool, context) in [
+        (json!(7), "[7]"),
+        (json!(17.5), "[17.5]"),
+        (json!(null), "[unset]"),
+        (json!({}), "[unset]"),
+        (json!([7]), "[unset]"),
+    ] {
         let o = fire(&e, json!({ "event": "preToolUse", "toolName": tool }));
         assert_eq!(o["additionalContext"], context, "C17 {tool}: {o}");
     }
-    assert_eq!(fire(&e, json!({ "event": "preToolUse", "toolName": 8 }))["hooks"], json!([]), "C17: 8 does not contain 7");
+    assert_eq!(
+        fire(&e, json!({ "event": "preToolUse", "toolName": 8 }))["hooks"],
+        json!([]),
+        "C17: 8 does not contain 7"
+    );
 }
 
 #[test]
@@ -435,24 +460,45 @@ fn c18_nul_in_a_variable_fails_the_hook() {
     );
     for (envelope, reason, permission, var) in [
         (json!({ "event": "preToolUse", "toolName": "env\u{0}x" }), "hook denied (exit code)", None, "OH_TOOL_NAME"),
-        (json!({ "event": "preToolUse", "toolName": "json", "toolArgs": "a\u{0}b" }), "hook failed (timeout or non-zero exit)", None, "OH_TOOL_ARGS"),
-        (json!({ "event": "permissionRequest", "sessionId": "\u{0}" }), "hook denied (exit code)", Some("deny"), "OH_SESSION_ID"),
+        (
+            json!({ "event": "preToolUse", "toolName": "json", "toolArgs": "a\u{0}b" }),
+            "hook failed (timeout or non-zero exit)",
+            None,
+            "OH_TOOL_ARGS",
+        ),
+        (
+            json!({ "event": "permissionRequest", "sessionId": "\u{0}" }),
+            "hook denied (exit code)",
+            Some("deny"),
+            "OH_SESSION_ID",
+        ),
         (json!({ "event": "userPromptSubmit", "prompt": "p\u{0}" }), "hook denied (exit code)", None, "OH_PROMPT"),
-        (json!({ "event": "userPromptSubmit", "effort": { "level": "\u{0}" } }), "hook denied (exit code)", None, "OH_EFFORT"),
+        (
+            json!({ "event": "userPromptSubmit", "effort": { "level": "\u{0}" } }),
+            "hook denied (exit code)",
+            None,
+            "OH_EFFORT",
+        ),
     ] {
         let o = fire(&e, envelope.clone());
         assert_eq!(o["allowed"], false, "C18 {envelope}: {o}");
         assert_eq!(o["reason"], reason, "C18 {envelope}: {o}");
         assert_eq!(o.get("permissionDecision").and_then(Value::as_str), permission, "C18 {envelope}: {o}");
         let t = trace(&o);
-        assert!(t["error"].as_str().unwrap().contains(var) && t["error"].as_str().unwrap().contains("NUL"), "C18 {envelope}: {o}");
+        assert!(
+            t["error"].as_str().unwrap().contains(var) && t["error"].as_str().unwrap().contains("NUL"),
+            "C18 {envelope}: {o}"
+        );
         assert!(t.get("exitCode").is_none(), "C18: the hook must not have run: {o}");
     }
 }
 
 #[test]
 fn c19_nul_in_a_plain_field_reaches_jsonio_escaped() {
-    let e = one_hook(json!({ "command": "grep -q 'a\\\\u0000b' && echo '{\"decision\":\"deny\",\"reason\":\"saw it\"}'", "jsonIO": true }), json!({}));
+    let e = one_hook(
+        json!({ "command": "grep -q 'a\\\\u0000b' && echo '{\"decision\":\"deny\",\"reason\":\"saw it\"}'", "jsonIO": true }),
+        json!({}),
+    );
     let o = fire(&e, json!({ "event": "preToolUse", "note": "a\u{0}b" }));
     assert_eq!(o["reason"], "saw it", "C19: {o}");
 }

@@ -91,7 +91,10 @@ fn http_server() -> (u16, Arc<AtomicUsize>) {
                         return;
                     }
                     let answer = "{}";
-                    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", answer.len());
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        answer.len()
+                    );
                     if writer.write_all(head.as_bytes()).and_then(|_| writer.write_all(answer.as_bytes())).is_err() {
                         return;
                     }
@@ -186,7 +189,9 @@ fn no_library_fd_leaks_into_hooks() {
     }
     assert_eq!(listings, 3 * LISTINGS);
     if !inherited.is_empty() {
-        eprintln!("note: fds inherited by the test process itself (not the library's), allowed in hooks: {inherited:?}");
+        eprintln!(
+            "note: fds inherited by the test process itself (not the library's), allowed in hooks: {inherited:?}"
+        );
     }
 }
 
@@ -344,8 +349,15 @@ fn timeout_sigterm_reaches_a_hook_fired_from_a_thread_that_blocks_sigterm() {
     let t = trace(&o);
     eprintln!("figure: hook fired from a thread blocking SIGTERM, timeout 200 ms: {took:?}, trace {t}");
     assert_eq!(t["timedOut"], true, "{o}");
-    assert_eq!(t["signal"], libc::SIGTERM, "the hook ignored the timeout's SIGTERM (it inherited a blocked SIGTERM): {o}");
-    assert!(took < Duration::from_millis(200 + 300), "fire took {took:?}: only the SIGKILL after the grace ended the hook");
+    assert_eq!(
+        t["signal"],
+        libc::SIGTERM,
+        "the hook ignored the timeout's SIGTERM (it inherited a blocked SIGTERM): {o}"
+    );
+    assert!(
+        took < Duration::from_millis(200 + 300),
+        "fire took {took:?}: only the SIGKILL after the grace ended the hook"
+    );
 }
 
 /// Restores a signal disposition on drop (also when the test fails).
@@ -466,7 +478,10 @@ fn sixteen_threads_on_one_engine_get_their_own_outcomes() {
                         assert_eq!(o["hooks"][1]["exitCode"], 3, "{o}");
                     }
                     // A fire that matches nothing, interleaved.
-                    assert_eq!(fire(e, json!({ "event": "preToolUse", "toolName": "zzz" })), json!({ "allowed": true, "hooks": [] }));
+                    assert_eq!(
+                        fire(e, json!({ "event": "preToolUse", "toolName": "zzz" })),
+                        json!({ "allowed": true, "hooks": [] })
+                    );
                     fires.fetch_add(1, Ordering::Relaxed);
                 }
             });

@@ -21,7 +21,8 @@ fn rss_stays_flat_over_100k_fires() {
         .to_string(),
     )
     .unwrap();
-    let no_match = c"{\"event\":\"preToolUse\",\"toolName\":\"Read\",\"toolArgs\":\"src/lib.rs\",\"sessionId\":\"s-1\"}";
+    let no_match =
+        c"{\"event\":\"preToolUse\",\"toolName\":\"Read\",\"toolArgs\":\"src/lib.rs\",\"sessionId\":\"s-1\"}";
     let matching = c"{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"toolArgs\":\"ls -la\",\"sessionId\":\"s-1\"}";
     let background = c"{\"event\":\"postToolUse\",\"toolName\":\"Bash\",\"toolOutput\":\"ok\"}";
 
@@ -48,7 +49,11 @@ fn rss_stays_flat_over_100k_fires() {
             assert!(!out.is_null());
             let text = CStr::from_ptr(out).to_bytes();
             if i % MATCH_EVERY == 0 {
-                assert!(text.starts_with(b"{\"allowed\":true,\"additionalContext\":\"ok\""), "{}", String::from_utf8_lossy(text));
+                assert!(
+                    text.starts_with(b"{\"allowed\":true,\"additionalContext\":\"ok\""),
+                    "{}",
+                    String::from_utf8_lossy(text)
+                );
             } else {
                 assert_eq!(text, b"{\"allowed\":true,\"hooks\":[]}");
             }

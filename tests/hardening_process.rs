@@ -213,9 +213,7 @@ const FLOOD: u64 = 100_000_000;
 fn flood_on_stdout_and_stderr_neither_blocks_nor_grows_memory() {
     let _g = serial();
     let line = "x".repeat(99);
-    let cmd = format!(
-        "(yes {line} | head -c {FLOOD} >&2) & yes {line} | head -c {FLOOD}; wait; exit 0"
-    );
+    let cmd = format!("(yes {line} | head -c {FLOOD} >&2) & yes {line} | head -c {FLOOD}; wait; exit 0");
     let e = one_hook(json!({ "command": cmd, "jsonIO": true, "timeout": 60000 }), json!({}));
     let before = status_kib("VmRSS");
     let hwm_reset = reset_hwm();

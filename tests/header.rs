@@ -38,7 +38,14 @@ fn version_macros_match_cargo() {
 
 #[test]
 fn every_export_is_documented_in_the_header() {
-    for function in ["oh_hooks_new", "oh_hooks_fire", "oh_hooks_reload", "oh_hooks_free", "oh_hooks_string_free", "oh_hooks_version"] {
+    for function in [
+        "oh_hooks_new",
+        "oh_hooks_fire",
+        "oh_hooks_reload",
+        "oh_hooks_free",
+        "oh_hooks_string_free",
+        "oh_hooks_version",
+    ] {
         // The declaration: a line with the call shape that ends the statement.
         let line = GENERATED
             .lines()

@@ -7,7 +7,10 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 fn one_hook(server: &Server, path: &str, event: &str) -> oh_hooks::Engine {
-    engine(json!({ "hooks": { event: [ { "http": server.url(path), "timeout": 500 } ] } }), json!({ "maxOutputBytes": 1024 }))
+    engine(
+        json!({ "hooks": { event: [ { "http": server.url(path), "timeout": 500 } ] } }),
+        json!({ "maxOutputBytes": 1024 }),
+    )
 }
 
 fn outcome(server: &Server, path: &str) -> Value {
@@ -78,7 +81,8 @@ fn timeout_and_refused() {
 
     // A port nobody listens on: bind, learn the port, close.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let e = engine(json!({ "hooks": { "preToolUse": [ { "http": format!("http://127.0.0.1:{port}/x") } ] } }), json!({}));
+    let e =
+        engine(json!({ "hooks": { "preToolUse": [ { "http": format!("http://127.0.0.1:{port}/x") } ] } }), json!({}));
     let out = stable(fire(&e, json!({ "event": "preToolUse" })));
     assert_eq!(out["reason"], "hook HTTP error");
     assert_eq!(out["hooks"][0]["timedOut"], false);
@@ -122,13 +126,20 @@ fn eight_threads_at_once() {
         }
     });
     assert_eq!(s.requests.load(Ordering::SeqCst), 200);
-    assert!(s.connections.load(Ordering::SeqCst) <= 16, "connections are pooled: {}", s.connections.load(Ordering::SeqCst));
+    assert!(
+        s.connections.load(Ordering::SeqCst) <= 16,
+        "connections are pooled: {}",
+        s.connections.load(Ordering::SeqCst)
+    );
 }
 
 #[test]
 fn http_hooks_run_on_non_blocking_events_too() {
     let s = Server::start();
-    let e = engine(json!({ "hooks": { "postToolUse": [ { "http": s.url("/deny") } ] } }), json!({ "waitNonBlocking": true }));
+    let e = engine(
+        json!({ "hooks": { "postToolUse": [ { "http": s.url("/deny") } ] } }),
+        json!({ "waitNonBlocking": true }),
+    );
     let out = stable(fire(&e, json!({ "event": "postToolUse" })));
     assert_eq!(out["allowed"], true, "non-blocking: decisions ignored");
     assert_eq!(out["hooks"][0]["result"], "deny");

@@ -66,7 +66,10 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
         }
         if r.permission == Some(Permission::Allow) {
             contexts.extend(r.context.clone());
-            return (Merged { allowed: true, permission: Some(Permission::Allow), reason: None, context: join(&contexts) }, i + 1);
+            return (
+                Merged { allowed: true, permission: Some(Permission::Allow), reason: None, context: join(&contexts) },
+                i + 1,
+            );
         }
         ask |= r.permission == Some(Permission::Ask);
         contexts.extend(r.context.clone());
@@ -75,7 +78,12 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
         }
     }
     (
-        Merged { allowed: true, permission: ask.then_some(Permission::Ask), reason: first_reason, context: join(&contexts) },
+        Merged {
+            allowed: true,
+            permission: ask.then_some(Permission::Ask),
+            reason: first_reason,
+            context: join(&contexts),
+        },
         results.len(),
     )
 }

@@ -118,7 +118,11 @@ fn fires_racing_reloads_see_old_or_new_never_a_mix() {
     let (_home, cwd, e) = setup();
     let file = cwd.path().join(".oh/config.yaml");
     // Two hooks that always agree within one config: both exit 0, or both exit 1.
-    let config = |code: i32| format!("hooks:\n  preToolUse:\n    - command: exit 0\n    - command: exit {code}\n    - command: exit {code}\n");
+    let config = |code: i32| {
+        format!(
+            "hooks:\n  preToolUse:\n    - command: exit 0\n    - command: exit {code}\n    - command: exit {code}\n"
+        )
+    };
     write(&file, &config(0));
     e.reload().unwrap();
     let stop = std::sync::atomic::AtomicBool::new(false);

@@ -90,8 +90,11 @@ fn option_overrides_the_store() {
     assert_eq!(p.fire(json!({ "trusted": true }), "preToolUse")["hooks"][0]["result"], "deny");
     std::fs::remove_file(p.home.path().join(".oh/trusted-dirs.json")).unwrap();
     let out = p.fire(json!({ "trusted": false }), "userPromptSubmit");
-    assert_eq!(out, json!({ "allowed": true, "hooks": [ { "index": 0, "type": "command", "result": "skipped",
-        "reason": "untrusted: the `trusted` option is false" } ] }));
+    assert_eq!(
+        out,
+        json!({ "allowed": true, "hooks": [ { "index": 0, "type": "command", "result": "skipped",
+        "reason": "untrusted: the `trusted` option is false" } ] })
+    );
 }
 
 #[test]

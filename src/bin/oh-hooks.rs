@@ -165,7 +165,9 @@ fn check(args: Args) -> ExitCode {
 fn print_error(e: &Error) {
     eprintln!("oh-hooks: {}: {}", e.code.as_str(), e.message);
     if let (Some(file), Some(line)) = (&e.file, e.line) {
-        if let Some(text) = std::fs::read_to_string(file).ok().and_then(|t| t.lines().nth(line as usize - 1).map(str::to_string)) {
+        if let Some(text) =
+            std::fs::read_to_string(file).ok().and_then(|t| t.lines().nth(line as usize - 1).map(str::to_string))
+        {
             let shown = oh_hooks::envelope::cut_at_char_boundary(&text, 160);
             let more = if shown.len() < text.len() { " …" } else { "" };
             eprintln!("{line:>6} | {shown}{more}");

@@ -118,7 +118,9 @@ fn serve(stream: TcpStream, requests: Arc<AtomicUsize>) {
         let (status, extra_headers, answer): (u16, &str, Vec<u8>) = match path.as_str() {
             "/allow" => (200, "", br#"{"decision":"allow"}"#.to_vec()),
             "/deny" => (200, "", br#"{"decision":"deny","reason":"server says no"}"#.to_vec()),
-            "/specific-deny" => (200, "", br#"{"hookSpecificOutput":{"decision":"deny","reason":"specific no"}}"#.to_vec()),
+            "/specific-deny" => {
+                (200, "", br#"{"hookSpecificOutput":{"decision":"deny","reason":"specific no"}}"#.to_vec())
+            }
             "/specific-allow" => (200, "", br#"{"hookSpecificOutput":{"decision":"allow"}}"#.to_vec()),
             "/context" => (200, "", br#"{"hookSpecificOutput":{"additionalContext":"from http"}}"#.to_vec()),
             "/echo" => {
