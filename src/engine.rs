@@ -41,7 +41,8 @@ struct Inner {
 
 /// What a fire works from.
 struct Snapshot {
-    config: Config,
+    /// Shared with the snapshot that replaces this one when a broken edit only adds a warning.
+    config: Arc<Config>,
     trust: Trust,
     /// A broken edit of a config file, reported in every outcome until fixed.
     warnings: Vec<String>,
@@ -120,7 +121,7 @@ impl Engine {
             inner: Arc::new(Inner {
                 env,
                 http: HttpClient::default(),
-                state: ArcSwap::from_pointee(Snapshot { config, trust, warnings: Vec::new() }),
+                state: ArcSwap::from_pointee(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }),
                 watch,
                 background: Mutex::new(Vec::new()),
                 options,
@@ -220,11 +221,11 @@ impl Inner {
         let event = head.event;
         let tool = head.tool.as_deref();
         let specs = snapshot.config.hooks.of(event);
-        // The common case on every tool call: nothing matches, nothing is allocated.
-        if !specs.iter().any(|s| s.matcher.matches(tool)) {
+        // The common case on every tool call: nothing matches (and an empty Vec allocates nothing).
+        let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).collect();
+        if matching.is_empty() {
             return Outcome::allowed(snapshot.warnings.clone());
         }
-        let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).collect();
         let envelope = match Envelope::parse(json, event) {
             Ok(e) => e,
             Err(e) => return Outcome::error(e),
@@ -363,7 +364,7 @@ impl Inner {
         let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
         match config::load(&self.options) {
             Ok(config) => {
-                self.state.store(Arc::new(Snapshot { config, trust, warnings: Vec::new() }));
+                self.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }));
                 drop(seen);
                 if let Some(file) = changed_config {
                     self.config_changed(&file);
@@ -384,7 +385,8 @@ impl Inner {
         let specs = snapshot.config.hooks.of(Event::ConfigChange);
         let mut fields = Map::new();
         fields.insert("filePath".to_string(), Value::String(file.display().to_string()));
-        let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(None)).collect();
+        // The envelope has no toolName, so every configChange hook matches.
+        let matching: Vec<usize> = (0..specs.len()).collect();
         if !matching.is_empty() {
             let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
             self.spawn_background(snapshot, Arc::new(envelope), matching);
