@@ -145,3 +145,45 @@ fn http_hooks_run_on_non_blocking_events_too() {
     assert_eq!(out["hooks"][0]["result"], "deny");
     assert_eq!(s.requests.load(Ordering::SeqCst), 1);
 }
+
+/// https goes through rustls with the webpki roots: a server whose certificate no public
+/// authority signed is refused during the handshake, and the hook fails closed. (A positive
+/// https test would need a way to trust a test root, which the options do not offer.)
+#[test]
+fn https_with_an_untrusted_certificate_fails_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl is needed for the https test (Debian package openssl)");
+    assert!(made.status.success(), "openssl req: {}", String::from_utf8_lossy(&made.stderr));
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = std::process::Command::new("openssl")
+        .args(["s_server", "-quiet", "-www", "-accept", &port.to_string(), "-cert"])
+        .arg(&cert)
+        .arg("-key")
+        .arg(&key)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until it listens.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "openssl s_server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let e = engine(json!({ "hooks": { "preToolUse": [ { "http": format!("https://127.0.0.1:{port}/") } ] } }), json!({}));
+    let out = stable(fire(&e, json!({ "event": "preToolUse" })));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out["allowed"], false, "{out}");
+    assert_eq!(out["reason"], "hook HTTP error", "{out}");
+    let error = out["hooks"][0]["error"].as_str().unwrap().to_lowercase();
+    assert!(error.contains("certificate") || error.contains("unknownissuer") || error.contains("tls"), "{error}");
+}

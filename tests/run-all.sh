@@ -12,6 +12,7 @@ trap 'rm -rf "$logs"' EXIT
 need_pkgs=()
 command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 command -v valgrind >/dev/null || need_pkgs+=(valgrind)
+command -v openssl >/dev/null || need_pkgs+=(openssl)   # the https test's certificate and server
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "== installing ${need_pkgs[*]} (Debian packages)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
