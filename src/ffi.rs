@@ -58,18 +58,8 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
         Engine::new(options).map(|engine| Box::into_raw(Box::new(OhHooks { engine })))
     })
     .and_then(|r| r);
-    let (engine, error) = match result {
-        Ok(engine) => (engine, std::ptr::null_mut()),
-        Err(e) => (std::ptr::null_mut(), into_c_string(e.to_json())),
-    };
-    if !error_out.is_null() {
-        // SAFETY: the caller passes a writable `char *` slot or NULL.
-        unsafe { *error_out = error };
-    } else {
-        // SAFETY: `error` is NULL or a string this library just made.
-        unsafe { oh_hooks_string_free(error) };
-    }
-    engine
+    // SAFETY: the caller passes a writable `char *` slot or NULL.
+    unsafe { report(result, error_out) }.unwrap_or(std::ptr::null_mut())
 }
 
 /// Fires one event: `envelope_json` is a JSON object with `event` and context fields
@@ -150,18 +140,11 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
         }
     })
     .and_then(|r| r);
-    let (code, error) = match result {
-        Ok(()) => (0, std::ptr::null_mut()),
-        Err(e) => (-1, into_c_string(e.to_json())),
-    };
-    if !error_out.is_null() {
-        // SAFETY: the caller passes a writable `char *` slot or NULL.
-        unsafe { *error_out = error };
-    } else {
-        // SAFETY: `error` is NULL or a string this library just made.
-        unsafe { oh_hooks_string_free(error) };
+    // SAFETY: the caller passes a writable `char *` slot or NULL.
+    match unsafe { report(result, error_out) } {
+        Some(()) => 0,
+        None => -1,
     }
-    code
 }
 
 /// Releases an engine: first waits for its hooks still running in the background (each bounded
@@ -224,6 +207,23 @@ fn null_argument(name: &str, function: &str) -> Outcome {
             }
         ),
     ))
+}
+
+/// The `error_out` convention: when the slot is not NULL it is always written, NULL on success
+/// and an owned error JSON on failure. Returns the success value.
+///
+/// # Safety
+/// `error_out` is NULL or points to a writable `char *`.
+unsafe fn report<T>(result: Result<T, Error>, error_out: *mut *mut c_char) -> Option<T> {
+    let (value, error) = match result {
+        Ok(v) => (Some(v), None),
+        Err(e) => (None, Some(e)),
+    };
+    if !error_out.is_null() {
+        // SAFETY: per this function's contract.
+        unsafe { *error_out = error.map_or(std::ptr::null_mut(), |e| into_c_string(e.to_json())) };
+    }
+    value
 }
 
 /// Hands a string to C. Our JSON never contains a raw NUL (serde_json escapes it), so this
