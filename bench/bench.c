@@ -88,12 +88,16 @@ static const char *NOMATCH_PATTERNS[20] = {
 
 static int g_failures;
 
-static void die(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
+static void say_error(const char *fmt, va_list ap) {
     fputs("error: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+}
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say_error(fmt, ap);
     va_end(ap);
     exit(1);
 }
@@ -101,9 +105,7 @@ static void die(const char *fmt, ...) {
 static void failure(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say_error(fmt, ap);
     va_end(ap);
     if (__atomic_add_fetch(&g_failures, 1, __ATOMIC_RELAXED) >= 20) die("too many failures, giving up");
 }
