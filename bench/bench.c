@@ -252,7 +252,7 @@ static void op_spawn_plain(char **argv) {
     reap(argv[0], pid);
 }
 
-/* The ladder: each step adds one thing the engine's env-mode hook does (command.rs), in C.
+/* The ladder: each step adds one thing the engine's env-mode hook does (src/run/command.rs), in C.
  *   1: chdir(cwd) + own process group + signal mask/default as std's Command + stdin and stdout
  *      opened on /dev/null in the parent and dup2'd (what Stdio::null does)
  *   2: + stderr on a pipe, read to EOF

@@ -3,28 +3,24 @@
 //! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
 
+use crate::config::trust::{self, Trust};
+use crate::config::watch::{coarse_now, Watch, CHECK_INTERVAL};
 use crate::config::{self, Config};
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
-use crate::hook::{self, Context, Ran};
-use crate::http::HttpClient;
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
-use crate::spawn::EnvTemplate;
-use crate::trust::{self, Trust};
+use crate::run::http::HttpClient;
+use crate::run::spawn::EnvTemplate;
+use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
-use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
-
-/// Config files are looked at, on fire, at most this often.
-pub const CHECK_INTERVAL: Duration = Duration::from_millis(250);
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -46,57 +42,6 @@ struct Snapshot {
     trust: Trust,
     /// A broken edit of a config file, reported in every outcome until fixed.
     warnings: Vec<String>,
-}
-
-/// The files whose changes reload the engine: the config files, then the trust store.
-struct Watch {
-    config_files: Vec<PathBuf>,
-    trust_store: Option<PathBuf>,
-    seen: Mutex<Vec<Option<Fingerprint>>>,
-    /// `coarse_now()` before which no fire looks at the files again.
-    next_check: AtomicU64,
-}
-
-/// Enough of a file's metadata to notice an edit, a replacement, a creation or a deletion.
-type Fingerprint = (u64, u64, i64, i64, i64, i64, u64);
-
-fn fingerprint(path: &PathBuf) -> Option<Fingerprint> {
-    let m = std::fs::metadata(path).ok()?;
-    Some((m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.size()))
-}
-
-/// Monotonic nanoseconds from the kernel's coarse clock: a few milliseconds of resolution is
-/// plenty for a 250 ms interval, and it is the cheapest clock there is — every fire reads it.
-fn coarse_now() -> u64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec; CLOCK_MONOTONIC_COARSE exists since Linux 2.6.32.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
-
-impl Watch {
-    fn files(&self) -> impl Iterator<Item = &PathBuf> {
-        self.config_files.iter().chain(self.trust_store.iter())
-    }
-
-    fn fingerprints(&self) -> Vec<Option<Fingerprint>> {
-        self.files().map(fingerprint).collect()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.config_files.is_empty() && self.trust_store.is_none()
-    }
-
-    /// True at most once per interval across all threads.
-    fn due(&self) -> bool {
-        let now = coarse_now();
-        let next = self.next_check.load(Ordering::Relaxed);
-        now >= next
-            && self
-                .next_check
-                .compare_exchange(next, now + CHECK_INTERVAL.as_nanos() as u64, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-    }
 }
 
 impl Engine {

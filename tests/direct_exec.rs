@@ -3,8 +3,8 @@
 //! programs, scripts without `#!`. Each case runs the command as written (direct) and with a
 //! trailing `;` (which forces the shell) and compares.
 
-use oh_hooks::command::{plain_words, run, Finished, Spawn};
-use oh_hooks::spawn::EnvTemplate;
+use oh_hooks::run::command::{plain_words, run, Finished, Spawn};
+use oh_hooks::run::spawn::EnvTemplate;
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -78,7 +78,7 @@ fn path_lookup_arguments_and_environment_are_identical() {
     let s = setup();
     let (d, sh, d_out, sh_out) = both(&s, "show a b=c --flag x,y", true);
     assert_eq!(d.exit, sh.exit);
-    assert_eq!(d.exit, Some(oh_hooks::command::Exit::Code(3)));
+    assert_eq!(d.exit, Some(oh_hooks::run::command::Exit::Code(3)));
     assert!(d_out.contains("\n4\na\nb=c\n--flag\nx,y\n"), "{d_out}");
     assert_eq!(d_out, sh_out, "argv[0], arguments and environment");
     assert!(d_out.contains("OH_EVENT=preToolUse") && d_out.contains(&format!("PWD={}", s.dir.path().display())));
@@ -106,7 +106,7 @@ fn missing_non_executable_and_shebangless_behave_as_in_the_shell() {
         assert_eq!(d.exit, sh.exit, "{command}");
         assert_eq!(
             d.exit,
-            Some(oh_hooks::command::Exit::Code(code)),
+            Some(oh_hooks::run::command::Exit::Code(code)),
             "{command}: {:?}",
             String::from_utf8_lossy(&d.stderr)
         );
@@ -119,6 +119,6 @@ fn true_and_false() {
     for (command, code) in [("true", 0), ("false", 1)] {
         let (d, sh, _, _) = both(&s, command, true);
         assert_eq!(d.exit, sh.exit);
-        assert_eq!(d.exit, Some(oh_hooks::command::Exit::Code(code)));
+        assert_eq!(d.exit, Some(oh_hooks::run::command::Exit::Code(code)));
     }
 }

@@ -130,7 +130,7 @@ fn no_library_fd_leaks_into_hooks() {
     ];
     for i in 0..LISTINGS {
         let command = format!("find /proc/self/fd/ -mindepth 1 -fls {}/list-direct-{i}", dir.path().display());
-        assert!(oh_hooks::command::plain_words(&command).is_some(), "not a direct command: {command}");
+        assert!(oh_hooks::run::command::plain_words(&command).is_some(), "not a direct command: {command}");
         hooks.push(json!({ "command": command, "match": format!("/^list-direct-{i}$/") }));
     }
     let e = engine(

@@ -178,7 +178,8 @@ fn https_with_an_untrusted_certificate_fails_closed() {
         assert!(std::time::Instant::now() < deadline, "openssl s_server did not start");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let e = engine(json!({ "hooks": { "preToolUse": [ { "http": format!("https://127.0.0.1:{port}/") } ] } }), json!({}));
+    let e =
+        engine(json!({ "hooks": { "preToolUse": [ { "http": format!("https://127.0.0.1:{port}/") } ] } }), json!({}));
     let out = stable(fire(&e, json!({ "event": "preToolUse" })));
     let _ = server.kill();
     let _ = server.wait();

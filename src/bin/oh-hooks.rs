@@ -141,8 +141,10 @@ fn check(args: Args) -> ExitCode {
         println!("config: {} ({state})", file.display());
     }
     match engine.trust() {
-        oh_hooks::trust::Trust::Trusted => println!("trust: trusted"),
-        oh_hooks::trust::Trust::Untrusted(why) => println!("trust: {why} (command and HTTP hooks will not run)"),
+        oh_hooks::config::trust::Trust::Trusted => println!("trust: trusted"),
+        oh_hooks::config::trust::Trust::Untrusted(why) => {
+            println!("trust: {why} (command and HTTP hooks will not run)")
+        }
     }
     if engine.disable_all_hooks() {
         println!("disableAllHooks: true (no hook runs)");

@@ -2,10 +2,10 @@
 //! timeout on the whole process group, reap.
 //!
 //! Everything happens on the calling thread in one `poll(2)` loop over the pipes and a pidfd
-//! for the child, so a hook costs no extra thread. Processes are created by [`crate::spawn`]
+//! for the child, so a hook costs no extra thread. Processes are created by [`super::spawn`]
 //! (posix_spawn: a vfork-style clone, no copy of a large host's page tables).
 
-use crate::spawn::{self, EnvTemplate, Process, Request};
+use super::spawn::{self, EnvTemplate, Process, Request};
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};

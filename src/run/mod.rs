@@ -1,15 +1,24 @@
-//! Running one hook of any kind and turning what happened into a result for the merge and a
-//! trace for the outcome. The per-event exit-code rules and the failure reasons live here.
+//! The ways to run one hook, and turning what happened into a result for the merge and a trace
+//! for the outcome. [`run`] dispatches on the hook's [`Handler`]: every kind of hook is one arm
+//! there and one file beside this one. The per-event exit-code rules and the failure reasons
+//! live here.
+//!
+//! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
+//! - [`http`]: HTTP hooks.
 
-use crate::command::{self, Exit, Spawn};
+pub mod command;
+pub mod http;
+pub mod spawn;
+
+use crate::config::trust::Trust;
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
-use crate::http::{HttpClient, Reply};
 use crate::outcome::{millis, Trace};
 use crate::response::{self, HookResult, Permission, Response};
-use crate::spawn::EnvTemplate;
-use crate::trust::Trust;
+use command::{Exit, Spawn};
+use http::{HttpClient, Reply};
+use spawn::EnvTemplate;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
