@@ -56,8 +56,8 @@ impl Engine {
         };
         // Fingerprints first: an edit racing this load is then seen by the next check.
         *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
-        let config = config::load(&options)?;
         let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
+        let config = config::load_all(&options, trust == Trust::Trusted)?;
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().collect();
@@ -66,7 +66,11 @@ impl Engine {
             inner: Arc::new(Inner {
                 env,
                 http: HttpClient::new(options.http_proxy.clone()),
-                state: ArcSwap::from_pointee(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }),
+                state: ArcSwap::from_pointee(Snapshot {
+                    warnings: config.warnings.clone(),
+                    config: Arc::new(config),
+                    trust,
+                }),
                 watch,
                 background: Mutex::new(Vec::new()),
                 options,
@@ -307,9 +311,13 @@ impl Inner {
         *seen = now;
         let old = self.state.load_full();
         let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
-        match config::load(&self.options) {
+        match config::load_all(&self.options, trust == Trust::Trusted) {
             Ok(config) => {
-                self.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }));
+                self.state.store(Arc::new(Snapshot {
+                    warnings: config.warnings.clone(),
+                    config: Arc::new(config),
+                    trust,
+                }));
                 drop(seen);
                 if let Some(file) = changed_config {
                     self.config_changed(&file);
@@ -318,7 +326,9 @@ impl Inner {
             }
             Err(e) => {
                 let warning = format!("config not reloaded, the previous one stays in force: {}", e.message);
-                self.state.store(Arc::new(Snapshot { config: old.config.clone(), trust, warnings: vec![warning] }));
+                let mut warnings = old.config.warnings.clone();
+                warnings.push(warning);
+                self.state.store(Arc::new(Snapshot { config: old.config.clone(), trust, warnings }));
                 Err(e)
             }
         }

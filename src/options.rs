@@ -20,7 +20,18 @@ const KEYS: &[&str] = &[
     "waitNonBlocking",
     "watch",
     "httpProxy",
+    "claude",
+    "claudePlugins",
+    "claudeProjectDir",
 ];
+
+/// A Claude Code plugin (CONTRACT §8): its `hooks/hooks.json` is read as an own layer, and its
+/// hooks get `CLAUDE_PLUGIN_ROOT` (and `CLAUDE_PLUGIN_DATA` when given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudePlugin {
+    pub root: PathBuf,
+    pub data: Option<PathBuf>,
+}
 
 /// Where the hooks come from.
 #[derive(Debug, Clone)]
@@ -50,6 +61,11 @@ pub struct Options {
     pub watch: bool,
     /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
     pub http_proxy: Option<ureq::Proxy>,
+    /// Also read Claude Code's settings files.
+    pub claude: bool,
+    pub claude_plugins: Vec<ClaudePlugin>,
+    /// `CLAUDE_PROJECT_DIR` for Claude Code hooks; `None`: `cwd`.
+    pub claude_project_dir: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -66,6 +82,9 @@ impl Default for Options {
             wait_non_blocking: false,
             watch: true,
             http_proxy: None,
+            claude: false,
+            claude_plugins: Vec::new(),
+            claude_project_dir: None,
         }
     }
 }
@@ -267,6 +286,9 @@ impl Options {
                     })?;
                     self.http_proxy = Some(proxy);
                 }
+                "claude" => self.claude = want_bool(&key, &v)?,
+                "claudeProjectDir" => self.claude_project_dir = Some(absolute(want_str(&key, &v)?)),
+                "claudePlugins" => self.claude_plugins = plugins(&key, &v)?,
                 _ => {
                     return Err(Error {
                         path: Some(key.clone()),
@@ -298,6 +320,50 @@ impl Options {
         };
         Ok(())
     }
+}
+
+/// `claudePlugins`: a list of plugin directories, each a string or `{"root": dir, "data": dir}`.
+fn plugins(key: &str, v: &Value) -> Result<Vec<ClaudePlugin>> {
+    let expected = "expected a list of plugin directories, each a string or {\"root\": dir, \"data\": dir}";
+    let items = v.as_array().ok_or_else(|| invalid(key, format!("{expected}, found {}", type_name(v))))?;
+    let dir = |value: &Value, what: &str| -> Result<PathBuf> {
+        let path = absolute(value.as_str().ok_or_else(|| {
+            invalid(key, format!("{what} must be a string naming a directory, found {}", type_name(value)))
+        })?);
+        if path.as_os_str().as_encoded_bytes().contains(&0) {
+            return Err(invalid(key, format!("{what} contains a NUL byte")));
+        }
+        Ok(path)
+    };
+    let mut plugins = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let plugin = match item {
+            Value::String(_) => ClaudePlugin { root: dir(item, &format!("entry {i}"))?, data: None },
+            Value::Object(map) => {
+                if let Some(other) = map.keys().find(|k| *k != "root" && *k != "data") {
+                    return Err(invalid(key, format!("entry {i} has unknown key `{other}`; {expected}")));
+                }
+                let root =
+                    map.get("root").ok_or_else(|| invalid(key, format!("entry {i} has no `root`; {expected}")))?;
+                ClaudePlugin {
+                    root: dir(root, &format!("entry {i}'s `root`"))?,
+                    data: map.get("data").map(|d| dir(d, &format!("entry {i}'s `data`"))).transpose()?,
+                }
+            }
+            other => return Err(invalid(key, format!("entry {i} is {}; {expected}", type_name(other)))),
+        };
+        if !plugin.root.is_dir() {
+            return Err(invalid(
+                key,
+                format!(
+                    "plugin directory `{}` is not a directory; expected an existing directory",
+                    plugin.root.display()
+                ),
+            ));
+        }
+        plugins.push(plugin);
+    }
+    Ok(plugins)
 }
 
 #[cfg(test)]
@@ -337,6 +403,12 @@ mod tests {
         assert!(err(r#"{"httpProxy": 5}"#).message.contains("expected a string"));
         assert!(err(r#"{"httpProxy": "::nope"}"#).message.contains("not a proxy URL"));
         assert!(Options::parse(Some(r#"{"httpProxy": "http://127.0.0.1:3128", "watch": false}"#)).is_ok());
+        assert!(err(r#"{"claude": 1}"#).message.contains("true or false"));
+        assert!(err(r#"{"claudePlugins": "/tmp"}"#).message.contains("expected a list of plugin directories"));
+        assert!(err(r#"{"claudePlugins": ["/definitely/not/here"]}"#).message.contains("not a directory"));
+        assert!(err(r#"{"claudePlugins": [{"data": "/tmp"}]}"#).message.contains("has no `root`"));
+        assert!(err(r#"{"claudePlugins": [{"root": "/tmp", "x": 1}]}"#).message.contains("unknown key `x`"));
+        assert!(err(r#"{"claudeProjectDir": 3}"#).message.contains("expected a string"));
     }
 
     /// Version 1 accepted these and, finding no trust store under them, trusted every project.
@@ -361,5 +433,17 @@ mod tests {
         // This process's user is in the password database (root in the test containers).
         let real = passwd_home().expect("the test user has a passwd entry");
         assert!(real.is_absolute());
+    }
+
+    #[test]
+    fn claude_options() {
+        let o = Options::parse(Some(
+            r#"{"claude": true, "claudeProjectDir": "/p", "claudePlugins": ["/tmp", {"root": "/", "data": "/d"}]}"#,
+        ))
+        .unwrap();
+        assert!(o.claude);
+        assert_eq!(o.claude_project_dir.as_deref(), Some(Path::new("/p")));
+        assert_eq!(o.claude_plugins[0], ClaudePlugin { root: "/tmp".into(), data: None });
+        assert_eq!(o.claude_plugins[1], ClaudePlugin { root: "/".into(), data: Some("/d".into()) });
     }
 }

@@ -2,9 +2,11 @@
 //! source reads, and how layers combine.
 //!
 //! - [`openharness`]: the `.oh/*.yaml` dialect and its validation.
+//! - [`claude`]: Claude Code's settings files and plugin `hooks.json` (CONTRACT §8).
 //! - [`trust`]: the workspace-trust verdict.
 //! - [`watch`]: noticing changed files for live reload.
 
+pub mod claude;
 pub mod openharness;
 pub mod trust;
 pub mod watch;
@@ -77,6 +79,10 @@ impl EventHooks {
 pub struct Config {
     pub disable_all_hooks: bool,
     pub hooks: EventHooks,
+    /// Claude Code hooks per event: one step of the walk after the openHarness hooks.
+    pub claude: claude::ClaudeHooks,
+    /// What loading left out (skipped Claude Code entries, untrusted files), for every outcome.
+    pub warnings: Vec<String>,
 }
 
 /// One file's (or the inline object's) settings; `None` means the key is absent, so an earlier
@@ -103,9 +109,32 @@ impl Config {
     }
 }
 
+impl Config {
+    /// Adds what the Claude Code files hold.
+    pub fn add_claude(&mut self, loaded: claude::Loaded) {
+        self.disable_all_hooks |= loaded.disable_all;
+        self.claude = loaded.hooks;
+        self.warnings.extend(loaded.warnings);
+    }
+}
+
+/// Reads and validates everything the options point at: the openHarness config, then the
+/// Claude Code files (project ones only when `trusted`).
+pub fn load_all(options: &Options, trusted: bool) -> Result<Config> {
+    let mut config = load(options)?;
+    config.add_claude(claude::load(options, trusted));
+    Ok(config)
+}
+
 /// The files a source reads, in merge order: the layer files (present or not, so that one
 /// created later is noticed), or the `configPath` file. An inline config reads none.
 pub fn config_files(options: &Options) -> Vec<PathBuf> {
+    let mut files = openharness_files(options);
+    files.extend(claude::files(options).into_iter().map(|f| f.path));
+    files
+}
+
+fn openharness_files(options: &Options) -> Vec<PathBuf> {
     match &options.source {
         Source::Layers { user, project, local } => {
             let mut files = Vec::new();
@@ -143,7 +172,7 @@ pub fn load(options: &Options) -> Result<Config> {
         }
         Source::Layers { .. } => {
             let mut layers = Vec::new();
-            for path in config_files(options) {
+            for path in openharness_files(options) {
                 match read_regular_file(&path) {
                     Ok(text) => layers.push(parse_file(&path, &text)?),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

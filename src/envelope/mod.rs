@@ -83,7 +83,8 @@ pub fn parse_head(json: &str) -> Result<Head<'_>> {
         Error::new(
             ErrorCode::UnknownEvent,
             format!(
-                "unknown event `{name}`{hint}; expected one of the 27 camelCase event names, such as \"preToolUse\""
+                "unknown event `{name}`{hint}; expected one of the {} camelCase event names, such as \"preToolUse\"",
+                Event::COUNT
             ),
         )
     })?;
