@@ -1,5 +1,8 @@
 //! What a hook answered (CONTRACT §3.4, §3.5): the response format shared by jsonIO stdout and
-//! HTTP bodies, and the per-hook result the merge walks over.
+//! HTTP bodies, and the per-hook result the merge walks over. [`claude`] reads Claude Code
+//! hooks' answers by Claude Code's rules.
+
+pub mod claude;
 
 use serde_json::Value;
 
@@ -9,12 +12,15 @@ pub enum Decision {
     Deny,
 }
 
-/// The three-state permission decision of `hookSpecificOutput.decision`.
+/// The permission decision of `hookSpecificOutput.decision` (and Claude Code's
+/// `permissionDecision`, which adds `defer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permission {
     Allow,
     Deny,
     Ask,
+    /// Claude Code only: the harness should pause the tool call for later.
+    Defer,
 }
 
 impl Permission {
@@ -23,6 +29,7 @@ impl Permission {
             Permission::Allow => "allow",
             Permission::Deny => "deny",
             Permission::Ask => "ask",
+            Permission::Defer => "defer",
         }
     }
 }
@@ -34,6 +41,10 @@ pub struct HookResult {
     pub permission: Option<Permission>,
     pub reason: Option<String>,
     pub context: Option<String>,
+    /// `hookSpecificOutput.updatedInput`: the tool input later hooks and the harness use.
+    pub updated_input: Option<Value>,
+    /// `hookSpecificOutput.updatedPrompt`: the prompt later hooks and the harness use.
+    pub updated_prompt: Option<String>,
 }
 
 impl HookResult {
@@ -76,11 +87,16 @@ pub enum Response {
     },
 }
 
+/// The one JSON reader of hook answers (jsonIO, HTTP, Claude Code hooks).
+pub fn parse_json(body: &[u8]) -> Result<Value, String> {
+    serde_json::from_slice(body).map_err(|e| e.to_string())
+}
+
 pub fn parse(body: &[u8]) -> Response {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Response::Empty;
     }
-    let value: Value = match serde_json::from_slice(body) {
+    let value: Value = match parse_json(body) {
         Ok(v) => v,
         Err(e) => return Response::Malformed(format!("response is not valid JSON ({e})")),
     };
@@ -103,6 +119,8 @@ pub fn parse(body: &[u8]) -> Response {
         },
         reason: text(top.get("reason")).or_else(|| text(specific.and_then(|s| s.get("reason")))),
         context: text(specific.and_then(|s| s.get("additionalContext"))),
+        updated_input: specific.and_then(|s| s.get("updatedInput")).filter(|v| v.is_object()).cloned(),
+        updated_prompt: specific.and_then(|s| s.get("updatedPrompt")).and_then(Value::as_str).map(str::to_string),
     };
     let legacy_denied = top.get("allowed") == Some(&Value::Bool(false));
     Response::Parsed { result, legacy_denied }
@@ -133,6 +151,10 @@ mod tests {
         assert_eq!(parsed(r#"{"decision":"ask","hookSpecificOutput":{"decision":"maybe"}}"#), HookResult::default());
         assert_eq!(parsed(r#"{"decision":"allow"}"#).label(), "allow");
         assert_eq!(parsed(r#"{"decision":"allow","hookSpecificOutput":{"decision":"ask"}}"#).label(), "ask");
+        let r = parsed(r#"{"hookSpecificOutput":{"updatedInput":{"command":"ls"},"updatedPrompt":"new"}}"#);
+        assert_eq!(r.updated_input, Some(serde_json::json!({"command": "ls"})));
+        assert_eq!(r.updated_prompt.as_deref(), Some("new"));
+        assert_eq!(parsed(r#"{"hookSpecificOutput":{"updatedInput":"x"}}"#).updated_input, None, "objects only");
     }
 
     #[test]
