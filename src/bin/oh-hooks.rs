@@ -162,8 +162,11 @@ fn check(args: Args) -> ExitCode {
     match engine.trust() {
         oh_hooks::config::trust::Trust::Trusted => println!("trust: trusted"),
         oh_hooks::config::trust::Trust::Untrusted(why) => {
-            println!("trust: {why} (command and HTTP hooks will not run)")
+            println!("trust: {why} (the project's files are not read; your own config still applies)")
         }
+    }
+    for warning in engine.warnings() {
+        println!("warning: {warning}");
     }
     if engine.disable_all_hooks() {
         println!("disableAllHooks: true (no hook runs)");
