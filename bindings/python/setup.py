@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_py import build_py
 
@@ -75,14 +75,18 @@ class BuildPyWithLibrary(build_py):
         os.chmod(dest / LIB_NAME, 0o755)
 
 
-class PlatformWheel(bdist_wheel):
-    def finalize_options(self) -> None:
-        super().finalize_options()
-        self.root_is_pure = False  # the library inside is for one platform
+class PlatformDistribution(Distribution):
+    """Not pure: the package installs into platlib, and the wheel says so (auditwheel refuses a
+    shared library in purelib). There is no extension module; the library is for one platform."""
 
+    def has_ext_modules(self) -> bool:
+        return True
+
+
+class PlatformWheel(bdist_wheel):
     def get_tag(self):
         _, _, plat = super().get_tag()
         return "py3", "none", os.environ.get("OH_HOOKS_WHEEL_PLAT") or plat
 
 
-setup(cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})
+setup(distclass=PlatformDistribution, cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel})
