@@ -4,8 +4,9 @@
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
 
 use crate::config::claude::ClaudeHook;
+use crate::config::layers::{self, Failure};
 use crate::config::trust::{self, Trust};
-use crate::config::watch::{coarse_now, Watch, CHECK_INTERVAL};
+use crate::config::watch::{Check, State, Watch};
 use crate::config::{self, Config};
 use crate::envelope::claude::ClaudeInput;
 use crate::envelope::{self, Envelope};
@@ -24,8 +25,7 @@ use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 pub struct Engine {
@@ -46,24 +46,39 @@ struct Snapshot {
     /// Shared with the snapshot that replaces this one when a broken edit only adds a warning.
     config: Arc<Config>,
     trust: Trust,
-    /// A broken edit of a config file, reported in every outcome until fixed.
+    /// The config's own warnings, then a failed reload's, reported in every outcome.
     warnings: Vec<String>,
+}
+
+impl Snapshot {
+    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>) -> Snapshot {
+        let mut warnings = config.warnings.clone();
+        warnings.extend(extra);
+        Snapshot { config, trust, warnings }
+    }
+}
+
+/// The trust verdict, or "untrusted for now" when the store cannot be read right now (then the
+/// second value is the warning, and the caller must ask again at the next check).
+fn evaluate_trust(options: &Options) -> (Trust, Option<String>) {
+    match trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd) {
+        Ok(t) => (t, None),
+        Err(why) => (
+            Trust::Untrusted(format!("untrusted for now: {why}")),
+            Some(format!("the trust store could not be read ({why}); project layers are not loaded until it can be")),
+        ),
+    }
 }
 
 impl Engine {
     /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
     pub fn new(options_json: Option<&str>) -> Result<Engine> {
         let options = Options::parse(options_json)?;
-        let watch = Watch {
-            config_files: config::config_files(&options),
-            trust_store: if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None },
-            seen: Mutex::new(Vec::new()),
-            next_check: AtomicU64::new(coarse_now() + CHECK_INTERVAL.as_nanos() as u64),
-        };
-        // Fingerprints first: an edit racing this load is then seen by the next check.
-        *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
-        let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
-        let config = config::load_all(&options, trust == Trust::Trusted)?;
+        let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
+        let watch = Watch::new(layers::files(&options), store);
+        let (trust, unread) = evaluate_trust(&options);
+        let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
+        watch.lock().retry = unread.is_some();
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().chain(claude_run::VARIABLES.iter().copied()).collect();
@@ -71,12 +86,8 @@ impl Engine {
         Ok(Engine {
             inner: Arc::new(Inner {
                 env,
-                http: HttpClient::default(),
-                state: ArcSwap::from_pointee(Snapshot {
-                    warnings: config.warnings.clone(),
-                    config: Arc::new(config),
-                    trust,
-                }),
+                http: HttpClient::new(options.http_proxy.clone()),
+                state: ArcSwap::from_pointee(Snapshot::new(Arc::new(config), trust, unread)),
                 watch,
                 background: Mutex::new(Vec::new()),
                 options,
@@ -114,18 +125,17 @@ impl Engine {
             .collect()
     }
 
-    /// What loading left out or could not use (skipped Claude Code entries and why, untrusted
-    /// files, a failed reload), as each outcome's `warnings` report it.
-    pub fn warnings(&self) -> Vec<String> {
-        self.inner.state.load().warnings.clone()
-    }
-
     pub fn disable_all_hooks(&self) -> bool {
         self.inner.state.load().config.disable_all_hooks
     }
 
     pub fn trust(&self) -> Trust {
         self.inner.state.load().trust.clone()
+    }
+
+    /// What every outcome's `warnings` says right now.
+    pub fn warnings(&self) -> Vec<String> {
+        self.inner.state.load().warnings.clone()
     }
 
     pub fn config_files(&self) -> &[PathBuf] {
@@ -176,7 +186,7 @@ impl Inner {
             Ok(h) => h,
             Err(e) => return Outcome::error(e),
         };
-        if !self.watch.is_empty() && self.watch.due() {
+        if self.options.watch && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
@@ -296,7 +306,7 @@ impl Inner {
         self.options.claude_project_dir.as_ref().unwrap_or(&self.options.cwd).display().to_string()
     }
 
-    fn context<'a>(&'a self, snapshot: &'a Snapshot, envelope: &'a Envelope) -> Context<'a> {
+    fn context<'a>(&'a self, envelope: &'a Envelope) -> Context<'a> {
         Context {
             envelope,
             cwd: &self.options.cwd,
@@ -304,7 +314,6 @@ impl Inner {
             default_timeout: self.options.default_timeout,
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,
-            trust: &snapshot.trust,
             http: &self.http,
         }
     }
@@ -325,7 +334,7 @@ impl Inner {
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len() + claude.len());
         for &i in matching {
-            let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope));
+            let cx = self.context(current.as_ref().unwrap_or(envelope));
             let Ran { result, trace } = hook::run(&specs[i], &cx);
             traces.push(trace);
             if let Some(result) = result {
@@ -367,7 +376,7 @@ impl Inner {
         oh: &[usize],
         claude: &[usize],
     ) -> (Vec<Ran>, Vec<(ClaudeAnswer, Trace)>) {
-        let cx = self.context(snapshot, envelope);
+        let cx = self.context(envelope);
         let specs = snapshot.config.hooks.of(envelope.event);
         let claude_hooks = snapshot.config.claude.of(envelope.event);
         let project_dir = self.project_dir();
@@ -458,7 +467,7 @@ impl Inner {
         for (is_claude, i) in jobs {
             let (inner, snap, env, input) = (self.clone(), snapshot.clone(), envelope.clone(), input.cloned());
             let job = move || {
-                let cx = inner.context(&snap, &env);
+                let cx = inner.context(&env);
                 if is_claude {
                     let (Some(input), project_dir) = (input, inner.project_dir()) else { return };
                     let ccx = ClaudeContext { base: &cx, input: &input, project_dir: &project_dir };
@@ -487,55 +496,77 @@ impl Inner {
         }
     }
 
-    /// Looks at the files (`force`: reloads even when nothing changed). A change that fails
-    /// validation leaves the old config in force with a warning. Returns the load error.
+    /// Looks at the files (`force`: reads them now, settled or not). A change is read once it
+    /// has settled; a read that fails (other than "does not exist") changes nothing and is
+    /// retried at the next check; a change that fails validation leaves the old config in force
+    /// with a warning. Returns the load error.
     fn reload(self: &Arc<Self>, force: bool) -> Result<()> {
-        let mut seen = if force {
-            self.watch.seen.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut state = if force {
+            self.watch.lock()
         } else {
             // Another thread is already reloading: this fire uses the current config.
-            match self.watch.seen.try_lock() {
+            match self.watch.state.try_lock() {
                 Ok(g) => g,
-                Err(_) => return Ok(()),
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
-        let now = self.watch.fingerprints();
-        let config_count = self.watch.config_files.len();
-        let changed_config: Option<PathBuf> = self
-            .watch
-            .config_files
-            .iter()
-            .zip(now.iter().zip(seen.iter()))
-            .find(|(_, (a, b))| a != b)
-            .map(|(p, _)| p.clone());
-        let changed_trust = now[config_count..] != seen[config_count..];
-        if !force && changed_config.is_none() && !changed_trust {
+        let now = if force {
+            self.watch.fingerprints()
+        } else {
+            match self.watch.check(&mut state) {
+                Check::Read(now) => now,
+                Check::Unchanged | Check::Settling => return Ok(()),
+            }
+        };
+        let old = self.state.load_full();
+        let (trust, unread) = evaluate_trust(&self.options);
+        if let Some(why) = unread {
+            // No verdict: keep the old config and the old verdict, and ask again.
+            return Err(self.keep(&mut state, &old, Error::new(ErrorCode::IoError, why), true));
+        }
+        let loaded = layers::load(&self.options, &trust);
+        // A file that changed while it was read is not settled: read it again later.
+        if !force && self.watch.fingerprints() != now {
+            state.pending = None;
             return Ok(());
         }
-        *seen = now;
-        let old = self.state.load_full();
-        let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
-        match config::load_all(&self.options, trust == Trust::Trusted) {
+        match loaded {
             Ok(config) => {
-                self.state.store(Arc::new(Snapshot {
-                    warnings: config.warnings.clone(),
-                    config: Arc::new(config),
-                    trust,
-                }));
-                drop(seen);
-                if let Some(file) = changed_config {
+                let changed = self.watch.changed_file(&state.adopted, &now);
+                state.adopted = now;
+                state.pending = None;
+                state.retry = false;
+                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None)));
+                drop(state);
+                if let Some(file) = changed {
                     self.config_changed(&file);
                 }
                 Ok(())
             }
-            Err(e) => {
-                let warning = format!("config not reloaded, the previous one stays in force: {}", e.message);
-                let mut warnings = old.config.warnings.clone();
-                warnings.push(warning);
-                self.state.store(Arc::new(Snapshot { config: old.config.clone(), trust, warnings }));
-                Err(e)
+            Err(Failure::Read(e)) => Err(self.keep(&mut state, &old, e, true)),
+            Err(Failure::Invalid(e)) => {
+                state.adopted = now;
+                state.pending = None;
+                Err(self.keep(&mut state, &old, e, false))
             }
         }
+    }
+
+    /// Keeps the old config and verdict after a failed reload, with a warning; `retry`: the
+    /// failure was a read error, so the files are read again at the next check.
+    fn keep(&self, state: &mut MutexGuard<State>, old: &Snapshot, e: Error, retry: bool) -> Error {
+        state.retry = retry;
+        let warning = if retry {
+            format!(
+                "config not reloaded, the previous one stays in force (read again at the next check): {}",
+                e.message
+            )
+        } else {
+            format!("config not reloaded, the previous one stays in force: {}", e.message)
+        };
+        self.state.store(Arc::new(Snapshot::new(old.config.clone(), old.trust.clone(), Some(warning))));
+        e
     }
 
     /// Runs the new config's `configChange` hooks in the background.

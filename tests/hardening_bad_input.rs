@@ -528,7 +528,7 @@ fn d_response_table() {
         ("D2 number", b"42".to_vec(), "not an object"),
         ("D2 null", b"null".to_vec(), "not an object"),
         ("D2 true", b"true".to_vec(), "not an object"),
-        ("D5 nested 100000 deep", deep.into_bytes(), "recursion limit"),
+        ("D5 `[` × 100000, never closed", deep.into_bytes(), "not valid JSON"),
         ("D6 invalid UTF-8 bytes", b"\xff\xfe".to_vec(), "not valid JSON"),
         ("D6 invalid UTF-8 in a string", b"{\"decision\":\"deny\",\"reason\":\"\xff\"}".to_vec(), "not valid JSON"),
         ("D8 UTF-8 BOM", b"\xef\xbb\xbf{\"decision\":\"deny\"}".to_vec(), "not valid JSON"),
@@ -722,9 +722,12 @@ fn e4_config_layer_that_is_a_fifo_does_not_hang() {
     let (tx, rx) = mpsc::channel();
     let e2 = e.clone();
     std::thread::spawn(move || {
+        // The first check sees the change, the next one (once it has settled) reads it.
+        fire(&e2, json!({ "event": "preToolUse" }));
+        std::thread::sleep(Duration::from_millis(300));
         let _ = tx.send(fire(&e2, json!({ "event": "preToolUse" })));
     });
-    let at_fire = rx.recv_timeout(Duration::from_secs(2));
+    let at_fire = rx.recv_timeout(Duration::from_secs(3));
     if at_fire.is_err() {
         release_fifo(&layer);
         let _ = rx.recv_timeout(Duration::from_secs(5));
