@@ -18,11 +18,11 @@ const KEYS: &[&str] = &[
     "strict",
     "maxOutputBytes",
     "waitNonBlocking",
-    "watch",
-    "httpProxy",
     "claude",
     "claudePlugins",
     "claudeProjectDir",
+    "watch",
+    "httpProxy",
 ];
 
 /// A Claude Code plugin (CONTRACT §8): its `hooks/hooks.json` is read as an own layer, and its
@@ -57,15 +57,15 @@ pub struct Options {
     pub strict: bool,
     pub max_output_bytes: usize,
     pub wait_non_blocking: bool,
-    /// `false`: the files are read at creation and by an explicit reload only.
-    pub watch: bool,
-    /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
-    pub http_proxy: Option<ureq::Proxy>,
     /// Also read Claude Code's settings files.
     pub claude: bool,
     pub claude_plugins: Vec<ClaudePlugin>,
     /// `CLAUDE_PROJECT_DIR` for Claude Code hooks; `None`: `cwd`.
     pub claude_project_dir: Option<PathBuf>,
+    /// `false`: the files are read at creation and by an explicit reload only.
+    pub watch: bool,
+    /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
+    pub http_proxy: Option<ureq::Proxy>,
 }
 
 impl Default for Options {
@@ -80,11 +80,11 @@ impl Default for Options {
             strict: false,
             max_output_bytes: 1024 * 1024,
             wait_non_blocking: false,
-            watch: true,
-            http_proxy: None,
             claude: false,
             claude_plugins: Vec::new(),
             claude_project_dir: None,
+            watch: true,
+            http_proxy: None,
         }
     }
 }
@@ -273,6 +273,9 @@ impl Options {
                     self.max_output_bytes = usize::try_from(want_positive(&key, &v)?).unwrap_or(usize::MAX)
                 }
                 "waitNonBlocking" => self.wait_non_blocking = want_bool(&key, &v)?,
+                "claude" => self.claude = want_bool(&key, &v)?,
+                "claudeProjectDir" => self.claude_project_dir = Some(absolute(want_str(&key, &v)?)),
+                "claudePlugins" => self.claude_plugins = plugins(&key, &v)?,
                 "watch" => self.watch = want_bool(&key, &v)?,
                 "httpProxy" => {
                     let url = want_str(&key, &v)?;
@@ -286,9 +289,6 @@ impl Options {
                     })?;
                     self.http_proxy = Some(proxy);
                 }
-                "claude" => self.claude = want_bool(&key, &v)?,
-                "claudeProjectDir" => self.claude_project_dir = Some(absolute(want_str(&key, &v)?)),
-                "claudePlugins" => self.claude_plugins = plugins(&key, &v)?,
                 _ => {
                     return Err(Error {
                         path: Some(key.clone()),
@@ -399,16 +399,28 @@ mod tests {
         assert!(err(r#"{"env": {"A": "x\u0000y"}}"#).message.contains("NUL"));
         assert!(err("[1]").message.contains("must be a JSON object"));
         assert!(err("{").message.contains("not valid JSON"));
-        assert!(err(r#"{"watch": "no"}"#).message.contains("true or false"));
-        assert!(err(r#"{"httpProxy": 5}"#).message.contains("expected a string"));
-        assert!(err(r#"{"httpProxy": "::nope"}"#).message.contains("not a proxy URL"));
-        assert!(Options::parse(Some(r#"{"httpProxy": "http://127.0.0.1:3128", "watch": false}"#)).is_ok());
         assert!(err(r#"{"claude": 1}"#).message.contains("true or false"));
         assert!(err(r#"{"claudePlugins": "/tmp"}"#).message.contains("expected a list of plugin directories"));
         assert!(err(r#"{"claudePlugins": ["/definitely/not/here"]}"#).message.contains("not a directory"));
         assert!(err(r#"{"claudePlugins": [{"data": "/tmp"}]}"#).message.contains("has no `root`"));
         assert!(err(r#"{"claudePlugins": [{"root": "/tmp", "x": 1}]}"#).message.contains("unknown key `x`"));
         assert!(err(r#"{"claudeProjectDir": 3}"#).message.contains("expected a string"));
+    }
+
+    #[test]
+    fn claude_options() {
+        let o = Options::parse(Some(
+            r#"{"claude": true, "claudeProjectDir": "/p", "claudePlugins": ["/tmp", {"root": "/", "data": "/d"}]}"#,
+        ))
+        .unwrap();
+        assert!(o.claude);
+        assert_eq!(o.claude_project_dir.as_deref(), Some(Path::new("/p")));
+        assert_eq!(o.claude_plugins[0], ClaudePlugin { root: "/tmp".into(), data: None });
+        assert_eq!(o.claude_plugins[1], ClaudePlugin { root: "/".into(), data: Some("/d".into()) });
+        assert!(err(r#"{"watch": "no"}"#).message.contains("true or false"));
+        assert!(err(r#"{"httpProxy": 5}"#).message.contains("expected a string"));
+        assert!(err(r#"{"httpProxy": "::nope"}"#).message.contains("not a proxy URL"));
+        assert!(Options::parse(Some(r#"{"httpProxy": "http://127.0.0.1:3128", "watch": false}"#)).is_ok());
     }
 
     /// Version 1 accepted these and, finding no trust store under them, trusted every project.
@@ -433,17 +445,5 @@ mod tests {
         // This process's user is in the password database (root in the test containers).
         let real = passwd_home().expect("the test user has a passwd entry");
         assert!(real.is_absolute());
-    }
-
-    #[test]
-    fn claude_options() {
-        let o = Options::parse(Some(
-            r#"{"claude": true, "claudeProjectDir": "/p", "claudePlugins": ["/tmp", {"root": "/", "data": "/d"}]}"#,
-        ))
-        .unwrap();
-        assert!(o.claude);
-        assert_eq!(o.claude_project_dir.as_deref(), Some(Path::new("/p")));
-        assert_eq!(o.claude_plugins[0], ClaudePlugin { root: "/tmp".into(), data: None });
-        assert_eq!(o.claude_plugins[1], ClaudePlugin { root: "/".into(), data: Some("/d".into()) });
     }
 }

@@ -380,8 +380,11 @@ fn c15_ten_mib_envelope_reaches_a_jsonio_hook_whole() {
     let hook = json!({ "command": "n=$(wc -c | tr -d ' '); printf '{\"hookSpecificOutput\":{\"additionalContext\":\"%s\"}}' \"$n\"", "jsonIO": true });
     let blob = "x".repeat(10 << 20);
     let envelope = json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "content": blob } });
-    let expected =
-        format!("{{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"toolInput\":{{\"content\":\"{blob}\"}}}}").len();
+    // Both spellings of each field reach the hook (`toolName` and `tool_name`, …).
+    let expected = format!(
+        "{{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"tool_name\":\"Bash\",\"toolInput\":{{\"content\":\"{blob}\"}},\"tool_input\":{{\"content\":\"{blob}\"}}}}"
+    )
+    .len();
     let e = one_hook(hook.clone(), json!({}));
     let through_rust = fire(&e, envelope.clone());
     // Through the FFI too: the C string path has no limit either.
@@ -719,9 +722,12 @@ fn e4_config_layer_that_is_a_fifo_does_not_hang() {
     let (tx, rx) = mpsc::channel();
     let e2 = e.clone();
     std::thread::spawn(move || {
+        // The first check sees the change, the next one (once it has settled) reads it.
+        fire(&e2, json!({ "event": "preToolUse" }));
+        std::thread::sleep(Duration::from_millis(300));
         let _ = tx.send(fire(&e2, json!({ "event": "preToolUse" })));
     });
-    let at_fire = rx.recv_timeout(Duration::from_secs(2));
+    let at_fire = rx.recv_timeout(Duration::from_secs(3));
     if at_fire.is_err() {
         release_fifo(&layer);
         let _ = rx.recv_timeout(Duration::from_secs(5));
@@ -777,6 +783,9 @@ fn c10_lone_surrogate_passes_through() {
     );
     let o = fire_raw(&e, "{\"event\":\"preToolUse\",\"toolArgs\":\"\\ud800\"}");
     assert_eq!(o["allowed"], true, "{o}");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"event\":\"preToolUse\",\"toolArgs\":\"\\ud800\"}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "{\"event\":\"preToolUse\",\"toolArgs\":\"\\ud800\",\"tool_args\":\"\\ud800\"}"
+    );
     assert_eq!(trace(&o)["stderr"], "unset", "{o}");
 }

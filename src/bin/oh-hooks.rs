@@ -2,13 +2,21 @@
 
 use oh_hooks::{Engine, Error, Event};
 use serde_json::{Map, Value};
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
+
+/// println! that ignores a closed stdout (`oh-hooks --help | head -1`) instead of panicking;
+/// the exit status still says what happened.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 const USAGE: &str = "\
 Usage:
-  oh-hooks fire  [SOURCE] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
-  oh-hooks check [SOURCE] [--trusted|--untrusted] [--options JSON]
+  oh-hooks fire  [SOURCE] [--claude] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
+  oh-hooks check [SOURCE] [--claude] [--trusted|--untrusted] [--options JSON]
   oh-hooks version
   oh-hooks help             (also -h, --help): this text
 
@@ -23,6 +31,8 @@ and is read from standard input when not given.
   exit status: 0 allowed, 1 denied, 2 error
 check validates the config and lists its hooks per event.
   exit status: 0 valid, 2 invalid
+--claude also reads Claude Code's settings (~/.claude/settings.json, DIR/.claude/settings.json,
+  DIR/.claude/settings.local.json) and runs their hooks as Claude Code would.
 --options takes the engine options as JSON (see README); the flags above override it.
 --wait makes fire wait for the hooks of non-blocking events and report them.";
 
@@ -55,6 +65,7 @@ fn parse_args() -> Result<Parsed, String> {
             "--trusted" => flags.push(("trusted", Value::Bool(true))),
             "--untrusted" => flags.push(("trusted", Value::Bool(false))),
             "--wait" => flags.push(("waitNonBlocking", Value::Bool(true))),
+            "--claude" => flags.push(("claude", Value::Bool(true))),
             "--options" => {
                 let text = value("--options")?;
                 match serde_json::from_str(&text) {
@@ -79,7 +90,7 @@ fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(Parsed::Run(a)) => a,
         Ok(Parsed::Help) => {
-            println!("{USAGE}");
+            say!("{USAGE}");
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -91,7 +102,7 @@ fn main() -> ExitCode {
         "fire" => fire(args),
         "check" => check(args),
         "version" | "--version" => {
-            println!("oh-hooks {}", env!("CARGO_PKG_VERSION"));
+            say!("oh-hooks {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
         other => {
@@ -129,7 +140,7 @@ fn fire(args: Args) -> ExitCode {
         Err(code) => return code,
     };
     let outcome = engine.fire(&envelope);
-    println!("{}", outcome.to_json());
+    say!("{}", outcome.to_json());
     if let Some(error) = &outcome.error {
         eprintln!("oh-hooks: {}: {}", error.code.as_str(), error.message);
         return ExitCode::from(2);
@@ -150,35 +161,44 @@ fn check(args: Args) -> ExitCode {
     };
     let files = engine.config_files();
     if files.is_empty() {
-        println!("config: inline (--options)");
+        say!("config: inline (--options)");
     }
     for file in files {
         let state = if file.exists() { "read" } else { "absent" };
-        println!("config: {} ({state})", file.display());
+        say!("config: {} ({state})", file.display());
     }
     if !files.is_empty() && !files.iter().any(|f| f.exists()) {
-        println!("no config file found: none of the files above exists, so no hook will run");
+        say!("no config file found: none of the files above exists, so no hook will run");
     }
     match engine.trust() {
-        oh_hooks::config::trust::Trust::Trusted => println!("trust: trusted"),
+        oh_hooks::config::trust::Trust::Trusted => say!("trust: trusted"),
         oh_hooks::config::trust::Trust::Untrusted(why) => {
-            println!("trust: {why} (command and HTTP hooks will not run)")
+            say!("trust: {why} (the project's files are not read; your own config still applies)")
         }
     }
+    for warning in engine.warnings() {
+        say!("warning: {warning}");
+    }
     if engine.disable_all_hooks() {
-        println!("disableAllHooks: true (no hook runs)");
+        say!("disableAllHooks: true (no hook runs)");
     }
     let events = engine.describe();
     let mut total = 0;
     for (event, hooks) in &events {
-        let kind = if event.is_blocking() { "blocking" } else { "non-blocking" };
-        println!("{event} ({kind}):");
+        let kind = if event.is_blocking() {
+            "blocking"
+        } else if event.claude_can_block() {
+            "non-blocking; its Claude Code hooks may block"
+        } else {
+            "non-blocking"
+        };
+        say!("{event} ({kind}):");
         for (i, hook) in hooks.iter().enumerate() {
-            println!("  [{i}] {hook}");
+            say!("  [{i}] {hook}");
         }
         total += hooks.len();
     }
-    println!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
+    say!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
     ExitCode::SUCCESS
 }
 

@@ -1,7 +1,12 @@
 //! What a hook answered (CONTRACT §3.4, §3.5): the response format shared by jsonIO stdout and
-//! HTTP bodies, and the per-hook result the merge walks over.
+//! HTTP bodies, and the per-hook result the merge walks over. [`claude`] reads Claude Code
+//! hooks' answers by Claude Code's rules.
+
+pub mod claude;
 
 pub mod json;
+
+use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -9,12 +14,15 @@ pub enum Decision {
     Deny,
 }
 
-/// The three-state permission decision of `hookSpecificOutput.decision`.
+/// The permission decision of `hookSpecificOutput.decision` (and Claude Code's
+/// `permissionDecision`, which adds `defer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permission {
     Allow,
     Deny,
     Ask,
+    /// Claude Code only: the harness should pause the tool call for later.
+    Defer,
 }
 
 impl Permission {
@@ -23,6 +31,7 @@ impl Permission {
             Permission::Allow => "allow",
             Permission::Deny => "deny",
             Permission::Ask => "ask",
+            Permission::Defer => "defer",
         }
     }
 }
@@ -34,6 +43,10 @@ pub struct HookResult {
     pub permission: Option<Permission>,
     pub reason: Option<String>,
     pub context: Option<String>,
+    /// `hookSpecificOutput.updatedInput`: the tool input later hooks and the harness use.
+    pub updated_input: Option<Value>,
+    /// `hookSpecificOutput.updatedPrompt`: the prompt later hooks and the harness use.
+    pub updated_prompt: Option<String>,
 }
 
 impl HookResult {
@@ -76,6 +89,16 @@ pub enum Response {
     },
 }
 
+/// A whole answer as a JSON value, for the readers that need every field (Claude Code hooks).
+/// Python's `NaN`/`Infinity` are read as `null`, as [`json`] does.
+pub fn parse_json(body: &[u8]) -> Result<serde_json::Value, String> {
+    let text = std::str::from_utf8(body).map_err(|e| format!("not UTF-8 text ({e})"))?;
+    serde_json::from_str(text).or_else(|first| match json::non_finite_to_null(text) {
+        Some(rewritten) => serde_json::from_str(&rewritten).map_err(|_| first.to_string()),
+        None => Err(first.to_string()),
+    })
+}
+
 /// Reads a response body (jsonIO stdout, an HTTP body, a callback's answer): any valid JSON
 /// object is read whatever its depth and numbers ([`json`] says how); when a key repeats, a
 /// `deny` among its values wins, otherwise the last value counts.
@@ -111,6 +134,8 @@ pub fn parse(body: &[u8]) -> Response {
         },
         reason: fields.reason.or(specific.reason),
         context: specific.additional_context,
+        updated_input: specific.updated_input,
+        updated_prompt: specific.updated_prompt,
     };
     Response::Parsed { result, legacy_denied: fields.allowed_false }
 }
@@ -140,6 +165,10 @@ mod tests {
         assert_eq!(parsed(r#"{"decision":"ask","hookSpecificOutput":{"decision":"maybe"}}"#), HookResult::default());
         assert_eq!(parsed(r#"{"decision":"allow"}"#).label(), "allow");
         assert_eq!(parsed(r#"{"decision":"allow","hookSpecificOutput":{"decision":"ask"}}"#).label(), "ask");
+        let r = parsed(r#"{"hookSpecificOutput":{"updatedInput":{"command":"ls"},"updatedPrompt":"new"}}"#);
+        assert_eq!(r.updated_input, Some(serde_json::json!({"command": "ls"})));
+        assert_eq!(r.updated_prompt.as_deref(), Some("new"));
+        assert_eq!(parsed(r#"{"hookSpecificOutput":{"updatedInput":"x"}}"#).updated_input, None, "objects only");
     }
 
     #[test]

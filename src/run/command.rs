@@ -27,6 +27,9 @@ pub struct Spawn<'a> {
     /// The command split into a program and plain words, when it has no shell syntax at all
     /// ([`plain_words`]): then it is executed directly, without `/bin/sh`.
     pub argv: Option<&'a [String]>,
+    /// Claude Code's exec form: `argv` runs without a shell or not at all (no fallback to
+    /// `/bin/sh -c command`, which would drop the arguments).
+    pub exec_form: bool,
     pub cwd: &'a Path,
     /// The engine's environment template (and its `PATH`, where `argv[0]` is looked up).
     pub env: &'a EnvTemplate,
@@ -101,6 +104,12 @@ pub fn run(spawn: &Spawn) -> Finished {
         let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
         start_program(&program, &argv).ok()
     });
+    if spawn.exec_form && direct.is_none() {
+        let program = spawn.argv.and_then(|w| w.first()).map_or("", String::as_str);
+        return Finished::failed(format!(
+            "cannot run `{program}`: no executable of that name in PATH or at that path (exec form has no shell)"
+        ));
+    }
     let is_direct = direct.is_some();
     let process = match direct {
         Some(p) => p,

@@ -5,12 +5,13 @@
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
 //! - [`http`]: HTTP hooks.
+//! - [`claude`]: Claude Code hooks (shell and exec form, HTTP), read by Claude Code's rules.
 
+pub mod claude;
 pub mod command;
 pub mod http;
 pub mod spawn;
 
-use crate::config::trust::Trust;
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
@@ -40,11 +41,10 @@ pub struct Context<'a> {
     pub default_timeout: Duration,
     pub max_output_bytes: usize,
     pub strict: bool,
-    pub trust: &'a Trust,
     pub http: &'a HttpClient,
 }
 
-/// A hook's part in the fire. `result` is `None` when the hook acts as absent (untrusted).
+/// A hook's part in the fire.
 pub struct Ran {
     pub result: Option<HookResult>,
     pub trace: Trace,
@@ -53,11 +53,6 @@ pub struct Ran {
 pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     let event = cx.envelope.event;
     let mut trace = Trace { index: spec.index, kind: spec.type_name(), ..Trace::default() };
-    if let (Trust::Untrusted(why), Handler::Command(_) | Handler::Http(_)) = (cx.trust, &spec.handler) {
-        trace.result = "skipped";
-        trace.reason = Some(why.clone());
-        return Ran { result: None, trace };
-    }
     let start = Instant::now();
     let timeout = spec.timeout.unwrap_or(cx.default_timeout);
     let result = match &spec.handler {
@@ -88,6 +83,7 @@ fn run_command(
     let finished = command::run(&Spawn {
         command,
         argv,
+        exec_form: false,
         cwd: cx.cwd,
         env: cx.env,
         vars: &cx.envelope.vars,
@@ -141,7 +137,7 @@ fn run_command(
 
 fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
     trace.timed_out = Some(false);
-    match cx.http.post(url, &cx.envelope.json, timeout, cx.max_output_bytes) {
+    match cx.http.post(url, &cx.envelope.json, &[], timeout, cx.max_output_bytes) {
         Reply::Body(status, body) => {
             trace.status = Some(status);
             match response::parse(&body) {
@@ -180,7 +176,7 @@ fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> Ho
 }
 
 /// Text of a byte prefix: invalid sequences replaced, a character cut by the prefix dropped.
-fn utf8_prefix(bytes: &[u8]) -> String {
+pub(crate) fn utf8_prefix(bytes: &[u8]) -> String {
     let end = match std::str::from_utf8(bytes) {
         Err(e) if e.error_len().is_none() => e.valid_up_to(),
         _ => bytes.len(),
