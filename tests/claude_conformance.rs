@@ -878,27 +878,24 @@ fn last_updated_input_in_configuration_order_wins() {
 #[test]
 fn parallel_hooks_run_at_the_same_time() {
     // Five 100 ms hooks finish in about 100 ms, not 500 ms. The figure is printed (run with
-    // --nocapture, or see bench/claude-parallel.sh); only that all five ran is asserted.
+    // --nocapture; bench/claude-parallel.sh measures it properly); only that all five ran and
+    // each was traced is asserted.
     let _serial = serial();
     let c = Cc::new();
-    let rec = c.file("rec.jsonl");
-    let handlers: Vec<Value> = (0..5)
-        .map(|i| {
-            command(format!(
-                "sleep 0.1; {}",
-                sh(&["node", &script("record.js"), rec.to_str().unwrap(), &format!("h{i}")])
-            ))
-        })
-        .collect();
+    let log = c.file("ran.txt");
+    let handlers: Vec<Value> =
+        (0..5).map(|i| command(format!("sleep 0.1; echo h{i} >> {}", q(log.to_str().unwrap())))).collect();
     c.project(&settings("PreToolUse", "", handlers));
     let engine = c.engine(json!({}));
     fire(&engine, bash("warm up"));
-    let _ = std::fs::remove_file(&rec);
+    let _ = std::fs::remove_file(&log);
     let start = Instant::now();
     let out = fire(&engine, bash("ls"));
-    println!("claude parallel merge: 5 hooks of 100 ms (+ node start-up) took {:?}", start.elapsed());
+    println!("claude parallel merge: 5 hooks of 100 ms took {:?} in one fire", start.elapsed());
     assert_eq!(claude_traces(&out).len(), 5, "{out}");
-    assert_eq!(tags(&rec), vec!["h0", "h1", "h2", "h3", "h4"]);
+    let mut ran: Vec<String> = std::fs::read_to_string(&log).unwrap().lines().map(String::from).collect();
+    ran.sort();
+    assert_eq!(ran, vec!["h0", "h1", "h2", "h3", "h4"]);
 }
 
 #[test]

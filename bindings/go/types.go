@@ -292,6 +292,7 @@ const (
 	ResultAllow   HookResult = "allow"
 	ResultDeny    HookResult = "deny"
 	ResultAsk     HookResult = "ask"
+	ResultDefer   HookResult = "defer"   // Claude Code hooks only
 	ResultNone    HookResult = "none"    // no decision
 	ResultSkipped HookResult = "skipped" // not run: the directory is not trusted
 )

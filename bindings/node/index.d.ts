@@ -130,7 +130,7 @@ export interface HookTrace {
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
-  result: 'allow' | 'deny' | 'ask' | 'none' | 'skipped';
+  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none' | 'skipped';
   reason?: string;
   /** First 4 KiB of stderr, when non-empty. */
   stderr?: string;

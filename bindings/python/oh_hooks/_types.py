@@ -86,7 +86,7 @@ class HookTrace:
     type: str
     """``"command"``, ``"http"`` or ``"prompt"``."""
     result: str
-    """``"allow"``, ``"deny"``, ``"ask"``, ``"none"`` or ``"skipped"``."""
+    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks), ``"none"`` or ``"skipped"``."""
     duration_ms: float
     json_io: bool = False
     exit_code: Optional[int] = None
