@@ -25,6 +25,11 @@ pub const KNOWN_GAPS: &[(&str, &str)] = &[
          stderr; exit 2 blocks whatever stdout holds",
     ),
     (
+        "continue_false_outcome_reason_is_not_a_siblings_allow_reason",
+        "a PreToolUse allow with permissionDecisionReason \"fine\" next to a `continue: false, \
+         stopReason: \"Budget exhausted\"` hook gives allowed:false with reason \"fine\"",
+    ),
+    (
         "continue_false_stop_reason_falls_back_to_the_hooks_reason",
         "`continue: false` without `stopReason` takes the hook's reason only from a top-level \
          `reason`; a `permissionDecisionReason` or the stderr of an exit 2 leaves `stopReason` out",
@@ -659,6 +664,25 @@ fn continue_false_stops_everything_and_beats_allow() {
     c.project(&settings("PreToolUse", "", vec![json_answer(pre_tool("allow", "fine"))]));
     let out = c.fire(bash("ls"));
     assert!(out.get("continue").is_none() && out.get("stopReason").is_none(), "{out}");
+}
+
+#[test]
+#[ignore = "known gap: the reason of a continue:false outcome can be a sibling allow's reason (see KNOWN_GAPS)"]
+fn continue_false_outcome_reason_is_not_a_siblings_allow_reason() {
+    // continue:false is above every decision, so the outcome's reason (what a harness shows for
+    // allowed:false) must be the stopping hook's, not the "fine" of an allow it overruled.
+    let c = Cc::new();
+    c.project(&settings(
+        "PreToolUse",
+        "",
+        vec![
+            json_answer(pre_tool("allow", "fine")),
+            json_answer(json!({ "continue": false, "stopReason": "Budget exhausted" })),
+        ],
+    ));
+    let out = c.fire(bash("ls"));
+    assert_eq!(out["allowed"], false, "{out}");
+    assert_ne!(out["reason"], "fine", "{out}");
 }
 
 #[test]
