@@ -417,6 +417,37 @@ fn updated_input_from_a_node_hook() {
 }
 
 #[test]
+fn updated_input_is_kept_with_ask_and_dropped_with_defer() {
+    // Reference: updatedInput "is honoured with allow or ask (ignored with defer)".
+    let rewrite = |decision: &str| {
+        json_answer(json!({ "hookSpecificOutput": { "hookEventName": "PreToolUse", "permissionDecision": decision,
+            "updatedInput": { "command": "ls -a" } } }))
+    };
+    let c = Cc::new();
+    c.project(&groups("PreToolUse", vec![("Bash", vec![rewrite("ask")]), ("Task", vec![rewrite("defer")])]));
+    let out = c.fire(bash("ls"));
+    assert_eq!(
+        (out["permissionDecision"].clone(), out["updatedInput"].clone()),
+        (json!("ask"), json!({ "command": "ls -a" })),
+        "{out}"
+    );
+    let out = c.fire(tool("Task"));
+    assert_eq!(out["permissionDecision"], "defer", "{out}");
+    assert!(out.get("updatedInput").is_none(), "{out}");
+}
+
+#[test]
+fn exit_2_is_not_honoured_on_permission_request() {
+    // Reference: PermissionRequest decides by JSON only; exit 2 there is "not honoured".
+    let c = Cc::new();
+    c.project(&settings("PermissionRequest", "", vec![answer(2, "", "nope")]));
+    let out = c.fire(json!({ "event": "permissionRequest", "tool_name": "Bash", "tool_input": { "command": "ls" } }));
+    assert_eq!(out["allowed"], true, "{out}");
+    assert!(out.get("permissionDecision").is_none(), "{out}");
+    assert!(one_claude_trace(&out)["failure"].is_string(), "the trace says it was not honoured: {out}");
+}
+
+#[test]
 fn hook_specific_output_without_hook_event_name_is_an_error_that_fails_open() {
     for hso in [
         json!({ "permissionDecision": "deny", "permissionDecisionReason": "x" }),
