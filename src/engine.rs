@@ -13,14 +13,14 @@ use crate::event::Event;
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
+use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::http::HttpClient;
 use crate::run::spawn::EnvTemplate;
 use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::{Arc, MutexGuard};
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -32,7 +32,8 @@ struct Inner {
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
-    background: Mutex<Vec<JoinHandle<()>>>,
+    /// Background hooks of non-blocking events and configChange: bounded (§3.11).
+    background: Pool,
 }
 
 /// What a fire works from.
@@ -83,7 +84,7 @@ impl Engine {
                 http: HttpClient::new(options.http_proxy.clone()),
                 state: ArcSwap::from_pointee(Snapshot::new(Arc::new(config), trust, unread)),
                 watch,
-                background: Mutex::new(Vec::new()),
+                background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
                 options,
             }),
         })
@@ -131,17 +132,9 @@ impl Engine {
         &self.inner.watch.config_files
     }
 
-    /// Waits for the hooks running in the background.
+    /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
-        loop {
-            let handles = std::mem::take(&mut *self.inner.background.lock().unwrap_or_else(PoisonError::into_inner));
-            if handles.is_empty() {
-                return;
-            }
-            for h in handles {
-                let _ = h.join();
-            }
-        }
+        self.inner.background.drain();
     }
 }
 
@@ -200,8 +193,14 @@ impl Inner {
         } else if self.options.wait_non_blocking {
             self.run_concurrently(&snapshot, &envelope, &matching)
         } else {
-            let warnings = snapshot.warnings.clone();
-            self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            let mut warnings = snapshot.warnings.clone();
+            let dropped = self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            if dropped > 0 {
+                warnings.push(format!(
+                    "background queue full: {dropped} hook(s) of this fire dropped ({} since the engine started; at most {BACKGROUND_THREADS} run at once and {BACKGROUND_QUEUE} wait)",
+                    self.background.dropped()
+                ));
+            }
             Outcome::allowed(warnings)
         }
     }
@@ -272,30 +271,26 @@ impl Inner {
         Outcome::merged(merged, traces, snapshot.warnings.clone())
     }
 
-    /// Non-blocking events: each hook on a thread of its own; `fire` does not wait.
-    fn spawn_background(self: &Arc<Self>, snapshot: Arc<Snapshot>, envelope: Arc<Envelope>, matching: Vec<usize>) {
-        let mut background = self.background.lock().unwrap_or_else(PoisonError::into_inner);
-        // Reap the threads that finished, so a long-running host does not accumulate handles.
-        let (done, running): (Vec<_>, Vec<_>) = background.drain(..).partition(|h| h.is_finished());
-        *background = running;
-        for h in done {
-            let _ = h.join();
-        }
+    /// Non-blocking events: each hook is a job of the engine's bounded pool; `fire` does not
+    /// wait. Returns how many were dropped because the pool's queue was full.
+    fn spawn_background(
+        self: &Arc<Self>,
+        snapshot: Arc<Snapshot>,
+        envelope: Arc<Envelope>,
+        matching: Vec<usize>,
+    ) -> usize {
+        let mut dropped = 0;
         for i in matching {
             let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
-            let spawned = std::thread::Builder::new().name("oh-hooks-bg".into()).spawn(move || {
+            let job = Box::new(move || {
                 let cx = inner.context(&env);
                 hook::run(&snap.config.hooks.of(env.event)[i], &cx);
             });
-            match spawned {
-                Ok(h) => background.push(h),
-                // No thread to be had: run it here rather than drop it.
-                Err(_) => {
-                    let cx = self.context(&envelope);
-                    hook::run(&snapshot.config.hooks.of(envelope.event)[i], &cx);
-                }
+            if self.background.submit(job).is_err() {
+                dropped += 1;
             }
         }
+        dropped
     }
 
     /// Looks at the files (`force`: reads them now, settled or not). A change is read once it

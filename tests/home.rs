@@ -19,7 +19,8 @@ fn passwd_home() -> PathBuf {
 #[test]
 fn home_is_absolute_or_from_the_password_database() {
     for bad in ["", "~", "~/", "relative"] {
-        let e = Engine::new(Some(&json!({ "home": bad }).to_string())).err().unwrap_or_else(|| panic!("{bad:?} accepted"));
+        let e =
+            Engine::new(Some(&json!({ "home": bad }).to_string())).err().unwrap_or_else(|| panic!("{bad:?} accepted"));
         assert_eq!(e.code, oh_hooks::ErrorCode::InvalidOptions, "{bad:?}");
         assert_eq!(e.path.as_deref(), Some("home"));
     }
