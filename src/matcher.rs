@@ -66,7 +66,7 @@ impl Matcher {
                 } else {
                     format!(
                         "regex `{body}` does not compile ({}); the Rust regex syntax has no lookaround or backreferences",
-                        first_line(&e.to_string())
+                        first_line(&e.syntax_error().map_or_else(|| e.to_string(), |s| s.to_string()))
                     )
                 }
             });
