@@ -2,14 +2,23 @@
 
 use oh_hooks::{Engine, Error, Event};
 use serde_json::{Map, Value};
-use std::io::Read;
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
+/// println! that ignores a closed stdout (`oh-hooks --help | head -1`) instead of panicking;
+/// the exit status still says what happened.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 const USAGE: &str = "\
-usage:
+Usage:
   oh-hooks fire  [SOURCE] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
   oh-hooks check [SOURCE] [--trusted|--untrusted] [--options JSON]
   oh-hooks version
+  oh-hooks help             (also -h, --help): this text
 
 SOURCE is one of
   --config FILE   read this YAML or JSON config file instead of the layers
@@ -25,15 +34,24 @@ check validates the config and lists its hooks per event.
 --options takes the engine options as JSON (see README); the flags above override it.
 --wait makes fire wait for the hooks of non-blocking events and report them.";
 
+/// What the command line asks for: usage, or a command with its options.
+enum Parsed {
+    Help,
+    Run(Args),
+}
+
 struct Args {
     command: String,
     options: Map<String, Value>,
     envelope: Option<String>,
 }
 
-fn parse_args() -> Result<Args, String> {
+fn parse_args() -> Result<Parsed, String> {
     let mut args = std::env::args().skip(1);
     let command = args.next().ok_or("missing command")?;
+    if matches!(command.as_str(), "help" | "-h" | "--help") {
+        return Ok(Parsed::Help);
+    }
     let mut options = Map::new();
     let mut flags: Vec<(&str, Value)> = Vec::new();
     let mut envelope = None;
@@ -52,7 +70,7 @@ fn parse_args() -> Result<Args, String> {
                     _ => return Err(format!("--options needs a JSON object, got {text}")),
                 }
             }
-            "-h" | "--help" => return Err(String::new()),
+            "-h" | "--help" => return Ok(Parsed::Help),
             other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
             other if envelope.is_none() && command == "fire" => envelope = Some(other.to_string()),
             other => return Err(format!("unexpected argument {other}")),
@@ -61,17 +79,19 @@ fn parse_args() -> Result<Args, String> {
     for (key, value) in flags {
         options.insert(key.to_string(), value);
     }
-    Ok(Args { command, options, envelope })
+    Ok(Parsed::Run(Args { command, options, envelope }))
 }
 
 fn main() -> ExitCode {
+    // Asked-for usage goes to stdout with success; usage after a mistake goes to stderr.
     let args = match parse_args() {
-        Ok(a) => a,
+        Ok(Parsed::Run(a)) => a,
+        Ok(Parsed::Help) => {
+            say!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
-            if !e.is_empty() {
-                eprintln!("oh-hooks: {e}");
-            }
-            eprintln!("{USAGE}");
+            eprintln!("oh-hooks: {e}\n{USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -79,7 +99,7 @@ fn main() -> ExitCode {
         "fire" => fire(args),
         "check" => check(args),
         "version" | "--version" => {
-            println!("oh-hooks {}", env!("CARGO_PKG_VERSION"));
+            say!("oh-hooks {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
         other => {
@@ -100,6 +120,10 @@ fn fire(args: Args) -> ExitCode {
     let envelope = match &args.envelope {
         Some(e) => e.clone(),
         None => {
+            // Someone typing `oh-hooks fire` at a prompt would otherwise see nothing happen.
+            if std::io::stdin().is_terminal() {
+                eprintln!("oh-hooks: reading the envelope from standard input (end it with Ctrl-D; see --help)");
+            }
             let mut text = String::new();
             if let Err(e) = std::io::stdin().read_to_string(&mut text) {
                 eprintln!("oh-hooks: cannot read the envelope from standard input: {e}");
@@ -113,7 +137,7 @@ fn fire(args: Args) -> ExitCode {
         Err(code) => return code,
     };
     let outcome = engine.fire(&envelope);
-    println!("{}", outcome.to_json());
+    say!("{}", outcome.to_json());
     if let Some(error) = &outcome.error {
         eprintln!("oh-hooks: {}: {}", error.code.as_str(), error.message);
         return ExitCode::from(2);
@@ -134,35 +158,38 @@ fn check(args: Args) -> ExitCode {
     };
     let files = engine.config_files();
     if files.is_empty() {
-        println!("config: inline (--options)");
+        say!("config: inline (--options)");
     }
     for file in files {
         let state = if file.exists() { "read" } else { "absent" };
-        println!("config: {} ({state})", file.display());
+        say!("config: {} ({state})", file.display());
+    }
+    if !files.is_empty() && !files.iter().any(|f| f.exists()) {
+        say!("no config file found: none of the files above exists, so no hook will run");
     }
     match engine.trust() {
-        oh_hooks::config::trust::Trust::Trusted => println!("trust: trusted"),
+        oh_hooks::config::trust::Trust::Trusted => say!("trust: trusted"),
         oh_hooks::config::trust::Trust::Untrusted(why) => {
-            println!("trust: {why} (the project's files are not read; your own config still applies)")
+            say!("trust: {why} (the project's files are not read; your own config still applies)")
         }
     }
     for warning in engine.warnings() {
-        println!("warning: {warning}");
+        say!("warning: {warning}");
     }
     if engine.disable_all_hooks() {
-        println!("disableAllHooks: true (no hook runs)");
+        say!("disableAllHooks: true (no hook runs)");
     }
     let events = engine.describe();
     let mut total = 0;
     for (event, hooks) in &events {
         let kind = if event.is_blocking() { "blocking" } else { "non-blocking" };
-        println!("{event} ({kind}):");
+        say!("{event} ({kind}):");
         for (i, hook) in hooks.iter().enumerate() {
-            println!("  [{i}] {hook}");
+            say!("  [{i}] {hook}");
         }
         total += hooks.len();
     }
-    println!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
+    say!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
     ExitCode::SUCCESS
 }
 

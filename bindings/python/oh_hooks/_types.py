@@ -1,13 +1,80 @@
-"""Typed, frozen views of the outcome JSON (CONTRACT.md §4).
+"""Types of what goes in and out: ``Options`` and ``Envelope`` (TypedDicts, so a type checker
+catches a misspelt key) and typed, frozen views of the outcome JSON (the README's "The outcome").
 
-Every class keeps the JSON it was built from in ``raw``, so nothing the engine
+Every outcome class keeps the JSON it was built from in ``raw``, so nothing the engine
 reports is lost even if a later engine adds fields this module does not know.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
+
+
+class Options(TypedDict, total=False):
+    """Engine options (the README's "Options"); every key is optional.
+
+    The engine refuses an unknown key at run time with a "did you mean"; this type lets a type
+    checker catch it before.
+    """
+
+    cwd: str
+    """Directory the project layers are read from and hooks run in (default: the process's)."""
+    home: str
+    """Base of the user layer ``<home>/.oh/config.yaml`` and of the trust store (default: $HOME)."""
+    layers: List[Literal["user", "project", "local"]]
+    configPath: str
+    """Read this one YAML or JSON file instead of the layers."""
+    config: Mapping[str, Any]
+    """An inline config instead of any file (never watched)."""
+    trusted: bool
+    defaultTimeoutMs: int
+    env: Dict[str, str]
+    strict: bool
+    maxOutputBytes: int
+    waitNonBlocking: bool
+
+
+class _EnvelopeEvent(TypedDict):
+    event: str
+
+
+class Envelope(_EnvelopeEvent, total=False):
+    """One event and its context (the README's "The envelope"); only ``event`` is required.
+
+    A field this type does not list still reaches the hooks: pass such an envelope as a plain
+    ``Dict[str, Any]`` through ``typing.cast(Envelope, ...)``, or as JSON text.
+    """
+
+    toolName: str
+    toolArgs: str
+    toolOutput: str
+    toolInputJson: str
+    sessionId: str
+    model: str
+    provider: str
+    permissionMode: str
+    cost: Union[float, str]
+    tokens: Union[int, str]
+    filePath: str
+    newCwd: str
+    agentId: str
+    message: str
+    prompt: str
+    toolError: str
+    errorMessage: str
+    permissionAction: str
+    turnNumber: int
+    turnReason: str
+    worktreePath: str
+    worktreeParent: str
+    worktreeForced: bool
+    elicitationServer: str
+    elicitationMessage: str
+    elicitationSchema: str
+    elicitationAction: str
+    elicitationContent: str
+    effort: Dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -29,6 +96,12 @@ class HookTrace:
     reason: Optional[str] = None
     stderr: Optional[str] = None
     error: Optional[str] = None
+    dialect: Optional[str] = None
+    """``"claude"`` on Claude Code hooks, ``None`` on openHarness hooks."""
+    source: Optional[str] = None
+    """Claude Code hooks: the settings or plugin ``hooks.json`` file the hook came from."""
+    failure: Optional[str] = None
+    """Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through."""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -46,6 +119,9 @@ class HookTrace:
             reason=obj.get("reason"),
             stderr=obj.get("stderr"),
             error=obj.get("error"),
+            dialect=obj.get("dialect"),
+            source=obj.get("source"),
+            failure=obj.get("failure"),
             raw=obj,
         )
 
@@ -74,9 +150,23 @@ class Outcome:
 
     allowed: bool
     permission_decision: Optional[str] = None
-    """``"allow"``, ``"deny"``, ``"ask"`` or ``None``."""
+    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks only) or ``None``."""
     reason: Optional[str] = None
     additional_context: Optional[str] = None
+    updated_input: Optional[Dict[str, Any]] = None
+    """The tool input to use instead of the one sent (preToolUse, permissionRequest)."""
+    updated_prompt: Optional[str] = None
+    """The prompt to use instead of the one sent (userPromptSubmit)."""
+    updated_permissions: Optional[List[Any]] = None
+    """Permission-rule updates a Claude Code PermissionRequest hook asked for."""
+    interrupt: Optional[bool] = None
+    """True when a Claude Code PermissionRequest deny asked to interrupt the agent."""
+    continue_: Optional[bool] = None
+    """``False`` when a hook asked the harness to stop the agent (``stop_reason`` says why);
+    ``None`` otherwise. (The JSON key is ``continue``, a Python keyword.)"""
+    stop_reason: Optional[str] = None
+    system_message: Optional[str] = None
+    """For the user, not the model: the hooks' messages joined by ``"\\n"``."""
     hooks: List[HookTrace] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     error: Optional[OutcomeError] = None
@@ -91,6 +181,13 @@ class Outcome:
             permission_decision=obj.get("permissionDecision"),
             reason=obj.get("reason"),
             additional_context=obj.get("additionalContext"),
+            updated_input=obj.get("updatedInput"),
+            updated_prompt=obj.get("updatedPrompt"),
+            updated_permissions=obj.get("updatedPermissions"),
+            interrupt=obj.get("interrupt"),
+            continue_=obj.get("continue"),
+            stop_reason=obj.get("stopReason"),
+            system_message=obj.get("systemMessage"),
             hooks=[HookTrace.from_json(t) for t in obj.get("hooks", [])],
             warnings=list(obj.get("warnings", [])),
             error=OutcomeError.from_json(err) if isinstance(err, dict) else None,
