@@ -89,6 +89,10 @@ export interface HooksOptions {
   claudePlugins?: Array<string | { root: string; data?: string }>;
   /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
   claudeProjectDir?: string;
+  /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
+  watch?: boolean;
+  /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
+  httpProxy?: string;
 }
 
 /** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */

@@ -39,6 +39,10 @@ class Options(TypedDict, total=False):
     """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
     claudeProjectDir: str
     """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
+    watch: bool
+    """False: config files are not watched for changes (``reload()`` still re-reads them)."""
+    httpProxy: str
+    """Proxy URL for HTTP hooks (the ``*_proxy`` environment variables are never read)."""
 
 
 class _EnvelopeEvent(TypedDict):
