@@ -17,6 +17,7 @@ use crate::merge::claude::merge as claude_merge;
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
+use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::response::claude::ClaudeAnswer;
 use crate::run::claude::{self as claude_run, ClaudeContext};
 use crate::run::http::HttpClient;
@@ -25,8 +26,7 @@ use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::{Arc, MutexGuard};
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -38,7 +38,8 @@ struct Inner {
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
-    background: Mutex<Vec<JoinHandle<()>>>,
+    /// Background hooks of non-blocking events and configChange: bounded (§3.11).
+    background: Pool,
 }
 
 /// What a fire works from.
@@ -89,7 +90,7 @@ impl Engine {
                 http: HttpClient::new(options.http_proxy.clone()),
                 state: ArcSwap::from_pointee(Snapshot::new(Arc::new(config), trust, unread)),
                 watch,
-                background: Mutex::new(Vec::new()),
+                background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
                 options,
             }),
         })
@@ -142,17 +143,9 @@ impl Engine {
         &self.inner.watch.config_files
     }
 
-    /// Waits for the hooks running in the background.
+    /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
-        loop {
-            let handles = std::mem::take(&mut *self.inner.background.lock().unwrap_or_else(PoisonError::into_inner));
-            if handles.is_empty() {
-                return;
-            }
-            for h in handles {
-                let _ = h.join();
-            }
-        }
+        self.inner.background.drain();
     }
 }
 
@@ -223,17 +216,18 @@ impl Inner {
         let snapshot = arc_swap::Guard::into_inner(snapshot);
         let envelope = Arc::new(envelope);
         let input = input.map(Arc::new);
+        let mut dropped = 0;
         if let (Some(input), false) = (&input, claude_async.is_empty()) {
-            self.spawn_background(&snapshot, &envelope, Some(input), &[], &claude_async);
+            dropped += self.spawn_background(&snapshot, &envelope, Some(input), &[], &claude_async);
         }
-        if event.is_blocking() {
+        let mut outcome = if event.is_blocking() {
             self.run_blocking(&snapshot, &envelope, &matching, input.as_deref(), &claude)
         } else if event.claude_can_block() && !claude.is_empty() {
             // Claude Code hooks may block this event: fire waits for them; openHarness hooks
             // stay non-blocking (in the background unless `waitNonBlocking`).
             let oh: &[usize] = if self.options.wait_non_blocking { &matching } else { &[] };
             if !self.options.wait_non_blocking {
-                self.spawn_background(&snapshot, &envelope, None, &matching, &[]);
+                dropped += self.spawn_background(&snapshot, &envelope, None, &matching, &[]);
             }
             let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude);
             let mut walk = Walk::new();
@@ -265,9 +259,16 @@ impl Inner {
             merged.system_message = system_message;
             Outcome::merged(merged, traces, warnings_with(&snapshot.warnings, &answers))
         } else {
-            self.spawn_background(&snapshot, &envelope, input.as_ref(), &matching, &claude);
+            dropped += self.spawn_background(&snapshot, &envelope, input.as_ref(), &matching, &claude);
             Outcome::allowed(snapshot.warnings.clone())
+        };
+        if dropped > 0 {
+            outcome.warnings.push(format!(
+                "background queue full: {dropped} hook(s) of this fire dropped ({} since the engine started; at most {BACKGROUND_THREADS} run at once and {BACKGROUND_QUEUE} wait)",
+                self.background.dropped()
+            ));
         }
+        outcome
     }
 
     /// The Claude Code hooks of `event` that run for this input: matcher against the event's
@@ -447,7 +448,8 @@ impl Inner {
         (ran, answers)
     }
 
-    /// Hooks whose fire does not wait: each on a thread of its own.
+    /// Hooks whose fire does not wait: each is a job of the engine's bounded pool. Returns how
+    /// many were dropped because the pool's queue was full.
     fn spawn_background(
         self: &Arc<Self>,
         snapshot: &Arc<Snapshot>,
@@ -455,18 +457,12 @@ impl Inner {
         input: Option<&Arc<ClaudeInput>>,
         oh: &[usize],
         claude: &[usize],
-    ) {
-        let mut background = self.background.lock().unwrap_or_else(PoisonError::into_inner);
-        // Reap the threads that finished, so a long-running host does not accumulate handles.
-        let (done, running): (Vec<_>, Vec<_>) = background.drain(..).partition(|h| h.is_finished());
-        *background = running;
-        for h in done {
-            let _ = h.join();
-        }
+    ) -> usize {
+        let mut dropped = 0;
         let jobs = oh.iter().map(|i| (false, *i)).chain(claude.iter().map(|i| (true, *i)));
         for (is_claude, i) in jobs {
             let (inner, snap, env, input) = (self.clone(), snapshot.clone(), envelope.clone(), input.cloned());
-            let job = move || {
+            let job = Box::new(move || {
                 let cx = inner.context(&env);
                 if is_claude {
                     let (Some(input), project_dir) = (input, inner.project_dir()) else { return };
@@ -476,24 +472,12 @@ impl Inner {
                 } else {
                     hook::run(&snap.config.hooks.of(env.event)[i], &cx);
                 }
-            };
-            let job = Arc::new(Mutex::new(Some(job)));
-            let take = job.clone();
-            let spawned = std::thread::Builder::new().name("oh-hooks-bg".into()).spawn(move || {
-                if let Some(job) = take.lock().unwrap_or_else(PoisonError::into_inner).take() {
-                    job();
-                }
             });
-            match spawned {
-                Ok(h) => background.push(h),
-                // No thread to be had: run it here rather than drop it.
-                Err(_) => {
-                    if let Some(job) = job.lock().unwrap_or_else(PoisonError::into_inner).take() {
-                        job();
-                    }
-                }
+            if self.background.submit(job).is_err() {
+                dropped += 1;
             }
         }
+        dropped
     }
 
     /// Looks at the files (`force`: reads them now, settled or not). A change is read once it

@@ -18,11 +18,11 @@ const KEYS: &[&str] = &[
     "strict",
     "maxOutputBytes",
     "waitNonBlocking",
+    "watch",
+    "httpProxy",
     "claude",
     "claudePlugins",
     "claudeProjectDir",
-    "watch",
-    "httpProxy",
 ];
 
 /// A Claude Code plugin (CONTRACT §8): its `hooks/hooks.json` is read as an own layer, and its

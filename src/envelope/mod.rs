@@ -3,7 +3,8 @@
 //! hook matches.
 //!
 //! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, CONTRACT
-//! §8): the openHarness JSON carries both spellings and the `OH_*` variables read either.
+//! §8): the openHarness JSON carries a snake_case field under both names, the `OH_*` variables
+//! read either, and Claude Code hooks get everything in snake_case.
 //! [`claude`] builds the other shape hooks are given: Claude Code's snake_case stdin.
 
 pub mod claude;
@@ -323,8 +324,11 @@ impl Envelope {
             json.push(b':');
             let start = json.len();
             push_compact(&mut json, raw);
-            // The other spelling follows, unless the host gave that one too.
-            if let Some(alias) = alias(key).filter(|a| !given(a)) {
+            // A snake_case field is followed by its camelCase name (unless the host gave that
+            // too), so an openHarness hook finds it under the name it knows. camelCase fields
+            // get no snake_case copy here: Claude Code hooks have their own stdin, and copying
+            // would double every large field for every jsonIO hook.
+            if let Some(alias) = alias(key).filter(|a| key.contains('_') && !given(a)) {
                 let value = json[start..].to_vec();
                 json.push(b',');
                 serde_json::to_writer(&mut json, &alias).expect("writing to a Vec cannot fail");
@@ -535,7 +539,7 @@ mod tests {
         let env = Envelope::parse(text, head.event).unwrap();
         assert_eq!(
             env.json,
-            r#"{"event":"preToolUse","toolName":"Bash","tool_name":"Bash","turnNumber":0,"turn_number":0,"worktreeForced":false,"worktree_forced":false,"model":"","extra":{"a":1.5},"effort":{"level":"high"}}"#
+            r#"{"event":"preToolUse","toolName":"Bash","turnNumber":0,"worktreeForced":false,"model":"","extra":{"a":1.5},"effort":{"level":"high"}}"#
         );
         // Whitespace goes, string contents and number spellings stay.
         let spaced = "{ \"event\" : \"preToolUse\", \"a\" : [ 1.0 , \"x \\\" y\" ], \"b\": { \"c\" : 1e3 } }";
@@ -566,7 +570,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             env.json,
-            r#"{"event":"preToolUse","tool_name":"Bash","toolName":"Bash","session_id":"s","sessionId":"s","tool_input":{"command":"ls"},"toolInput":{"command":"ls"},"permissionMode":"plan","permission_mode":"plan","x_":1,"Weird":2}"#
+            r#"{"event":"preToolUse","tool_name":"Bash","toolName":"Bash","session_id":"s","sessionId":"s","tool_input":{"command":"ls"},"toolInput":{"command":"ls"},"permissionMode":"plan","x_":1,"Weird":2}"#
         );
         let get = |k: &str| env.vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("OH_TOOL_NAME"), Some("Bash"));

@@ -114,6 +114,9 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
                 .or(stderr)
                 .unwrap_or_else(|| format!("blocked by Claude Code hook `{}` (exit 2 on {claude_name})", ran.name)),
         );
+        if answer.stop.as_deref() == Some("") {
+            answer.stop = answer.reason.clone();
+        }
         return answer;
     }
     match json {
@@ -232,7 +235,8 @@ fn interpret(event: Event, map: &Map<String, Value>) -> ClaudeAnswer {
         ..ClaudeAnswer::default()
     };
     if map.get("continue") == Some(&Value::Bool(false)) {
-        answer.stop = Some(text(map.get("stopReason")).or_else(|| answer.reason.clone()).unwrap_or_default());
+        // Without `stopReason`, its reason is filled in once the reason is known (below).
+        answer.stop = Some(text(map.get("stopReason")).unwrap_or_default());
     }
     match map.get("decision").and_then(Value::as_str) {
         Some("block") if event == Event::PreToolUse => answer.permission = Some(Permission::Deny),
@@ -278,6 +282,10 @@ fn interpret(event: Event, map: &Map<String, Value>) -> ClaudeAnswer {
     }
     if answer.permission == Some(Permission::Deny) {
         answer.block = true;
+    }
+    // `continue: false` without `stopReason`: the hook's reason, however it gave one.
+    if answer.stop.as_deref() == Some("") {
+        answer.stop = answer.reason.clone().or(Some(String::new()));
     }
     answer
 }
@@ -355,6 +363,15 @@ mod tests {
         assert!(!a.block && a.failure.unwrap().contains("does not parse"));
         let a = answer(Event::UserPromptSubmit, 0, r#"{"decision":"continue"}"#, "");
         assert!(a.failure.is_some());
+        let a = answer(
+            Event::PreToolUse,
+            0,
+            r#"{"continue":false,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}"#,
+            "",
+        );
+        assert_eq!(a.stop.as_deref(), Some("why"), "stopReason falls back to the hook's reason");
+        let a = answer(Event::PreToolUse, 2, r#"{"continue":false}"#, "from stderr");
+        assert_eq!(a.stop.as_deref(), Some("from stderr"));
         let a = answer(Event::TurnStop, 0, r#"{"continue":false,"stopReason":"done","systemMessage":"bye"}"#, "");
         assert_eq!((a.stop.as_deref(), a.system_message.as_deref()), (Some("done"), Some("bye")));
         let a = answer(

@@ -94,25 +94,23 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                 Some(e.clone())
             } else if let (None, Some(Exit::Signal(s))) = (exit, finished.exit) {
                 Some(format!("killed by signal {s}"))
-            } else if finished.stdout_overflow {
+            } else if finished.stdout_overflow && exit != Some(2) {
                 Some(format!("stdout exceeded maxOutputBytes ({} bytes)", cx.base.max_output_bytes))
             } else {
                 None
             };
-            let name = match args {
-                Some(_) => command.clone(),
-                None => command.clone(),
-            };
+            // Exit 2 blocks whatever stdout holds; an overflowing stdout is then just not read.
+            let stdout: &[u8] = if finished.stdout_overflow { b"" } else { &finished.stdout };
             answer::read(
                 event,
                 &Ran {
                     exit,
                     failed,
                     timed_out: finished.timed_out,
-                    stdout: &finished.stdout,
+                    stdout,
                     stderr: &finished.stderr,
                     on_failure_block: hook.on_failure_block,
-                    name: &name,
+                    name: command,
                 },
             )
         }

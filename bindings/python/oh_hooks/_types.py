@@ -33,6 +33,16 @@ class Options(TypedDict, total=False):
     strict: bool
     maxOutputBytes: int
     waitNonBlocking: bool
+    claude: bool
+    """Also read Claude Code's settings files and run their hooks as Claude Code would."""
+    claudePlugins: List[Union[str, Dict[str, str]]]
+    """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
+    claudeProjectDir: str
+    """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
+    watch: bool
+    """False: config files are not watched for changes (``reload()`` still re-reads them)."""
+    httpProxy: str
+    """Proxy URL for HTTP hooks (the ``*_proxy`` environment variables are never read)."""
 
 
 class _EnvelopeEvent(TypedDict):
