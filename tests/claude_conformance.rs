@@ -17,24 +17,11 @@ use std::time::{Duration, Instant};
 
 /// Behaviour of Claude Code this suite checks that the engine does not have yet, each with the
 /// test that shows it. Empty when everything is implemented.
-pub const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "exit_2_blocks_even_when_stdout_exceeds_max_output_bytes",
-        "a hook that prints more than maxOutputBytes on stdout and exits 2 is treated as a failure \
-         (fails open, trace failure `stdout exceeded maxOutputBytes`) instead of blocking with its \
-         stderr; exit 2 blocks whatever stdout holds",
-    ),
-    (
-        "continue_false_outcome_reason_is_not_a_siblings_allow_reason",
-        "a PreToolUse allow with permissionDecisionReason \"fine\" next to a `continue: false, \
+pub const KNOWN_GAPS: &[(&str, &str)] = &[(
+    "continue_false_outcome_reason_is_not_a_siblings_allow_reason",
+    "a PreToolUse allow with permissionDecisionReason \"fine\" next to a `continue: false, \
          stopReason: \"Budget exhausted\"` hook gives allowed:false with reason \"fine\"",
-    ),
-    (
-        "continue_false_stop_reason_falls_back_to_the_hooks_reason",
-        "`continue: false` without `stopReason` takes the hook's reason only from a top-level \
-         `reason`; a `permissionDecisionReason` or the stderr of an exit 2 leaves `stopReason` out",
-    ),
-];
+)];
 
 /// Every known gap is an ignored test of this file, and every test ignored as a known gap is
 /// listed: nothing is skipped without being named here.
@@ -717,7 +704,6 @@ fn continue_false_outcome_reason_is_not_a_siblings_allow_reason() {
 }
 
 #[test]
-#[ignore = "known gap: stopReason is not filled from permissionDecisionReason or exit-2 stderr (see KNOWN_GAPS)"]
 fn continue_false_stop_reason_falls_back_to_the_hooks_reason() {
     // The outcome's stopReason is the hook's `stopReason`, else the hook's reason, whichever way
     // the hook gave it: top-level `reason`, `permissionDecisionReason`, or stderr with exit 2.
@@ -1275,7 +1261,6 @@ fn attacker_hook_cannot_fail_open_with_exit_2() {
 }
 
 #[test]
-#[ignore = "known gap: exit 2 with stdout over maxOutputBytes fails open (see KNOWN_GAPS)"]
 fn exit_2_blocks_even_when_stdout_exceeds_max_output_bytes() {
     // A guard that dumps a large diff and exits 2 must still block: Claude Code reads stdout on
     // exit 2 only for a reason, and "even a JSON allow can't override" the block.
