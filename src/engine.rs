@@ -13,10 +13,12 @@ use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
 use crate::run::http::HttpClient;
+use crate::run::persistent::{Launch, Pool, PoolTable, Supervisor};
 use crate::run::spawn::EnvTemplate;
 use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -33,7 +35,15 @@ struct Inner {
     state: ArcSwap<Snapshot>,
     watch: Watch,
     background: Mutex<Vec<JoinHandle<()>>>,
+    /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
+    /// hook as it was (same event, command and `workers`).
+    pools: Mutex<HashMap<PoolKey, Arc<Pool>>>,
+    supervisor: Arc<Supervisor>,
 }
+
+/// What identifies a persistent hook's processes across reloads: the event's index, the
+/// command, `workers`.
+type PoolKey = (usize, String, usize);
 
 /// What a fire works from.
 struct Snapshot {
@@ -42,6 +52,8 @@ struct Snapshot {
     trust: Trust,
     /// A broken edit of a config file, reported in every outcome until fixed.
     warnings: Vec<String>,
+    /// The workers of `config`'s persistent hooks.
+    pools: Arc<PoolTable>,
 }
 
 impl Engine {
@@ -62,16 +74,24 @@ impl Engine {
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().collect();
         let env = EnvTemplate::new(std::env::vars_os(), &options.env, &reserved, &options.cwd);
-        Ok(Engine {
-            inner: Arc::new(Inner {
-                env,
-                http: HttpClient::default(),
-                state: ArcSwap::from_pointee(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }),
-                watch,
-                background: Mutex::new(Vec::new()),
-                options,
+        let inner = Arc::new(Inner {
+            env,
+            http: HttpClient::default(),
+            state: ArcSwap::from_pointee(Snapshot {
+                config: Arc::new(Config::default()),
+                trust: trust.clone(),
+                warnings: Vec::new(),
+                pools: Arc::default(),
             }),
-        })
+            watch,
+            background: Mutex::new(Vec::new()),
+            options,
+            pools: Mutex::new(HashMap::new()),
+            supervisor: Arc::new(Supervisor::new()),
+        });
+        let pools = inner.pools_for(&config, &trust);
+        inner.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new(), pools }));
+        Ok(Engine { inner })
     }
 
     pub fn options(&self) -> &Options {
@@ -127,7 +147,15 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
+        // Background hooks first (a persistent audit hook fired just before free still runs).
         self.drain();
+        // Every worker is now idle: it gets EOF on stdin and 500 ms to exit, then SIGKILL.
+        let pools: Vec<Arc<Pool>> =
+            self.inner.pools.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
+        for pool in &pools {
+            pool.close();
+        }
+        self.inner.supervisor.shutdown();
     }
 }
 
@@ -140,7 +168,10 @@ fn describe_hook(spec: &config::HookSpec) -> String {
     if let Some(m) = &spec.match_text {
         s.push_str(&format!("  [match {m}]"));
     }
-    if spec.json_io && matches!(spec.handler, config::Handler::Command(_)) {
+    if let Some(p) = spec.persistent {
+        let workers = if p.workers == 1 { "1 worker".to_string() } else { format!("{} workers", p.workers) };
+        s.push_str(&format!("  [persistent{}, {workers}]", if p.eager { " eager" } else { "" }));
+    } else if spec.json_io && matches!(spec.handler, config::Handler::Command(_)) {
         s.push_str("  [jsonIO]");
     }
     if let Some(t) = spec.timeout {
@@ -196,7 +227,46 @@ impl Inner {
             strict: self.options.strict,
             trust: &snapshot.trust,
             http: &self.http,
+            pools: &snapshot.pools,
         }
+    }
+
+    /// The pools of `config`'s persistent hooks that trust lets run: the registry's pool for
+    /// a hook that was already there, a new one otherwise (started now when eager). Pools
+    /// of hooks no longer in the config are stopped.
+    fn pools_for(&self, config: &Config, trust: &Trust) -> Arc<PoolTable> {
+        let mut table = PoolTable::default();
+        let mut registry = self.pools.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut old = std::mem::take(&mut *registry);
+        let mut eager = Vec::new();
+        for event in Event::ALL {
+            for spec in config.hooks.of(*event) {
+                let (Some(p), config::Handler::Command(command)) = (spec.persistent, &spec.handler) else { continue };
+                if hook::gated(spec, trust).is_some() {
+                    continue;
+                }
+                let key: PoolKey = (event.index(), command.clone(), p.workers);
+                let pool = match registry.get(&key).or_else(|| old.get(&key)) {
+                    Some(pool) => pool.clone(),
+                    None => Pool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone()),
+                };
+                if p.eager {
+                    eager.push(pool.clone());
+                }
+                old.remove(&key);
+                registry.insert(key, pool.clone());
+                table.insert(*event, spec.index, pool);
+            }
+        }
+        drop(registry);
+        for removed in old.into_values() {
+            removed.close();
+        }
+        let launch = Launch { cwd: &self.options.cwd, env: &self.env };
+        for pool in eager {
+            pool.start_eagerly(&launch);
+        }
+        Arc::new(table)
     }
 
     /// Blocking events: in list order, one after another, stopping where the merge is decided.
@@ -309,7 +379,8 @@ impl Inner {
         let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
         match config::load(&self.options) {
             Ok(config) => {
-                self.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }));
+                let pools = self.pools_for(&config, &trust);
+                self.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new(), pools }));
                 drop(seen);
                 if let Some(file) = changed_config {
                     self.config_changed(&file);
@@ -318,7 +389,13 @@ impl Inner {
             }
             Err(e) => {
                 let warning = format!("config not reloaded, the previous one stays in force: {}", e.message);
-                self.state.store(Arc::new(Snapshot { config: old.config.clone(), trust, warnings: vec![warning] }));
+                let pools = if trust == old.trust { old.pools.clone() } else { self.pools_for(&old.config, &trust) };
+                self.state.store(Arc::new(Snapshot {
+                    config: old.config.clone(),
+                    trust,
+                    warnings: vec![warning],
+                    pools,
+                }));
                 Err(e)
             }
         }
