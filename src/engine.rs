@@ -76,7 +76,7 @@ impl Engine {
         let env = EnvTemplate::new(std::env::vars_os(), &options.env, &reserved, &options.cwd);
         let inner = Arc::new(Inner {
             env,
-            http: HttpClient::default(),
+            http: HttpClient::new(options.http_proxy.clone()),
             state: ArcSwap::from_pointee(Snapshot {
                 config: Arc::new(Config::default()),
                 trust: trust.clone(),
@@ -186,7 +186,7 @@ impl Inner {
             Ok(h) => h,
             Err(e) => return Outcome::error(e),
         };
-        if !self.watch.is_empty() && self.watch.due() {
+        if self.options.watch && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
