@@ -454,10 +454,26 @@ pub(crate) struct SigpipeBlock {
     old: libc::sigset_t,
     set: libc::sigset_t,
     was_pending: bool,
+    /// Whether a write may have raised SIGPIPE (always assumed unless [`SigpipeBlock::tracked`]).
+    raised: bool,
 }
 
 impl SigpipeBlock {
     pub(crate) fn new() -> SigpipeBlock {
+        SigpipeBlock::block(true)
+    }
+
+    /// For a caller that reports every EPIPE with [`SigpipeBlock::epipe`]: when none happened,
+    /// dropping it costs only the mask restore.
+    pub(crate) fn tracked() -> SigpipeBlock {
+        SigpipeBlock::block(false)
+    }
+
+    pub(crate) fn epipe(&mut self) {
+        self.raised = true;
+    }
+
+    fn block(raised: bool) -> SigpipeBlock {
         // SAFETY: sigset operations on local, initialised sets.
         unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
@@ -465,10 +481,14 @@ impl SigpipeBlock {
             libc::sigemptyset(&mut set);
             libc::sigaddset(&mut set, libc::SIGPIPE);
             libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
-            let mut pending: libc::sigset_t = std::mem::zeroed();
-            libc::sigpending(&mut pending);
-            let was_pending = libc::sigismember(&pending, libc::SIGPIPE) == 1;
-            SigpipeBlock { old, set, was_pending }
+            // A SIGPIPE can be pending here only if this thread was blocking it already (else it
+            // would have been delivered): only then is there a host's SIGPIPE to leave alone.
+            let was_pending = libc::sigismember(&old, libc::SIGPIPE) == 1 && {
+                let mut pending: libc::sigset_t = std::mem::zeroed();
+                libc::sigpending(&mut pending);
+                libc::sigismember(&pending, libc::SIGPIPE) == 1
+            };
+            SigpipeBlock { old, set, was_pending, raised }
         }
     }
 }
@@ -477,7 +497,7 @@ impl Drop for SigpipeBlock {
     fn drop(&mut self) {
         // SAFETY: as above; sigtimedwait with a zero timeout never blocks.
         unsafe {
-            if !self.was_pending {
+            if self.raised && !self.was_pending {
                 let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
                 while libc::sigtimedwait(&self.set, std::ptr::null_mut(), &zero) == libc::SIGPIPE {}
             }

@@ -176,10 +176,7 @@ impl Pool {
             }
         };
         worker.proc.capture(true);
-        let mut line = Vec::with_capacity(envelope.len() + 1);
-        line.extend_from_slice(envelope);
-        line.push(b'\n');
-        let result = worker.exchange(&line, deadline, max_bytes);
+        let result = worker.exchange(envelope, deadline, max_bytes);
         let stderr = worker.proc.capture(false);
         match result {
             Ok(answer) => match response::parse(&answer) {
@@ -480,18 +477,22 @@ impl Worker {
         None
     }
 
-    /// Writes `line` and reads one answer line.
-    fn exchange(&mut self, line: &[u8], deadline: Instant, max_bytes: usize) -> Result<Vec<u8>, Failure> {
-        let _sigpipe = SigpipeBlock::new();
+    /// Writes `envelope` and a newline, and reads one answer line.
+    fn exchange(&mut self, envelope: &[u8], deadline: Instant, max_bytes: usize) -> Result<Vec<u8>, Failure> {
+        let mut sigpipe = SigpipeBlock::tracked();
+        let total = envelope.len() + 1;
         let mut written = 0;
         let mut stdin_open = true;
         let mut exited: Option<Option<Exit>> = None;
         loop {
-            if stdin_open && written < line.len() {
-                match write_some(&self.stdin, &line[written..]) {
+            if stdin_open && written < total {
+                match write_line(&self.stdin, envelope, written) {
                     Ok(n) => written += n,
                     // The worker closed its stdin (or died): its answer, if any, still counts.
-                    Err(()) => stdin_open = false,
+                    Err(()) => {
+                        sigpipe.epipe();
+                        stdin_open = false;
+                    }
                 }
             }
             if let Some(answer) = self.take_line(max_bytes)? {
@@ -514,7 +515,7 @@ impl Worker {
                 },
                 libc::pollfd { fd: self.stdin.as_raw_fd(), events: libc::POLLOUT, revents: 0 },
             ];
-            let nfds = if stdin_open && written < line.len() { 3 } else { 2 };
+            let nfds = if stdin_open && written < total { 3 } else { 2 };
             let mut wait = deadline - now;
             if self.proc.pidfd.is_none() {
                 wait = wait.min(EXIT_POLL);
@@ -560,8 +561,14 @@ impl Worker {
             // SAFETY: reads at most `len` bytes into the Vec's spare capacity.
             let n = unsafe { libc::read(self.stdout.as_raw_fd(), spare.as_mut_ptr().cast(), len) };
             if n > 0 {
+                let from = self.buf.len();
                 // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
-                unsafe { self.buf.set_len(self.buf.len() + n as usize) };
+                unsafe { self.buf.set_len(from + n as usize) };
+                // The answer is complete: a second line behind it is caught by the next
+                // request's idle check, so no read is spent looking for one now.
+                if memchr::memchr(b'\n', &self.buf[from..]).is_some() {
+                    return Ok(false);
+                }
                 continue;
             }
             if n == 0 {
@@ -596,11 +603,18 @@ impl Worker {
     }
 }
 
-/// One non-blocking write. `Err` when the pipe is closed.
-fn write_some(fd: &OwnedFd, bytes: &[u8]) -> Result<usize, ()> {
+/// One non-blocking write of what is left of `line` + `\n` after `done` bytes (one `writev`,
+/// no copy). `Err` when the pipe is closed.
+fn write_line(fd: &OwnedFd, line: &[u8], done: usize) -> Result<usize, ()> {
+    let rest = &line[done.min(line.len())..];
+    let newline = if done <= line.len() { &b"\n"[..] } else { &[][..] };
+    let iov = [
+        libc::iovec { iov_base: rest.as_ptr() as *mut libc::c_void, iov_len: rest.len() },
+        libc::iovec { iov_base: newline.as_ptr() as *mut libc::c_void, iov_len: newline.len() },
+    ];
     loop {
-        // SAFETY: writes from a valid slice to an fd we own.
-        let n = unsafe { libc::write(fd.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+        // SAFETY: both iovecs point into live slices; writev only reads them.
+        let n = unsafe { libc::writev(fd.as_raw_fd(), iov.as_ptr(), 2) };
         if n >= 0 {
             return Ok(n as usize);
         }
