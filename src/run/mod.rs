@@ -4,11 +4,12 @@
 //! live here.
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
-//! - [`http`]: HTTP hooks.
+//! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`persistent`]: persistent command hooks (long-lived workers answering one line per fire).
 
 pub mod command;
 pub mod http;
+mod http_tcp;
 pub mod persistent;
 pub mod spawn;
 
