@@ -3,8 +3,9 @@
 //! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
 
+use crate::config::layers::{self, Failure};
 use crate::config::trust::{self, Trust};
-use crate::config::watch::{coarse_now, Watch, CHECK_INTERVAL};
+use crate::config::watch::{Check, State, Watch};
 use crate::config::{self, Config};
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
@@ -20,8 +21,7 @@ use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 pub struct Engine {
@@ -50,26 +50,41 @@ struct Snapshot {
     /// Shared with the snapshot that replaces this one when a broken edit only adds a warning.
     config: Arc<Config>,
     trust: Trust,
-    /// A broken edit of a config file, reported in every outcome until fixed.
+    /// The config's own warnings, then a failed reload's, reported in every outcome.
     warnings: Vec<String>,
     /// The workers of `config`'s persistent hooks.
     pools: Arc<PoolTable>,
+}
+
+impl Snapshot {
+    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
+        let mut warnings = config.warnings.clone();
+        warnings.extend(extra);
+        Snapshot { config, trust, warnings, pools }
+    }
+}
+
+/// The trust verdict, or "untrusted for now" when the store cannot be read right now (then the
+/// second value is the warning, and the caller must ask again at the next check).
+fn evaluate_trust(options: &Options) -> (Trust, Option<String>) {
+    match trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd) {
+        Ok(t) => (t, None),
+        Err(why) => (
+            Trust::Untrusted(format!("untrusted for now: {why}")),
+            Some(format!("the trust store could not be read ({why}); project layers are not loaded until it can be")),
+        ),
+    }
 }
 
 impl Engine {
     /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
     pub fn new(options_json: Option<&str>) -> Result<Engine> {
         let options = Options::parse(options_json)?;
-        let watch = Watch {
-            config_files: config::config_files(&options),
-            trust_store: if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None },
-            seen: Mutex::new(Vec::new()),
-            next_check: AtomicU64::new(coarse_now() + CHECK_INTERVAL.as_nanos() as u64),
-        };
-        // Fingerprints first: an edit racing this load is then seen by the next check.
-        *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
-        let config = config::load(&options)?;
-        let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
+        let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
+        let watch = Watch::new(layers::files(&options), store);
+        let (trust, unread) = evaluate_trust(&options);
+        let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
+        watch.lock().retry = unread.is_some();
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().collect();
@@ -77,20 +92,20 @@ impl Engine {
         let inner = Arc::new(Inner {
             env,
             http: HttpClient::new(options.http_proxy.clone()),
-            state: ArcSwap::from_pointee(Snapshot {
-                config: Arc::new(Config::default()),
-                trust: trust.clone(),
-                warnings: Vec::new(),
-                pools: Arc::default(),
-            }),
+            state: ArcSwap::from_pointee(Snapshot::new(
+                Arc::new(Config::default()),
+                trust.clone(),
+                None,
+                Arc::default(),
+            )),
             watch,
             background: Mutex::new(Vec::new()),
             options,
             pools: Mutex::new(HashMap::new()),
             supervisor: Arc::new(Supervisor::new()),
         });
-        let pools = inner.pools_for(&config, &trust);
-        inner.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new(), pools }));
+        let pools = inner.pools_for(&config);
+        inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
         Ok(Engine { inner })
     }
 
@@ -125,6 +140,11 @@ impl Engine {
 
     pub fn trust(&self) -> Trust {
         self.inner.state.load().trust.clone()
+    }
+
+    /// What every outcome's `warnings` says right now.
+    pub fn warnings(&self) -> Vec<String> {
+        self.inner.state.load().warnings.clone()
     }
 
     pub fn config_files(&self) -> &[PathBuf] {
@@ -225,16 +245,15 @@ impl Inner {
             default_timeout: self.options.default_timeout,
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,
-            trust: &snapshot.trust,
             http: &self.http,
             pools: &snapshot.pools,
         }
     }
 
-    /// The pools of `config`'s persistent hooks that trust lets run: the registry's pool for
-    /// a hook that was already there, a new one otherwise (started now when eager). Pools
-    /// of hooks no longer in the config are stopped.
-    fn pools_for(&self, config: &Config, trust: &Trust) -> Arc<PoolTable> {
+    /// The pools of `config`'s persistent hooks: the registry's pool for a hook that was
+    /// already there, a new one otherwise (started now when eager). Pools of hooks no longer in
+    /// the config are stopped. (Trust decides which layers are in `config` at all.)
+    fn pools_for(&self, config: &Config) -> Arc<PoolTable> {
         let mut table = PoolTable::default();
         let mut registry = self.pools.lock().unwrap_or_else(PoisonError::into_inner);
         let mut old = std::mem::take(&mut *registry);
@@ -242,9 +261,6 @@ impl Inner {
         for event in Event::ALL {
             for spec in config.hooks.of(*event) {
                 let (Some(p), config::Handler::Command(command)) = (spec.persistent, &spec.handler) else { continue };
-                if hook::gated(spec, trust).is_some() {
-                    continue;
-                }
                 let key: PoolKey = (event.index(), command.clone(), p.workers);
                 let pool = match registry.get(&key).or_else(|| old.get(&key)) {
                     Some(pool) => pool.clone(),
@@ -349,56 +365,83 @@ impl Inner {
         }
     }
 
-    /// Looks at the files (`force`: reloads even when nothing changed). A change that fails
-    /// validation leaves the old config in force with a warning. Returns the load error.
+    /// Looks at the files (`force`: reads them now, settled or not). A change is read once it
+    /// has settled; a read that fails (other than "does not exist") changes nothing and is
+    /// retried at the next check; a change that fails validation leaves the old config in force
+    /// with a warning. Returns the load error.
     fn reload(self: &Arc<Self>, force: bool) -> Result<()> {
-        let mut seen = if force {
-            self.watch.seen.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut state = if force {
+            self.watch.lock()
         } else {
             // Another thread is already reloading: this fire uses the current config.
-            match self.watch.seen.try_lock() {
+            match self.watch.state.try_lock() {
                 Ok(g) => g,
-                Err(_) => return Ok(()),
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
-        let now = self.watch.fingerprints();
-        let config_count = self.watch.config_files.len();
-        let changed_config: Option<PathBuf> = self
-            .watch
-            .config_files
-            .iter()
-            .zip(now.iter().zip(seen.iter()))
-            .find(|(_, (a, b))| a != b)
-            .map(|(p, _)| p.clone());
-        let changed_trust = now[config_count..] != seen[config_count..];
-        if !force && changed_config.is_none() && !changed_trust {
+        let now = if force {
+            self.watch.fingerprints()
+        } else {
+            match self.watch.check(&mut state) {
+                Check::Read(now) => now,
+                Check::Unchanged | Check::Settling => return Ok(()),
+            }
+        };
+        let old = self.state.load_full();
+        let (trust, unread) = evaluate_trust(&self.options);
+        if let Some(why) = unread {
+            // No verdict: keep the old config and the old verdict, and ask again.
+            return Err(self.keep(&mut state, &old, Error::new(ErrorCode::IoError, why), true));
+        }
+        let loaded = layers::load(&self.options, &trust);
+        // A file that changed while it was read is not settled: read it again later.
+        if !force && self.watch.fingerprints() != now {
+            state.pending = None;
             return Ok(());
         }
-        *seen = now;
-        let old = self.state.load_full();
-        let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
-        match config::load(&self.options) {
+        match loaded {
             Ok(config) => {
-                let pools = self.pools_for(&config, &trust);
-                self.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new(), pools }));
-                drop(seen);
-                if let Some(file) = changed_config {
+                let changed = self.watch.changed_file(&state.adopted, &now);
+                state.adopted = now;
+                state.pending = None;
+                state.retry = false;
+                let pools = self.pools_for(&config);
+                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None, pools)));
+                drop(state);
+                if let Some(file) = changed {
                     self.config_changed(&file);
                 }
                 Ok(())
             }
-            Err(e) => {
-                let warning = format!("config not reloaded, the previous one stays in force: {}", e.message);
-                let pools = if trust == old.trust { old.pools.clone() } else { self.pools_for(&old.config, &trust) };
-                self.state.store(Arc::new(Snapshot {
-                    config: old.config.clone(),
-                    trust,
-                    warnings: vec![warning],
-                    pools,
-                }));
-                Err(e)
+            Err(Failure::Read(e)) => Err(self.keep(&mut state, &old, e, true)),
+            Err(Failure::Invalid(e)) => {
+                state.adopted = now;
+                state.pending = None;
+                Err(self.keep(&mut state, &old, e, false))
             }
         }
+    }
+
+    /// Keeps the old config and verdict after a failed reload, with a warning; `retry`: the
+    /// failure was a read error, so the files are read again at the next check.
+    fn keep(&self, state: &mut MutexGuard<State>, old: &Snapshot, e: Error, retry: bool) -> Error {
+        state.retry = retry;
+        let warning = if retry {
+            format!(
+                "config not reloaded, the previous one stays in force (read again at the next check): {}",
+                e.message
+            )
+        } else {
+            format!("config not reloaded, the previous one stays in force: {}", e.message)
+        };
+        self.state.store(Arc::new(Snapshot::new(
+            old.config.clone(),
+            old.trust.clone(),
+            Some(warning),
+            old.pools.clone(),
+        )));
+        e
     }
 
     /// Runs the new config's `configChange` hooks in the background.

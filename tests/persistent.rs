@@ -357,7 +357,7 @@ fn eager_workers_start_at_load_and_untrusted_ones_never() {
     let e = Engine::new(Some(&json!({ "cwd": project.path(), "home": home.path(), "trusted": false }).to_string()))
         .unwrap();
     let o = fire(&e, pre("x"));
-    assert!(o["hooks"].as_array().unwrap().iter().all(|h| h["result"] == "skipped"), "{o}");
+    assert_eq!(o["hooks"], json!([]), "an untrusted project's hooks are not loaded: {o}");
     std::thread::sleep(Duration::from_millis(300));
     assert!(!project.path().join("started").exists(), "an untrusted project's worker was started");
     drop(e);

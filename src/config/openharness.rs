@@ -12,6 +12,14 @@ use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
+/// Parses the inline `config` option's value.
+pub fn parse_value(value: &serde_json::Value) -> Result<Layer> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        position_error(None, None, &path, &e.into_inner().to_string())
+    })
+}
+
 /// Parses one file: JSON when its name ends in `.json`, YAML otherwise.
 pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Layer> {
     let file = path.display().to_string();
@@ -584,7 +592,6 @@ impl<'de> Deserialize<'de> for Timeout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
 
     fn yaml(text: &str) -> Result<Layer> {
         parse_file(Path::new("/p/.oh/config.yaml"), text.as_bytes())
@@ -658,15 +665,5 @@ mod tests {
         assert_eq!(e.line, Some(1));
         let ok = parse_file(Path::new("/x/c.json"), br#"{"hooks": {"preToolUse": [{"command": "x"}]}}"#).unwrap();
         assert_eq!(ok.hooks.unwrap().total(), 1);
-    }
-
-    #[test]
-    fn shallow_merge() {
-        let user = yaml("disableAllHooks: true\nhooks:\n  preToolUse:\n    - command: user\n").unwrap();
-        let project = yaml("hooks:\n  postToolUse:\n    - command: project\n").unwrap();
-        let config = Config::merge([user, project]);
-        assert!(config.disable_all_hooks);
-        assert!(config.hooks.of(Event::PreToolUse).is_empty());
-        assert_eq!(config.hooks.of(Event::PostToolUse).len(), 1);
     }
 }

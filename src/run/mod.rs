@@ -13,7 +13,6 @@ mod http_tcp;
 pub mod persistent;
 pub mod spawn;
 
-use crate::config::trust::Trust;
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
@@ -44,13 +43,12 @@ pub struct Context<'a> {
     pub default_timeout: Duration,
     pub max_output_bytes: usize,
     pub strict: bool,
-    pub trust: &'a Trust,
     pub http: &'a HttpClient,
     /// The workers of the config's persistent hooks.
     pub pools: &'a PoolTable,
 }
 
-/// A hook's part in the fire. `result` is `None` when the hook acts as absent (untrusted).
+/// A hook's part in the fire.
 pub struct Ran {
     pub result: Option<HookResult>,
     pub trace: Trace,
@@ -59,11 +57,6 @@ pub struct Ran {
 pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     let event = cx.envelope.event;
     let mut trace = Trace { index: spec.index, kind: spec.type_name(), ..Trace::default() };
-    if let Some(why) = gated(spec, cx.trust) {
-        trace.result = "skipped";
-        trace.reason = Some(why.to_string());
-        return Ran { result: None, trace };
-    }
     let start = Instant::now();
     let timeout = spec.timeout.unwrap_or(cx.default_timeout);
     let result = match &spec.handler {
@@ -80,14 +73,6 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     trace.result = result.label();
     trace.reason = result.reason.clone();
     Ran { result: Some(result), trace }
-}
-
-/// `Some(why)` when trust keeps this hook from running (its workers are then never started).
-pub fn gated<'a>(spec: &HookSpec, trust: &'a Trust) -> Option<&'a str> {
-    match (trust, &spec.handler) {
-        (Trust::Untrusted(why), Handler::Command(_) | Handler::Http(_)) => Some(why),
-        _ => None,
-    }
 }
 
 fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
