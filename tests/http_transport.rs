@@ -182,3 +182,16 @@ fn bytes_sent_unasked_after_a_response_retire_the_connection() {
         assert_eq!(connections.load(Ordering::SeqCst), i, "a connection with stray bytes was reused");
     }
 }
+
+#[test]
+fn a_socks_proxy_fails_closed_instead_of_going_direct() {
+    let (port, connections) = server(Mode::Chunked);
+    let e = one_hook(
+        json!({ "http": format!("http://127.0.0.1:{port}/h") }),
+        json!({ "httpProxy": "socks5://127.0.0.1:1" }),
+    );
+    let o = fire(&e, pre());
+    http_error(&o);
+    assert!(trace(&o)["error"].as_str().unwrap().contains("SOCKS proxies are not supported"), "{o}");
+    assert_eq!(connections.load(Ordering::SeqCst), 0, "the request went to the server directly");
+}
