@@ -52,7 +52,8 @@ impl<In: Transport> Connector<In> for TcpConnector {
         }
         stream.set_nonblocking(true)?;
         let buffers = LazyBuffers::new(details.config.input_buffer_size(), details.config.output_buffer_size());
-        let transport = TcpTransport { stream: Arc::new(stream), buffers, held: Vec::new(), sent: false };
+        let transport =
+            TcpTransport { stream: Arc::new(stream), buffers, held: Vec::new(), sent: false, just_read: false };
         (details.register_shutdown)(Arc::downgrade(&transport.stream) as Weak<dyn ShutdownHandle>)?;
         Ok(Some(Either::B(transport)))
     }
@@ -98,6 +99,11 @@ pub struct TcpTransport {
     /// Something was sent since the last read: the answer cannot be there yet, so the next
     /// read waits in `poll` first instead of trying `recv` in vain.
     sent: bool,
+    /// Nothing happened since the last read. The pool probes a connection when it is returned
+    /// (right after the response was read) and again when it is taken for the next request; the
+    /// second probe sees everything the first would, so the first is answered without a syscall.
+    /// (Bytes that arrived with the response are in ureq's input buffer, which it checks itself.)
+    just_read: bool,
 }
 
 impl std::fmt::Debug for TcpTransport {
@@ -130,6 +136,7 @@ impl Transport for TcpTransport {
     }
 
     fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), Error> {
+        self.just_read = false;
         if self.held.is_empty() {
             self.held.extend_from_slice(&self.buffers.output()[..amount]);
             return Ok(());
@@ -161,6 +168,7 @@ impl Transport for TcpTransport {
             let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
             if n >= 0 {
                 self.buffers.input_appended(n as usize);
+                self.just_read = n > 0;
                 return Ok(n > 0);
             }
             match io::Error::last_os_error() {
@@ -174,6 +182,9 @@ impl Transport for TcpTransport {
     /// Open means: nothing to read and not closed. Bytes the server sent unasked (or a
     /// previous body not read to its end) make a connection unusable, as in ureq.
     fn is_open(&mut self) -> bool {
+        if std::mem::replace(&mut self.just_read, false) {
+            return true;
+        }
         let mut byte = 0u8;
         // SAFETY: peeks at most one byte into a local.
         let n = unsafe { libc::recv(self.fd(), (&mut byte as *mut u8).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT) };
