@@ -13,8 +13,9 @@ use crate::event::Event;
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
+use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::http::HttpClient;
-use crate::run::persistent::{Launch, Pool, PoolTable, Supervisor};
+use crate::run::persistent::{self, Launch, PoolTable, Supervisor};
 use crate::run::spawn::EnvTemplate;
 use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
@@ -22,7 +23,6 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -34,10 +34,11 @@ struct Inner {
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
-    background: Mutex<Vec<JoinHandle<()>>>,
+    /// Background hooks of non-blocking events and configChange: bounded (§3.11).
+    background: Pool,
     /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
     /// hook as it was (same event, command and `workers`).
-    pools: Mutex<HashMap<PoolKey, Arc<Pool>>>,
+    workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
     supervisor: Arc<Supervisor>,
 }
 
@@ -99,9 +100,9 @@ impl Engine {
                 Arc::default(),
             )),
             watch,
-            background: Mutex::new(Vec::new()),
+            background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
             options,
-            pools: Mutex::new(HashMap::new()),
+            workers: Mutex::new(HashMap::new()),
             supervisor: Arc::new(Supervisor::new()),
         });
         let pools = inner.pools_for(&config);
@@ -151,17 +152,9 @@ impl Engine {
         &self.inner.watch.config_files
     }
 
-    /// Waits for the hooks running in the background.
+    /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
-        loop {
-            let handles = std::mem::take(&mut *self.inner.background.lock().unwrap_or_else(PoisonError::into_inner));
-            if handles.is_empty() {
-                return;
-            }
-            for h in handles {
-                let _ = h.join();
-            }
-        }
+        self.inner.background.drain();
     }
 }
 
@@ -170,8 +163,8 @@ impl Drop for Engine {
         // Background hooks first (a persistent audit hook fired just before free still runs).
         self.drain();
         // Every worker is now idle: it gets EOF on stdin and 500 ms to exit, then SIGKILL.
-        let pools: Vec<Arc<Pool>> =
-            self.inner.pools.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
+        let pools: Vec<Arc<persistent::Pool>> =
+            self.inner.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
         for pool in &pools {
             pool.close();
         }
@@ -231,8 +224,14 @@ impl Inner {
         } else if self.options.wait_non_blocking {
             self.run_concurrently(&snapshot, &envelope, &matching)
         } else {
-            let warnings = snapshot.warnings.clone();
-            self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            let mut warnings = snapshot.warnings.clone();
+            let dropped = self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            if dropped > 0 {
+                warnings.push(format!(
+                    "background queue full: {dropped} hook(s) of this fire dropped ({} since the engine started; at most {BACKGROUND_THREADS} run at once and {BACKGROUND_QUEUE} wait)",
+                    self.background.dropped()
+                ));
+            }
             Outcome::allowed(warnings)
         }
     }
@@ -255,7 +254,7 @@ impl Inner {
     /// the config are stopped. (Trust decides which layers are in `config` at all.)
     fn pools_for(&self, config: &Config) -> Arc<PoolTable> {
         let mut table = PoolTable::default();
-        let mut registry = self.pools.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut registry = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
         let mut old = std::mem::take(&mut *registry);
         let mut eager = Vec::new();
         for event in Event::ALL {
@@ -264,7 +263,7 @@ impl Inner {
                 let key: PoolKey = (event.index(), command.clone(), p.workers);
                 let pool = match registry.get(&key).or_else(|| old.get(&key)) {
                     Some(pool) => pool.clone(),
-                    None => Pool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone()),
+                    None => persistent::Pool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone()),
                 };
                 if p.eager {
                     eager.push(pool.clone());
@@ -339,30 +338,26 @@ impl Inner {
         Outcome::merged(merged, traces, snapshot.warnings.clone())
     }
 
-    /// Non-blocking events: each hook on a thread of its own; `fire` does not wait.
-    fn spawn_background(self: &Arc<Self>, snapshot: Arc<Snapshot>, envelope: Arc<Envelope>, matching: Vec<usize>) {
-        let mut background = self.background.lock().unwrap_or_else(PoisonError::into_inner);
-        // Reap the threads that finished, so a long-running host does not accumulate handles.
-        let (done, running): (Vec<_>, Vec<_>) = background.drain(..).partition(|h| h.is_finished());
-        *background = running;
-        for h in done {
-            let _ = h.join();
-        }
+    /// Non-blocking events: each hook is a job of the engine's bounded pool; `fire` does not
+    /// wait. Returns how many were dropped because the pool's queue was full.
+    fn spawn_background(
+        self: &Arc<Self>,
+        snapshot: Arc<Snapshot>,
+        envelope: Arc<Envelope>,
+        matching: Vec<usize>,
+    ) -> usize {
+        let mut dropped = 0;
         for i in matching {
             let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
-            let spawned = std::thread::Builder::new().name("oh-hooks-bg".into()).spawn(move || {
+            let job = Box::new(move || {
                 let cx = inner.context(&snap, &env);
                 hook::run(&snap.config.hooks.of(env.event)[i], &cx);
             });
-            match spawned {
-                Ok(h) => background.push(h),
-                // No thread to be had: run it here rather than drop it.
-                Err(_) => {
-                    let cx = self.context(&snapshot, &envelope);
-                    hook::run(&snapshot.config.hooks.of(envelope.event)[i], &cx);
-                }
+            if self.background.submit(job).is_err() {
+                dropped += 1;
             }
         }
+        dropped
     }
 
     /// Looks at the files (`force`: reads them now, settled or not). A change is read once it

@@ -80,6 +80,10 @@ export interface HooksOptions {
   maxOutputBytes?: number;
   /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
   waitNonBlocking?: boolean;
+  /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
+  watch?: boolean;
+  /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
+  httpProxy?: string;
 }
 
 /** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */

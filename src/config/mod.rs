@@ -1,11 +1,13 @@
 //! Reading configs (CONTRACT §3.1): the internal hook list every dialect produces, which files a
 //! source reads, and how layers combine.
 //!
+//! - [`budget`]: the bounds on loading one config (expansion, regexes, time).
 //! - [`layers`]: which sources are read (own vs project layers, the trust gate) and how they add up.
 //! - [`openharness`]: the `.oh/*.yaml` dialect and its validation.
 //! - [`trust`]: the workspace-trust verdict.
 //! - [`watch`]: noticing changed files for live reload.
 
+pub mod budget;
 pub mod layers;
 pub mod openharness;
 pub mod trust;

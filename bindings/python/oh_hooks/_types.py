@@ -33,6 +33,10 @@ class Options(TypedDict, total=False):
     strict: bool
     maxOutputBytes: int
     waitNonBlocking: bool
+    watch: bool
+    """False: config files are not watched for changes (``reload()`` still re-reads them)."""
+    httpProxy: str
+    """Proxy URL for HTTP hooks (the ``*_proxy`` environment variables are never read)."""
 
 
 class _EnvelopeEvent(TypedDict):
