@@ -3,8 +3,9 @@
 //! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
 
+use crate::config::layers::{self, Failure};
 use crate::config::trust::{self, Trust};
-use crate::config::watch::{coarse_now, Watch, CHECK_INTERVAL};
+use crate::config::watch::{Check, State, Watch};
 use crate::config::{self, Config};
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
@@ -12,15 +13,14 @@ use crate::event::Event;
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
+use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::http::HttpClient;
 use crate::run::spawn::EnvTemplate;
 use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::{Arc, MutexGuard};
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -32,7 +32,8 @@ struct Inner {
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
-    background: Mutex<Vec<JoinHandle<()>>>,
+    /// Background hooks of non-blocking events and configChange: bounded (§3.11).
+    background: Pool,
 }
 
 /// What a fire works from.
@@ -40,24 +41,39 @@ struct Snapshot {
     /// Shared with the snapshot that replaces this one when a broken edit only adds a warning.
     config: Arc<Config>,
     trust: Trust,
-    /// A broken edit of a config file, reported in every outcome until fixed.
+    /// The config's own warnings, then a failed reload's, reported in every outcome.
     warnings: Vec<String>,
+}
+
+impl Snapshot {
+    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>) -> Snapshot {
+        let mut warnings = config.warnings.clone();
+        warnings.extend(extra);
+        Snapshot { config, trust, warnings }
+    }
+}
+
+/// The trust verdict, or "untrusted for now" when the store cannot be read right now (then the
+/// second value is the warning, and the caller must ask again at the next check).
+fn evaluate_trust(options: &Options) -> (Trust, Option<String>) {
+    match trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd) {
+        Ok(t) => (t, None),
+        Err(why) => (
+            Trust::Untrusted(format!("untrusted for now: {why}")),
+            Some(format!("the trust store could not be read ({why}); project layers are not loaded until it can be")),
+        ),
+    }
 }
 
 impl Engine {
     /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
     pub fn new(options_json: Option<&str>) -> Result<Engine> {
         let options = Options::parse(options_json)?;
-        let watch = Watch {
-            config_files: config::config_files(&options),
-            trust_store: if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None },
-            seen: Mutex::new(Vec::new()),
-            next_check: AtomicU64::new(coarse_now() + CHECK_INTERVAL.as_nanos() as u64),
-        };
-        // Fingerprints first: an edit racing this load is then seen by the next check.
-        *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
-        let config = config::load(&options)?;
-        let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
+        let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
+        let watch = Watch::new(layers::files(&options), store);
+        let (trust, unread) = evaluate_trust(&options);
+        let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
+        watch.lock().retry = unread.is_some();
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().collect();
@@ -66,9 +82,9 @@ impl Engine {
             inner: Arc::new(Inner {
                 env,
                 http: HttpClient::new(options.http_proxy.clone()),
-                state: ArcSwap::from_pointee(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }),
+                state: ArcSwap::from_pointee(Snapshot::new(Arc::new(config), trust, unread)),
                 watch,
-                background: Mutex::new(Vec::new()),
+                background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
                 options,
             }),
         })
@@ -107,21 +123,18 @@ impl Engine {
         self.inner.state.load().trust.clone()
     }
 
+    /// What every outcome's `warnings` says right now.
+    pub fn warnings(&self) -> Vec<String> {
+        self.inner.state.load().warnings.clone()
+    }
+
     pub fn config_files(&self) -> &[PathBuf] {
         &self.inner.watch.config_files
     }
 
-    /// Waits for the hooks running in the background.
+    /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
-        loop {
-            let handles = std::mem::take(&mut *self.inner.background.lock().unwrap_or_else(PoisonError::into_inner));
-            if handles.is_empty() {
-                return;
-            }
-            for h in handles {
-                let _ = h.join();
-            }
-        }
+        self.inner.background.drain();
     }
 }
 
@@ -180,13 +193,19 @@ impl Inner {
         } else if self.options.wait_non_blocking {
             self.run_concurrently(&snapshot, &envelope, &matching)
         } else {
-            let warnings = snapshot.warnings.clone();
-            self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            let mut warnings = snapshot.warnings.clone();
+            let dropped = self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            if dropped > 0 {
+                warnings.push(format!(
+                    "background queue full: {dropped} hook(s) of this fire dropped ({} since the engine started; at most {BACKGROUND_THREADS} run at once and {BACKGROUND_QUEUE} wait)",
+                    self.background.dropped()
+                ));
+            }
             Outcome::allowed(warnings)
         }
     }
 
-    fn context<'a>(&'a self, snapshot: &'a Snapshot, envelope: &'a Envelope) -> Context<'a> {
+    fn context<'a>(&'a self, envelope: &'a Envelope) -> Context<'a> {
         Context {
             envelope,
             cwd: &self.options.cwd,
@@ -194,14 +213,13 @@ impl Inner {
             default_timeout: self.options.default_timeout,
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,
-            trust: &snapshot.trust,
             http: &self.http,
         }
     }
 
     /// Blocking events: in list order, one after another, stopping where the merge is decided.
     fn run_blocking(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
-        let cx = self.context(snapshot, envelope);
+        let cx = self.context(envelope);
         let specs = snapshot.config.hooks.of(envelope.event);
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len());
@@ -220,7 +238,7 @@ impl Inner {
     /// Non-blocking events with `waitNonBlocking`: all at once, reported in list order; their
     /// decisions are ignored, their context and first reason kept.
     fn run_concurrently(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
-        let cx = self.context(snapshot, envelope);
+        let cx = self.context(envelope);
         let specs = snapshot.config.hooks.of(envelope.event);
         let ran: Vec<Ran> = std::thread::scope(|scope| {
             let handles: Vec<_> = matching[1..]
@@ -253,75 +271,99 @@ impl Inner {
         Outcome::merged(merged, traces, snapshot.warnings.clone())
     }
 
-    /// Non-blocking events: each hook on a thread of its own; `fire` does not wait.
-    fn spawn_background(self: &Arc<Self>, snapshot: Arc<Snapshot>, envelope: Arc<Envelope>, matching: Vec<usize>) {
-        let mut background = self.background.lock().unwrap_or_else(PoisonError::into_inner);
-        // Reap the threads that finished, so a long-running host does not accumulate handles.
-        let (done, running): (Vec<_>, Vec<_>) = background.drain(..).partition(|h| h.is_finished());
-        *background = running;
-        for h in done {
-            let _ = h.join();
-        }
+    /// Non-blocking events: each hook is a job of the engine's bounded pool; `fire` does not
+    /// wait. Returns how many were dropped because the pool's queue was full.
+    fn spawn_background(
+        self: &Arc<Self>,
+        snapshot: Arc<Snapshot>,
+        envelope: Arc<Envelope>,
+        matching: Vec<usize>,
+    ) -> usize {
+        let mut dropped = 0;
         for i in matching {
             let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
-            let spawned = std::thread::Builder::new().name("oh-hooks-bg".into()).spawn(move || {
-                let cx = inner.context(&snap, &env);
+            let job = Box::new(move || {
+                let cx = inner.context(&env);
                 hook::run(&snap.config.hooks.of(env.event)[i], &cx);
             });
-            match spawned {
-                Ok(h) => background.push(h),
-                // No thread to be had: run it here rather than drop it.
-                Err(_) => {
-                    let cx = self.context(&snapshot, &envelope);
-                    hook::run(&snapshot.config.hooks.of(envelope.event)[i], &cx);
-                }
+            if self.background.submit(job).is_err() {
+                dropped += 1;
             }
         }
+        dropped
     }
 
-    /// Looks at the files (`force`: reloads even when nothing changed). A change that fails
-    /// validation leaves the old config in force with a warning. Returns the load error.
+    /// Looks at the files (`force`: reads them now, settled or not). A change is read once it
+    /// has settled; a read that fails (other than "does not exist") changes nothing and is
+    /// retried at the next check; a change that fails validation leaves the old config in force
+    /// with a warning. Returns the load error.
     fn reload(self: &Arc<Self>, force: bool) -> Result<()> {
-        let mut seen = if force {
-            self.watch.seen.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut state = if force {
+            self.watch.lock()
         } else {
             // Another thread is already reloading: this fire uses the current config.
-            match self.watch.seen.try_lock() {
+            match self.watch.state.try_lock() {
                 Ok(g) => g,
-                Err(_) => return Ok(()),
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
-        let now = self.watch.fingerprints();
-        let config_count = self.watch.config_files.len();
-        let changed_config: Option<PathBuf> = self
-            .watch
-            .config_files
-            .iter()
-            .zip(now.iter().zip(seen.iter()))
-            .find(|(_, (a, b))| a != b)
-            .map(|(p, _)| p.clone());
-        let changed_trust = now[config_count..] != seen[config_count..];
-        if !force && changed_config.is_none() && !changed_trust {
+        let now = if force {
+            self.watch.fingerprints()
+        } else {
+            match self.watch.check(&mut state) {
+                Check::Read(now) => now,
+                Check::Unchanged | Check::Settling => return Ok(()),
+            }
+        };
+        let old = self.state.load_full();
+        let (trust, unread) = evaluate_trust(&self.options);
+        if let Some(why) = unread {
+            // No verdict: keep the old config and the old verdict, and ask again.
+            return Err(self.keep(&mut state, &old, Error::new(ErrorCode::IoError, why), true));
+        }
+        let loaded = layers::load(&self.options, &trust);
+        // A file that changed while it was read is not settled: read it again later.
+        if !force && self.watch.fingerprints() != now {
+            state.pending = None;
             return Ok(());
         }
-        *seen = now;
-        let old = self.state.load_full();
-        let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
-        match config::load(&self.options) {
+        match loaded {
             Ok(config) => {
-                self.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }));
-                drop(seen);
-                if let Some(file) = changed_config {
+                let changed = self.watch.changed_file(&state.adopted, &now);
+                state.adopted = now;
+                state.pending = None;
+                state.retry = false;
+                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None)));
+                drop(state);
+                if let Some(file) = changed {
                     self.config_changed(&file);
                 }
                 Ok(())
             }
-            Err(e) => {
-                let warning = format!("config not reloaded, the previous one stays in force: {}", e.message);
-                self.state.store(Arc::new(Snapshot { config: old.config.clone(), trust, warnings: vec![warning] }));
-                Err(e)
+            Err(Failure::Read(e)) => Err(self.keep(&mut state, &old, e, true)),
+            Err(Failure::Invalid(e)) => {
+                state.adopted = now;
+                state.pending = None;
+                Err(self.keep(&mut state, &old, e, false))
             }
         }
+    }
+
+    /// Keeps the old config and verdict after a failed reload, with a warning; `retry`: the
+    /// failure was a read error, so the files are read again at the next check.
+    fn keep(&self, state: &mut MutexGuard<State>, old: &Snapshot, e: Error, retry: bool) -> Error {
+        state.retry = retry;
+        let warning = if retry {
+            format!(
+                "config not reloaded, the previous one stays in force (read again at the next check): {}",
+                e.message
+            )
+        } else {
+            format!("config not reloaded, the previous one stays in force: {}", e.message)
+        };
+        self.state.store(Arc::new(Snapshot::new(old.config.clone(), old.trust.clone(), Some(warning))));
+        e
     }
 
     /// Runs the new config's `configChange` hooks in the background.

@@ -11,6 +11,7 @@
 //! - [`response`]: reading what a hook answered.
 //! - [`merge`]: combining results on blocking events.
 //! - [`outcome`]: the outcome JSON.
+//! - [`pool`]: a bounded pool of worker threads (background hooks).
 //! - [`engine`]: all of it together; reload; background hooks.
 
 pub mod config;
@@ -23,6 +24,7 @@ pub mod matcher;
 pub mod merge;
 pub mod options;
 pub mod outcome;
+pub mod pool;
 pub mod response;
 pub mod run;
 pub mod suggest;

@@ -170,8 +170,11 @@ fn check(args: Args) -> ExitCode {
     match engine.trust() {
         oh_hooks::config::trust::Trust::Trusted => say!("trust: trusted"),
         oh_hooks::config::trust::Trust::Untrusted(why) => {
-            say!("trust: {why} (command and HTTP hooks will not run)")
+            say!("trust: {why} (the project's files are not read; your own config still applies)")
         }
+    }
+    for warning in engine.warnings() {
+        say!("warning: {warning}");
     }
     if engine.disable_all_hooks() {
         say!("disableAllHooks: true (no hook runs)");
