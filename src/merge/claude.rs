@@ -98,9 +98,10 @@ impl Walk {
         if m.block || stop_blocks {
             self.done = Some(Merged {
                 allowed: false,
-                permission: m.permission.filter(|p| *p == Permission::Deny),
-                reason: m
-                    .reason
+                permission: m.permission.filter(|p| *p == Permission::Deny && m.block),
+                // A block gives its own reason; `continue: false` alone overrules the decisions,
+                // so theirs (an allow's "fine") must not explain why the agent stops.
+                reason: if m.block { m.reason } else { None }
                     .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
                     .or_else(|| self.first_reason.take()),
                 context: join(&self.contexts),
@@ -216,11 +217,16 @@ mod tests {
     #[test]
     fn continue_false_above_all() {
         let mut w = Walk::new();
-        let stop =
-            ClaudeAnswer { stop: Some("halt".into()), permission: Some(Permission::Allow), ..ClaudeAnswer::default() };
-        w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[stop]));
+        let stop = ClaudeAnswer { stop: Some("halt".into()), ..ClaudeAnswer::default() };
+        let allow = ClaudeAnswer {
+            permission: Some(Permission::Allow),
+            reason: Some("fine".into()),
+            ..ClaudeAnswer::default()
+        };
+        w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[allow, stop]));
         let m = w.finish();
         assert!(!m.allowed);
+        assert_eq!(m.permission, None, "the overruled allow is not the outcome's decision");
         assert_eq!((m.stop.as_deref(), m.reason.as_deref()), (Some("halt"), Some("halt")));
     }
 }

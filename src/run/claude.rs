@@ -61,8 +61,13 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
             vars.push(("CLAUDE_PROJECT_DIR", cx.project_dir.to_string()));
             vars.extend(plugin_root.clone().map(|r| ("CLAUDE_PLUGIN_ROOT", r)));
             vars.extend(plugin_data.clone().map(|d| ("CLAUDE_PLUGIN_DATA", d)));
+            // Should the direct start fail after all (a script without `#!`), the shell's
+            // fallback runs the same words, quoted, never the bare command.
+            let quoted: Option<String> = exec_argv.as_ref().map(|words| {
+                words.iter().map(|w| format!("'{}'", w.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ")
+            });
             let finished = command::run(&Spawn {
-                command,
+                command: quoted.as_deref().unwrap_or(command),
                 argv: exec_argv.as_deref().or(hook.argv.as_deref()),
                 exec_form: exec_argv.is_some(),
                 cwd: cx.base.cwd,
