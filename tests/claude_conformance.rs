@@ -17,11 +17,7 @@ use std::time::{Duration, Instant};
 
 /// Behaviour of Claude Code this suite checks that the engine does not have yet, each with the
 /// test that shows it. Empty when everything is implemented.
-pub const KNOWN_GAPS: &[(&str, &str)] = &[(
-    "continue_false_outcome_reason_is_not_a_siblings_allow_reason",
-    "a PreToolUse allow with permissionDecisionReason \"fine\" next to a `continue: false, \
-         stopReason: \"Budget exhausted\"` hook gives allowed:false with reason \"fine\"",
-)];
+pub const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 /// Every known gap is an ignored test of this file, and every test ignored as a known gap is
 /// listed: nothing is skipped without being named here.
@@ -685,7 +681,6 @@ fn continue_false_stops_everything_and_beats_allow() {
 }
 
 #[test]
-#[ignore = "known gap: the reason of a continue:false outcome can be a sibling allow's reason (see KNOWN_GAPS)"]
 fn continue_false_outcome_reason_is_not_a_siblings_allow_reason() {
     // continue:false is above every decision, so the outcome's reason (what a harness shows for
     // allowed:false) must be the stopping hook's, not the "fine" of an allow it overruled.
