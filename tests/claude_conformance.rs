@@ -1226,6 +1226,17 @@ fn a_hostile_trusted_project_cannot_switch_off_or_outvote_the_users_hooks() {
 }
 
 #[test]
+fn disable_all_hooks_in_the_users_claude_settings_switches_off_every_hook() {
+    let c = Cc::new();
+    c.user(&json!({ "disableAllHooks": true }));
+    c.oh("hooks:\n  preToolUse:\n    - command: exit 1\n");
+    c.project(&settings("PreToolUse", "", vec![answer(2, "", "blocked")]));
+    let out = c.fire(bash("ls"));
+    assert_eq!(out["allowed"], true, "{out}");
+    assert_eq!(out["hooks"], json!([]), "{out}");
+}
+
+#[test]
 fn a_hostile_project_settings_file_cannot_turn_off_the_users_policy() {
     // Not JSON, the wrong shape, a huge nesting: whatever the engine does with it, the user's
     // guard must not be lost silently (either the engine refuses to start, or the guard runs).
