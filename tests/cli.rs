@@ -156,3 +156,31 @@ fn a_closed_stdout_is_not_a_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
 }
+
+/// Issue 9 item 11: other dialects' matchers were literal substrings/globs that never matched,
+/// and `check` said ok. Now `check` and every outcome warn, naming the form that means it.
+#[test]
+fn check_warns_about_other_dialects_matchers() {
+    let dir = project(
+        "hooks:\n  preToolUse:\n    - command: exit 1\n      match: Edit|Write\n    - command: exit 1\n      match: Bash(rm:*)\n    - command: exit 1\n      match: ^Bash$\n    - command: exit 1\n      match: Bash\n",
+    );
+    let out = cli().args(["check", "--trusted", "--cwd"]).arg(dir.path()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(warnings.len(), 3, "{text}");
+    assert!(
+        warnings[0].contains("hooks.preToolUse[0].match") && warnings[0].contains("write `/Edit|Write/`"),
+        "{text}"
+    );
+    assert!(warnings[1].contains("permission rule") && warnings[1].contains("write `Bash`"), "{text}");
+    assert!(warnings[2].contains("write `/^Bash$/`"), "{text}");
+    let out = cli()
+        .args(["fire", "--trusted", "--cwd"])
+        .arg(dir.path())
+        .arg(r#"{"event":"preToolUse","toolName":"Write"}"#)
+        .output()
+        .unwrap();
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcome["warnings"].as_array().unwrap().len(), 3, "{outcome}");
+}
