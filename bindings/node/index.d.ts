@@ -56,7 +56,7 @@ export interface HooksConfig {
 export interface HooksOptions {
   /** Directory the project layers are read from and hooks run in. Default: process cwd. */
   cwd?: string;
-  /** Base of the user layer `<home>/.oh/config.yaml` and the trust store. Default: $HOME. */
+  /** Base of the user layer `<home>/.oh/config.yaml` and the trust store; an absolute path (`~` is not expanded). Default: $HOME, else the password database's home. */
   home?: string;
   /** Which layers to read. Default: all three. */
   layers?: Array<'user' | 'project' | 'local'>;
@@ -76,6 +76,10 @@ export interface HooksOptions {
   maxOutputBytes?: number;
   /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
   waitNonBlocking?: boolean;
+  /** `false` pins the config read at creation: files are re-read only by reload(). Default true. */
+  watch?: boolean;
+  /** Proxy URL for HTTP hooks; the `*_proxy` environment variables are never read. Default: direct. */
+  httpProxy?: string;
 }
 
 /** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */
@@ -130,7 +134,7 @@ export interface HookTrace {
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
-  result: 'allow' | 'deny' | 'ask' | 'none' | 'skipped';
+  result: 'allow' | 'deny' | 'ask' | 'none';
   reason?: string;
   /** First 4 KiB of stderr, when non-empty. */
   stderr?: string;
@@ -180,7 +184,7 @@ export interface Outcome {
   stopReason?: string;
   /** Messages for the user (not the model), joined by "\n". */
   systemMessage?: string;
-  /** Always present (may be empty): one trace per hook that ran or was skipped. */
+  /** Always present (may be empty): one trace per matching hook that ran, in list order. */
   hooks: HookTrace[];
   /** E.g. a changed config file that failed validation (old config stays in force). */
   warnings?: string[];
