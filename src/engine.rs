@@ -132,6 +132,13 @@ impl Engine {
         &self.inner.watch.config_files
     }
 
+    /// Whether `file` is one of the project layers, which trust gates.
+    pub fn is_project_file(&self, file: &std::path::Path) -> bool {
+        layers::entries(&self.inner.options)
+            .iter()
+            .any(|e| e.kind == layers::Kind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
+    }
+
     /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
         self.inner.background.drain();

@@ -184,3 +184,13 @@ fn check_warns_about_other_dialects_matchers() {
     let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(outcome["warnings"].as_array().unwrap().len(), 3, "{outcome}");
 }
+
+#[test]
+fn check_says_an_untrusted_project_file_is_not_loaded() {
+    let dir = project(CONFIG);
+    let out = cli().args(["check", "--untrusted", "--cwd"]).arg(dir.path()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("config.yaml (not loaded: untrusted)"), "{text}");
+    assert!(text.contains("exists and was not loaded"), "{text}");
+    assert!(text.contains("ok: 0 hook(s)"), "{text}");
+}
