@@ -59,7 +59,7 @@ def _cargo_build(target_dir: Path) -> Path:
 class BuildPyWithLibrary(build_py):
     def run(self) -> None:
         super().run()
-        if self.editable_mode:
+        if getattr(self, "editable_mode", False):
             return  # an editable install finds ../../target/release itself
         dest = Path(self.build_lib) / "oh_hooks"
         for name in ALL_LIB_NAMES:  # a stale library from an earlier build must not ship
@@ -70,7 +70,8 @@ class BuildPyWithLibrary(build_py):
             if not lib.is_file():
                 sys.exit(f"oh-hooks: OH_HOOKS_WHEEL_LIB={given} is not a file")
         else:
-            lib = _cargo_build(Path(self.build_temp).resolve() / "cargo")
+            build_temp = self.get_finalized_command("build").build_temp
+            lib = _cargo_build(Path(build_temp).resolve() / "cargo")
         shutil.copyfile(lib, dest / LIB_NAME)
         os.chmod(dest / LIB_NAME, 0o755)
 

@@ -35,9 +35,9 @@ class Options(TypedDict, total=False):
     maxOutputBytes: int
     waitNonBlocking: bool
     watch: bool
-    """``False`` pins the config read at creation: files are re-read only by ``reload()``."""
+    """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
-    """Proxy URL for HTTP hooks; the ``*_proxy`` environment variables are never read."""
+    """Proxy URL for HTTP hooks (the ``*_proxy`` environment variables are never read)."""
 
 
 class _EnvelopeEvent(TypedDict):
@@ -94,6 +94,8 @@ class HookTrace:
     """``"allow"``, ``"deny"``, ``"ask"`` or ``"none"``."""
     duration_ms: float
     json_io: bool = False
+    persistent: bool = False
+    """True on persistent command hooks."""
     exit_code: Optional[int] = None
     signal: Optional[int] = None
     status: Optional[int] = None
@@ -117,6 +119,7 @@ class HookTrace:
             result=obj.get("result", ""),
             duration_ms=float(obj.get("durationMs", 0.0)),
             json_io=bool(obj.get("jsonIO", False)),
+            persistent=bool(obj.get("persistent", False)),
             exit_code=obj.get("exitCode"),
             signal=obj.get("signal"),
             status=obj.get("status"),
