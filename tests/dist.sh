@@ -190,6 +190,15 @@ if npm install --silent --no-audit --no-fund --offline "$art/${npm_tgz##*/}" >np
     if out=$(npx --no-install tsc --strict --noEmit --target es2022 --module nodenext --moduleResolution nodenext \
       --lib es2022,esnext.disposable --types node check.ts 2>&1); then
       ok "tsc --strict accepts check.ts against index.d.ts (using, await using, typos caught)"
+      # A project with an old `lib` and no @types/node still compiles against the declarations.
+      printf "import { Hooks } from 'oh-hooks';\nconst h = new Hooks({ config: {} });\nvoid h.fireSync({ event: 'sessionStart' }).allowed;\nvoid h.close();\n" >plain.ts
+      printf '{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2020", "module": "nodenext", "lib": ["es2020"], "types": []}, "files": ["plain.ts"]}\n' >tsconfig.json
+      if out=$(npx --no-install tsc -p . 2>&1); then
+        ok "tsc --strict with lib es2020 and no @types/node accepts the declarations"
+      else
+        echo "$out"
+        bad "tsc with lib es2020 and no @types/node"
+      fi
     else
       echo "$out"
       bad "tsc --strict check.ts"
