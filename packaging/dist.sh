@@ -14,6 +14,7 @@
 # dist/go/ohhooks/                                  the Go module; lib/<goos>-<goarch>/liboh_hooks.a
 # dist/go/github.com/oh-hooks/ohhooks@v<version>.zip  the module zip (and a GOPROXY layout in proxy/)
 # dist/debug/<platform>/*.debug                     split-off debug info (not shipped)
+# dist/SHA256SUMS                                   the checksums of the artifacts above
 #
 # Adding a platform is building on it: run `make dist` there with the other platforms' dist/
 # copied in; npm/prebuilds/* and go/ohhooks/lib/* of every platform present are packed together.
@@ -166,6 +167,11 @@ if want go; then
   install -m 644 include/oh_hooks.h "$mod/include/"
   packaging/go-module.sh "$mod" "$version"
 fi
+
+# --- checksums ---------------------------------------------------------------------------------------
+# What a release publishes, with its SHA-256 (paths relative to dist/).
+(cd "$out" && find . -maxdepth 4 -type f \( -name '*.tar.gz' -o -name '*.whl' -o -name '*.tgz' -o -name '*.zip' \) \
+  ! -path './go/proxy/*' | sed 's|^\./||' | sort | xargs -r sha256sum >SHA256SUMS)
 
 # --- sizes -------------------------------------------------------------------------------------------
 echo "== sizes"

@@ -62,6 +62,7 @@ for f in "$tarball" "$wheel" "$sdist" "$npm_tgz" "$go_zip"; do
   [ -n "$f" ] && [ -f "$f" ] && ok "built ${f:-the wheel}" || bad "built ${f:-a manylinux wheel in dist/python}"
 done
 [ "$fail" = 0 ] || finish
+(cd dist && sha256sum --quiet -c SHA256SUMS) && ok "dist/SHA256SUMS matches the artifacts" || bad "dist/SHA256SUMS matches the artifacts"
 
 # A wheel built where an old build/ lies around ships the library it is given, not the old one.
 stale=$(mktemp -d)
