@@ -15,12 +15,14 @@ use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
 use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::http::HttpClient;
+use crate::run::persistent::{self, Launch, PoolTable, Supervisor};
 use crate::run::spawn::EnvTemplate;
 use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -34,7 +36,15 @@ struct Inner {
     watch: Watch,
     /// Background hooks of non-blocking events and configChange: bounded (§3.11).
     background: Pool,
+    /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
+    /// hook as it was (same event, command and `workers`).
+    workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
+    supervisor: Arc<Supervisor>,
 }
+
+/// What identifies a persistent hook's processes across reloads: the event's index, the
+/// command, `workers`.
+type PoolKey = (usize, String, usize);
 
 /// What a fire works from.
 struct Snapshot {
@@ -43,13 +53,15 @@ struct Snapshot {
     trust: Trust,
     /// The config's own warnings, then a failed reload's, reported in every outcome.
     warnings: Vec<String>,
+    /// The workers of `config`'s persistent hooks.
+    pools: Arc<PoolTable>,
 }
 
 impl Snapshot {
-    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>) -> Snapshot {
+    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
         let mut warnings = config.warnings.clone();
         warnings.extend(extra);
-        Snapshot { config, trust, warnings }
+        Snapshot { config, trust, warnings, pools }
     }
 }
 
@@ -78,16 +90,24 @@ impl Engine {
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().collect();
         let env = EnvTemplate::new(std::env::vars_os(), &options.env, &reserved, &options.cwd);
-        Ok(Engine {
-            inner: Arc::new(Inner {
-                env,
-                http: HttpClient::new(options.http_proxy.clone()),
-                state: ArcSwap::from_pointee(Snapshot::new(Arc::new(config), trust, unread)),
-                watch,
-                background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
-                options,
-            }),
-        })
+        let inner = Arc::new(Inner {
+            env,
+            http: HttpClient::new(options.http_proxy.clone()),
+            state: ArcSwap::from_pointee(Snapshot::new(
+                Arc::new(Config::default()),
+                trust.clone(),
+                None,
+                Arc::default(),
+            )),
+            watch,
+            background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
+            options,
+            workers: Mutex::new(HashMap::new()),
+            supervisor: Arc::new(Supervisor::new()),
+        });
+        let pools = inner.pools_for(&config);
+        inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
+        Ok(Engine { inner })
     }
 
     pub fn options(&self) -> &Options {
@@ -140,7 +160,15 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
+        // Background hooks first (a persistent audit hook fired just before free still runs).
         self.drain();
+        // Every worker is now idle: it gets EOF on stdin and 500 ms to exit, then SIGKILL.
+        let pools: Vec<Arc<persistent::Pool>> =
+            self.inner.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
+        for pool in &pools {
+            pool.close();
+        }
+        self.inner.supervisor.shutdown();
     }
 }
 
@@ -153,7 +181,10 @@ fn describe_hook(spec: &config::HookSpec) -> String {
     if let Some(m) = &spec.match_text {
         s.push_str(&format!("  [match {m}]"));
     }
-    if spec.json_io && matches!(spec.handler, config::Handler::Command(_)) {
+    if let Some(p) = spec.persistent {
+        let workers = if p.workers == 1 { "1 worker".to_string() } else { format!("{} workers", p.workers) };
+        s.push_str(&format!("  [persistent{}, {workers}]", if p.eager { " eager" } else { "" }));
+    } else if spec.json_io && matches!(spec.handler, config::Handler::Command(_)) {
         s.push_str("  [jsonIO]");
     }
     if let Some(t) = spec.timeout {
@@ -205,7 +236,7 @@ impl Inner {
         }
     }
 
-    fn context<'a>(&'a self, envelope: &'a Envelope) -> Context<'a> {
+    fn context<'a>(&'a self, snapshot: &'a Snapshot, envelope: &'a Envelope) -> Context<'a> {
         Context {
             envelope,
             cwd: &self.options.cwd,
@@ -214,12 +245,48 @@ impl Inner {
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,
             http: &self.http,
+            pools: &snapshot.pools,
         }
+    }
+
+    /// The pools of `config`'s persistent hooks: the registry's pool for a hook that was
+    /// already there, a new one otherwise (started now when eager). Pools of hooks no longer in
+    /// the config are stopped. (Trust decides which layers are in `config` at all.)
+    fn pools_for(&self, config: &Config) -> Arc<PoolTable> {
+        let mut table = PoolTable::default();
+        let mut registry = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut old = std::mem::take(&mut *registry);
+        let mut eager = Vec::new();
+        for event in Event::ALL {
+            for spec in config.hooks.of(*event) {
+                let (Some(p), config::Handler::Command(command)) = (spec.persistent, &spec.handler) else { continue };
+                let key: PoolKey = (event.index(), command.clone(), p.workers);
+                let pool = match registry.get(&key).or_else(|| old.get(&key)) {
+                    Some(pool) => pool.clone(),
+                    None => persistent::Pool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone()),
+                };
+                if p.eager {
+                    eager.push(pool.clone());
+                }
+                old.remove(&key);
+                registry.insert(key, pool.clone());
+                table.insert(*event, spec.index, pool);
+            }
+        }
+        drop(registry);
+        for removed in old.into_values() {
+            removed.close();
+        }
+        let launch = Launch { cwd: &self.options.cwd, env: &self.env };
+        for pool in eager {
+            pool.start_eagerly(&launch);
+        }
+        Arc::new(table)
     }
 
     /// Blocking events: in list order, one after another, stopping where the merge is decided.
     fn run_blocking(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
-        let cx = self.context(envelope);
+        let cx = self.context(snapshot, envelope);
         let specs = snapshot.config.hooks.of(envelope.event);
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len());
@@ -238,7 +305,7 @@ impl Inner {
     /// Non-blocking events with `waitNonBlocking`: all at once, reported in list order; their
     /// decisions are ignored, their context and first reason kept.
     fn run_concurrently(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
-        let cx = self.context(envelope);
+        let cx = self.context(snapshot, envelope);
         let specs = snapshot.config.hooks.of(envelope.event);
         let ran: Vec<Ran> = std::thread::scope(|scope| {
             let handles: Vec<_> = matching[1..]
@@ -283,7 +350,7 @@ impl Inner {
         for i in matching {
             let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
             let job = Box::new(move || {
-                let cx = inner.context(&env);
+                let cx = inner.context(&snap, &env);
                 hook::run(&snap.config.hooks.of(env.event)[i], &cx);
             });
             if self.background.submit(job).is_err() {
@@ -334,7 +401,8 @@ impl Inner {
                 state.adopted = now;
                 state.pending = None;
                 state.retry = false;
-                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None)));
+                let pools = self.pools_for(&config);
+                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None, pools)));
                 drop(state);
                 if let Some(file) = changed {
                     self.config_changed(&file);
@@ -362,7 +430,12 @@ impl Inner {
         } else {
             format!("config not reloaded, the previous one stays in force: {}", e.message)
         };
-        self.state.store(Arc::new(Snapshot::new(old.config.clone(), old.trust.clone(), Some(warning))));
+        self.state.store(Arc::new(Snapshot::new(
+            old.config.clone(),
+            old.trust.clone(),
+            Some(warning),
+            old.pools.clone(),
+        )));
         e
     }
 
