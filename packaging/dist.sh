@@ -138,10 +138,11 @@ if want npm; then
   node bindings/node/build.js --static --lib-dir "$stage" --out "$stage/oh_hooks.node"
   strip --strip-unneeded -o "$prebuild" "$stage/oh_hooks.node"
   np=$stage/npm
-  rm -rf "$np" && mkdir -p "$np/src" "$np/include"
-  (cd bindings/node && install -m 644 package.json index.js index.d.ts build.js README.md "$np/")
-  install -m 644 bindings/node/src/addon.c "$np/src/"
-  install -m 644 include/oh_hooks.h "$np/include/"
+  # The binding as it is (package.json's "files" picks what ships), plus the header, the licences
+  # and every platform's prebuild.
+  rm -rf "$np" && mkdir -p "$np"
+  (cd bindings/node && tar --exclude=./node_modules --exclude=./build --exclude=./prebuilds -cf - .) | tar -C "$np" -xf -
+  mkdir -p "$np/include" && install -m 644 include/oh_hooks.h "$np/include/"
   install -m 644 LICENSE-MIT LICENSE-APACHE "$np/"
   cp -r "$out/npm/prebuilds" "$np/"
   rm -f "$out"/npm/oh-hooks-*.tgz
