@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make dist`: builds this machine's platform packages into dist/ from one LTO build
-# (cargo profile `dist`), shipping stripped binaries and keeping their debug info in dist/debug/.
+# `make dist`: builds this machine's platform packages into dist/ from the cargo profile `dist`
+# (LTO: one build for the shared library and the CLI, one for the static library), shipping
+# stripped binaries and keeping their debug info in dist/debug/.
 #
 #   packaging/dist.sh [c|python|npm|go|all]...      (default: all)
 #
@@ -50,7 +51,7 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(all)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = all ] || [ "$p" = "$1" ] && return 0; done; return 1; }
 
-# --- the one LTO build ----------------------------------------------------------------------------
+# --- the LTO builds ----------------------------------------------------------------------------
 echo "== cargo build --profile dist --locked (LTO; SONAME liboh_hooks.so.$major)"
 OH_HOOKS_SONAME=1 cargo build --profile dist --locked
 grep -q <<<"$(readelf -d "$built/liboh_hooks.so")" "SONAME.*\[liboh_hooks.so.$major\]" ||
