@@ -1,4 +1,6 @@
-// TypeScript declarations for the oh-hooks Node.js binding.
+/// <reference lib="esnext.disposable" />
+// TypeScript declarations for the oh-hooks Node.js binding. The lib reference above declares
+// Symbol.dispose and Symbol.asyncDispose (TypeScript 5.2+) for projects whose `lib` predates them.
 // The shapes follow the README's "Options", "The envelope", "The outcome" and "Errors" sections.
 
 /** Events whose hooks can block (`allowed` can be false). */
