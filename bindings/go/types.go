@@ -91,6 +91,19 @@ type Options struct {
 	// HTTPProxy is the proxy URL for HTTP hooks; the *_proxy environment variables are never
 	// read. Empty means direct connections.
 	HTTPProxy string `json:"httpProxy,omitempty"`
+	// Claude also reads Claude Code's settings files and runs their hooks as Claude Code would
+	// (README "Claude Code hooks").
+	Claude bool `json:"claude,omitempty"`
+	// ClaudePlugins are Claude Code plugin directories whose hooks/hooks.json is read.
+	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
+	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
+	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+}
+
+// ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.
+type ClaudePlugin struct {
+	Root string `json:"root"`
+	Data string `json:"data,omitempty"`
 }
 
 // MarshalJSON encodes the options as the engine expects them: zero fields are left out (so the

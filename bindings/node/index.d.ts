@@ -1,4 +1,6 @@
-// TypeScript declarations for the oh-hooks Node.js binding.
+/// <reference lib="esnext.disposable" />
+// TypeScript declarations for the oh-hooks Node.js binding. The lib reference above declares
+// Symbol.dispose and Symbol.asyncDispose (TypeScript 5.2+) for projects whose `lib` predates them.
 // The shapes follow the README's "Options", "The envelope", "The outcome" and "Errors" sections.
 
 /** Events whose hooks can block (`allowed` can be false). */
@@ -28,7 +30,14 @@ export type NonBlockingEvent =
   | 'worktreeCreate'
   | 'worktreeRemove'
   | 'elicitationResult'
-  | 'instructionsLoaded';
+  | 'instructionsLoaded'
+  | 'stopFailure'
+  | 'setup'
+  | 'teammateIdle'
+  | 'messageDisplay'
+  | 'directoryAdded'
+  | 'preModelSwitch'
+  | 'postModelSwitch';
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
@@ -80,6 +89,12 @@ export interface HooksOptions {
   maxOutputBytes?: number;
   /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
   waitNonBlocking?: boolean;
+  /** Also read Claude Code's settings files (README "Claude Code hooks"). Default false. */
+  claude?: boolean;
+  /** Claude Code plugin directories whose `hooks/hooks.json` is read. */
+  claudePlugins?: Array<string | { root: string; data?: string }>;
+  /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
+  claudeProjectDir?: string;
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */

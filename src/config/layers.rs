@@ -75,7 +75,7 @@ pub fn entries(options: &Options) -> Vec<Entry> {
     }
 }
 
-/// The files among the entries (the watched ones).
+/// The files among the entries (the watched ones), then the Claude Code files.
 pub fn files(options: &Options) -> Vec<PathBuf> {
     entries(options)
         .into_iter()
@@ -83,6 +83,7 @@ pub fn files(options: &Options) -> Vec<PathBuf> {
             Origin::File(p) => Some(p),
             Origin::Inline => None,
         })
+        .chain(super::claude::files(options).into_iter().map(|f| f.path))
         .collect()
 }
 
@@ -150,6 +151,9 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             spec.index = i;
         }
     }
+    // Claude Code's files are read with the same trust gate, by their own reader (a bad entry
+    // there is skipped with a warning, as Claude Code does, rather than failing the load).
+    config.add_claude(super::claude::load(options, *trust == Trust::Trusted));
     Ok(config)
 }
 

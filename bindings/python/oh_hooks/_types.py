@@ -34,6 +34,12 @@ class Options(TypedDict, total=False):
     strict: bool
     maxOutputBytes: int
     waitNonBlocking: bool
+    claude: bool
+    """Also read Claude Code's settings files and run their hooks as Claude Code would."""
+    claudePlugins: List[Union[str, Dict[str, str]]]
+    """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
+    claudeProjectDir: str
+    """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
     watch: bool
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str

@@ -3,6 +3,8 @@
 //! The fire path calls [`Matcher::matches`] for every hook of the event, so the common forms
 //! (substring, glob) are plain string operations; only `/regex/` patterns use the regex engine.
 
+pub mod claude;
+
 use regex_automata::meta;
 use regex_automata::util::syntax;
 
