@@ -187,6 +187,18 @@ if npm install --silent --no-audit --no-fund --offline "$art/${npm_tgz##*/}" >np
   else
     bad "no prebuild error: $msg"
   fi
+  # Building from source stays possible: the installed package's build.js against an installed
+  # library (the C tarball's), with no prebuild left; build/ is then what loads.
+  cp -r node_modules/oh-hooks "$tmp/from-source" && rm -rf "$tmp/from-source/prebuilds"
+  if [ ! -f /usr/include/node/node_api.h ]; then
+    (cd "$tmp/from-source" && npm install --silent --no-audit --no-fund --no-save node-api-headers >/dev/null 2>&1)
+  fi
+  if (cd "$tmp/from-source" && OH_HOOKS_LIB_DIR=$c/lib node build.js >/dev/null) &&
+    [ "$(node -e "console.log(require('$tmp/from-source').version)")" = "$version" ]; then
+    ok "npm run build in the installed package, against the C tarball's library, loads build/oh_hooks.node"
+  else
+    bad "building the addon from source in the installed package"
+  fi
   if npm install --silent --no-audit --no-fund --no-save typescript@5 @types/node >>npm.log 2>&1; then
     if out=$(npx --no-install tsc --strict --noEmit --target es2022 --module nodenext --moduleResolution nodenext \
       --lib es2022,esnext.disposable --types node check.ts 2>&1); then
