@@ -67,10 +67,16 @@ done
 # A wheel built where an old build/ lies around ships the library it is given, not the old one.
 stale=$(mktemp -d)
 cp -r bindings/python/. "$stale/"
-mkdir -p "$stale/build/lib/oh_hooks" && echo "stale library" >"$stale/build/lib/oh_hooks/liboh_hooks.so"
+# setuptools builds a non-pure package in build/lib.<platform>-<python>/ (and a pure one in build/lib/).
+platlib=$(target/dist-tools/venv/bin/python -c 'import sys, sysconfig; print(f"lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}")')
+for d in lib "$platlib"; do
+  mkdir -p "$stale/build/$d/oh_hooks"
+  for f in liboh_hooks.so liboh_hooks.so.0 liboh_hooks.dylib; do echo "stale library" >"$stale/build/$d/oh_hooks/$f"; done
+done
 lib=dist/c/$c_name/lib/liboh_hooks.so.$version
 if OH_HOOKS_WHEEL_LIB=$root/$lib target/dist-tools/venv/bin/python -m build --no-isolation --wheel --outdir "$stale/out" "$stale" >"$stale/log" 2>&1 &&
-  unzip -p "$stale"/out/*.whl oh_hooks/liboh_hooks.so | cmp -s - "$lib"; then
+  unzip -p "$stale"/out/*.whl oh_hooks/liboh_hooks.so | cmp -s - "$lib" &&
+  [ "$(unzip -Z1 "$stale"/out/*.whl | grep -c 'liboh_hooks')" = 1 ]; then
   ok "a stale build/ does not leak its library into the wheel"
 else
   tail -5 "$stale/log"
