@@ -324,3 +324,29 @@ fn bad_entries_are_reported_not_fatal() {
     assert_eq!(o["allowed"], true);
     assert!(o["warnings"].to_string().contains("not valid JSON"));
 }
+
+#[test]
+fn a_changed_settings_file_runs_claude_config_change_hooks_with_its_source() {
+    let p = Project::new();
+    let marker = p.cwd.join("changed");
+    let hooks = |n: u32| {
+        json!({ "ConfigChange": [group(Some("project_settings"), vec![command(&format!(
+            "read -r input; printf '%s' \"$input\" > {}; : {n}", marker.display()
+        ))])], "PreToolUse": [] })
+    };
+    p.settings(hooks(1));
+    let e = p.engine(json!({}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.settings(hooks(2));
+    let start = Instant::now();
+    while !marker.exists() && start.elapsed().as_secs() < 10 {
+        fire(&e, json!({ "event": "sessionStart" }));
+        e.drain();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(&marker).expect("the ConfigChange hook ran")).unwrap();
+    assert_eq!(input["hook_event_name"], "ConfigChange");
+    assert_eq!(input["source"], "project_settings");
+    assert_eq!(input["file_path"], p.cwd.join(".claude/settings.json").display().to_string());
+}
