@@ -91,7 +91,7 @@ impl Engine {
         let watch = Watch::new(layers::files(&options), store);
         let (trust, unread) = evaluate_trust(&options);
         let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
-        watch.lock().retry = unread.is_some();
+        watch.set_retry(&mut watch.lock(), unread.is_some());
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().chain(claude_run::VARIABLES.iter().copied()).collect();
@@ -163,6 +163,13 @@ impl Engine {
         &self.inner.watch.config_files
     }
 
+    /// Whether `file` is one of the project layers, which trust gates.
+    pub fn is_project_file(&self, file: &std::path::Path) -> bool {
+        layers::entries(&self.inner.options)
+            .iter()
+            .any(|e| e.kind == layers::Kind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
+    }
+
     /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
         self.inner.background.drain();
@@ -210,7 +217,9 @@ impl Inner {
             Ok(h) => h,
             Err(e) => return Outcome::error(e),
         };
-        if self.options.watch && !self.watch.is_empty() && self.watch.due() {
+        // `watch: false` pins the files, but a verdict never reached (a trust store that could
+        // not be read) is still asked for again.
+        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
@@ -562,8 +571,10 @@ impl Inner {
                 Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
-        let now = if force {
+        let now = if force || (!self.options.watch && state.retry) {
             self.watch.fingerprints()
+        } else if !self.options.watch {
+            return Ok(());
         } else {
             match self.watch.check(&mut state) {
                 Check::Read(now) => now,
@@ -587,7 +598,7 @@ impl Inner {
                 let changed = self.watch.changed_file(&state.adopted, &now);
                 state.adopted = now;
                 state.pending = None;
-                state.retry = false;
+                self.watch.set_retry(&mut state, false);
                 let pools = self.pools_for(&config);
                 self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None, pools)));
                 drop(state);
@@ -608,7 +619,7 @@ impl Inner {
     /// Keeps the old config and verdict after a failed reload, with a warning; `retry`: the
     /// failure was a read error, so the files are read again at the next check.
     fn keep(&self, state: &mut MutexGuard<State>, old: &Snapshot, e: Error, retry: bool) -> Error {
-        state.retry = retry;
+        self.watch.set_retry(state, retry);
         let warning = if retry {
             format!(
                 "config not reloaded, the previous one stays in force (read again at the next check): {}",
