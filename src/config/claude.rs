@@ -15,6 +15,9 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Claude Code files larger than this are not read (with a warning).
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
 /// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
 const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
@@ -207,13 +210,25 @@ pub fn load(options: &Options, trusted: bool) -> Loaded {
     let mut matchers = Matchers::default();
     for file in files(options) {
         if file.kind == Kind::Project && !trusted {
-            if file.path.exists() {
+            // lstat only: the file is not opened (nor a symlink followed).
+            if std::fs::symlink_metadata(&file.path).is_ok() {
                 loaded.warnings.push(format!(
                     "{} was not loaded: the project is not trusted (its Claude Code hooks do not run)",
                     file.path.display()
                 ));
             }
             continue;
+        }
+        // Settings files are small; a huge one (a hostile repository's) is not parsed at all.
+        if let Ok(meta) = std::fs::metadata(&file.path) {
+            if meta.len() > MAX_FILE_BYTES {
+                loaded.warnings.push(format!(
+                    "{}: {} bytes, more than the {MAX_FILE_BYTES} a Claude Code settings file may have; its hooks are not loaded",
+                    file.path.display(),
+                    meta.len()
+                ));
+                continue;
+            }
         }
         let bytes = match read_regular_file(&file.path) {
             Ok(b) => b,
