@@ -472,8 +472,22 @@ impl Inner {
         let run = |job: &Job| match job {
             Job::Oh(i) => Done::Oh(hook::run(&specs[*i], &cx)),
             Job::Claude(i) => {
-                let (a, t) = claude_run::run(&claude_hooks[*i], offset + i, &ccx);
-                Done::Claude(a, t)
+                let (a, mut t) = claude_run::run(&claude_hooks[*i], offset + i, &ccx);
+                if claude_hooks[*i].is_async {
+                    // Waited for only because of `waitNonBlocking`: an async hook decides
+                    // nothing; its context and message still count.
+                    t.result = "none";
+                    Done::Claude(
+                        ClaudeAnswer {
+                            context: a.context,
+                            system_message: a.system_message,
+                            ..ClaudeAnswer::default()
+                        },
+                        t,
+                    )
+                } else {
+                    Done::Claude(a, t)
+                }
             }
         };
         let failed = |job: &Job| match job {

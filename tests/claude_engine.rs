@@ -377,3 +377,17 @@ fn hostile_settings_files_cost_little() {
     assert_eq!(o["allowed"], true, "{o}");
     println!("catastrophic matcher on a 65-character name: {:.1} ms", start.elapsed().as_secs_f64() * 1000.0);
 }
+
+#[test]
+fn async_hooks_decide_nothing_even_when_waited_for() {
+    let p = Project::new();
+    p.settings(json!({ "PreToolUse": [group(None, vec![
+        json!({ "type": "command", "command": "echo blocked >&2; echo '{\"systemMessage\":\"noted\"}'; exit 2", "async": true }),
+    ])] }));
+    let o = fire(&p.engine(json!({})), pre("Bash", json!({})));
+    assert_eq!(o, json!({ "allowed": true, "hooks": [] }), "in the background, not traced");
+    let o = fire(&p.engine(json!({ "waitNonBlocking": true })), pre("Bash", json!({})));
+    assert_eq!(o["allowed"], true, "{o}");
+    assert_eq!(o["hooks"][0]["result"], "none");
+    assert_eq!(o["systemMessage"], "noted");
+}
