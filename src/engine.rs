@@ -91,7 +91,7 @@ impl Engine {
         let watch = Watch::new(layers::files(&options), store);
         let (trust, unread) = evaluate_trust(&options);
         let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
-        watch.lock().retry = unread.is_some();
+        watch.set_retry(&mut watch.lock(), unread.is_some());
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().chain(claude_run::VARIABLES.iter().copied()).collect();
@@ -163,6 +163,13 @@ impl Engine {
         &self.inner.watch.config_files
     }
 
+    /// Whether `file` is one of the project layers, which trust gates.
+    pub fn is_project_file(&self, file: &std::path::Path) -> bool {
+        layers::entries(&self.inner.options)
+            .iter()
+            .any(|e| e.kind == layers::Kind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
+    }
+
     /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
         self.inner.background.drain();
@@ -210,7 +217,9 @@ impl Inner {
             Ok(h) => h,
             Err(e) => return Outcome::error(e),
         };
-        if self.options.watch && !self.watch.is_empty() && self.watch.due() {
+        // `watch: false` pins the files, but a verdict never reached (a trust store that could
+        // not be read) is still asked for again.
+        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
@@ -463,8 +472,22 @@ impl Inner {
         let run = |job: &Job| match job {
             Job::Oh(i) => Done::Oh(hook::run(&specs[*i], &cx)),
             Job::Claude(i) => {
-                let (a, t) = claude_run::run(&claude_hooks[*i], offset + i, &ccx);
-                Done::Claude(a, t)
+                let (a, mut t) = claude_run::run(&claude_hooks[*i], offset + i, &ccx);
+                if claude_hooks[*i].is_async {
+                    // Waited for only because of `waitNonBlocking`: an async hook decides
+                    // nothing; its context and message still count.
+                    t.result = "none";
+                    Done::Claude(
+                        ClaudeAnswer {
+                            context: a.context,
+                            system_message: a.system_message,
+                            ..ClaudeAnswer::default()
+                        },
+                        t,
+                    )
+                } else {
+                    Done::Claude(a, t)
+                }
             }
         };
         let failed = |job: &Job| match job {
@@ -562,8 +585,10 @@ impl Inner {
                 Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
-        let now = if force {
+        let now = if force || (!self.options.watch && state.retry) {
             self.watch.fingerprints()
+        } else if !self.options.watch {
+            return Ok(());
         } else {
             match self.watch.check(&mut state) {
                 Check::Read(now) => now,
@@ -587,7 +612,7 @@ impl Inner {
                 let changed = self.watch.changed_file(&state.adopted, &now);
                 state.adopted = now;
                 state.pending = None;
-                state.retry = false;
+                self.watch.set_retry(&mut state, false);
                 let pools = self.pools_for(&config);
                 self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None, pools)));
                 drop(state);
@@ -600,6 +625,14 @@ impl Inner {
             Err(Failure::Invalid(e)) => {
                 state.adopted = now;
                 state.pending = None;
+                // Trust withdrawn in the same change: the project's hooks go even so.
+                let old = if matches!(trust, Trust::Untrusted(_)) && old.trust == Trust::Trusted {
+                    let config = Arc::new(old.config.without_project());
+                    let pools = self.pools_for(&config);
+                    Arc::new(Snapshot::new(config, trust, None, pools))
+                } else {
+                    old
+                };
                 Err(self.keep(&mut state, &old, e, false))
             }
         }
@@ -608,7 +641,7 @@ impl Inner {
     /// Keeps the old config and verdict after a failed reload, with a warning; `retry`: the
     /// failure was a read error, so the files are read again at the next check.
     fn keep(&self, state: &mut MutexGuard<State>, old: &Snapshot, e: Error, retry: bool) -> Error {
-        state.retry = retry;
+        self.watch.set_retry(state, retry);
         let warning = if retry {
             format!(
                 "config not reloaded, the previous one stays in force (read again at the next check): {}",
@@ -630,13 +663,31 @@ impl Inner {
     fn config_changed(self: &Arc<Self>, file: &std::path::Path) {
         let snapshot = self.state.load_full();
         let specs = snapshot.config.hooks.of(Event::ConfigChange);
+        let claude_hooks = snapshot.config.claude.of(Event::ConfigChange);
         let mut fields = Map::new();
         fields.insert("filePath".to_string(), Value::String(file.display().to_string()));
+        // Claude Code's ConfigChange matcher tests which settings file changed.
+        let source = if self.options.home.as_ref().is_some_and(|h| file == h.join(".claude/settings.json")) {
+            Some("user_settings")
+        } else if file == self.options.cwd.join(".claude/settings.json") {
+            Some("project_settings")
+        } else if file == self.options.cwd.join(".claude/settings.local.json") {
+            Some("local_settings")
+        } else {
+            None
+        };
+        if let Some(source) = source {
+            fields.insert("source".to_string(), Value::String(source.to_string()));
+        }
         // The envelope has no toolName, so every configChange hook matches.
         let matching: Vec<usize> = (0..specs.len()).collect();
-        if !matching.is_empty() {
-            let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
-            self.spawn_background(&snapshot, &Arc::new(envelope), None, &matching, &[]);
+        let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
+        let input = (!claude_hooks.is_empty()).then(|| ClaudeInput::build(&envelope, &self.options.cwd));
+        let claude =
+            input.as_ref().map_or_else(Vec::new, |i| self.claude_matching(claude_hooks, i, Event::ConfigChange));
+        if !matching.is_empty() || !claude.is_empty() {
+            let input = input.map(Arc::new);
+            self.spawn_background(&snapshot, &Arc::new(envelope), input.as_ref(), &matching, &claude);
         }
     }
 }

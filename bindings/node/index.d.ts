@@ -1,4 +1,6 @@
-// TypeScript declarations for the oh-hooks Node.js binding.
+/// <reference lib="esnext.disposable" />
+// TypeScript declarations for the oh-hooks Node.js binding. The lib reference above declares
+// Symbol.dispose and Symbol.asyncDispose (TypeScript 5.2+) for projects whose `lib` predates them.
 // The shapes follow the README's "Options", "The envelope", "The outcome" and "Errors" sections.
 
 /** Events whose hooks can block (`allowed` can be false). */
@@ -67,7 +69,7 @@ export interface HooksConfig {
 export interface HooksOptions {
   /** Directory the project layers are read from and hooks run in. Default: process cwd. */
   cwd?: string;
-  /** Base of the user layer `<home>/.oh/config.yaml` and the trust store. Default: $HOME. */
+  /** Base of the user layer `<home>/.oh/config.yaml` and the trust store; an absolute path (`~` is not expanded). Default: $HOME, else the password database's home. */
   home?: string;
   /** Which layers to read. Default: all three. */
   layers?: Array<'user' | 'project' | 'local'>;
@@ -153,7 +155,7 @@ export interface HookTrace {
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
-  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none' | 'skipped';
+  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none';
   reason?: string;
   /** First 4 KiB of stderr, when non-empty. */
   stderr?: string;
@@ -203,7 +205,7 @@ export interface Outcome {
   stopReason?: string;
   /** Messages for the user (not the model), joined by "\n". */
   systemMessage?: string;
-  /** Always present (may be empty): one trace per hook that ran or was skipped. */
+  /** Always present (may be empty): one trace per matching hook that ran, in list order. */
   hooks: HookTrace[];
   /** E.g. a changed config file that failed validation (old config stays in force). */
   warnings?: string[];

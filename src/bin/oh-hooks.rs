@@ -164,7 +164,14 @@ fn check(args: Args) -> ExitCode {
         say!("config: inline (--options)");
     }
     for file in files {
-        let state = if file.exists() { "read" } else { "absent" };
+        let untrusted = matches!(engine.trust(), oh_hooks::config::trust::Trust::Untrusted(_));
+        let state = if !file.exists() {
+            "absent"
+        } else if untrusted && engine.is_project_file(file) {
+            "not loaded: untrusted"
+        } else {
+            "read"
+        };
         say!("config: {} ({state})", file.display());
     }
     if !files.is_empty() && !files.iter().any(|f| f.exists()) {

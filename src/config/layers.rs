@@ -125,6 +125,9 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             continue;
         }
         let Some(layer) = parse_entry(options, entry)? else { continue };
+        if let Some(hooks) = &layer.hooks {
+            config.warnings.extend(dialect_warnings(&entry.origin, hooks));
+        }
         let disabled = layer.disable_all_hooks == Some(true);
         match entry.kind {
             Kind::Own => own_disabled |= disabled,
@@ -141,6 +144,9 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             if *kind == Kind::Project && project_disabled {
                 continue;
             }
+            if *kind == Kind::Project {
+                hooks.list_mut(event).iter_mut().for_each(|spec| spec.from_project = true);
+            }
             list.append(hooks.list_mut(event));
         }
         // The trace's `index` is the position in the combined list.
@@ -152,6 +158,23 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
     // there is skipped with a warning, as Claude Code does, rather than failing the load).
     config.add_claude(super::claude::load(options, *trust == Trust::Trusted));
     Ok(config)
+}
+
+/// A warning for each `match` that looks like another dialect's syntax (CONTRACT §3.11).
+fn dialect_warnings(origin: &Origin, hooks: &EventHooks) -> Vec<String> {
+    let place = match origin {
+        Origin::File(p) => p.display().to_string(),
+        Origin::Inline => "the `config` option".to_string(),
+    };
+    let mut warnings = Vec::new();
+    for &event in Event::ALL {
+        for (i, spec) in hooks.of(event).iter().enumerate() {
+            if let Some(hint) = spec.match_text.as_deref().and_then(crate::matcher::other_dialect_hint) {
+                warnings.push(format!("{place} at `hooks.{event}[{i}].match`: {hint}"));
+            }
+        }
+    }
+    warnings
 }
 
 /// A project file that is an own layer's file too (`cwd` is the home directory): it is the

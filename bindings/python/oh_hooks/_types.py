@@ -21,7 +21,8 @@ class Options(TypedDict, total=False):
     cwd: str
     """Directory the project layers are read from and hooks run in (default: the process's)."""
     home: str
-    """Base of the user layer ``<home>/.oh/config.yaml`` and of the trust store (default: $HOME)."""
+    """Base of the user layer ``<home>/.oh/config.yaml`` and of the trust store: an absolute path
+    (``~`` is not expanded). Default: $HOME, else the password database's home."""
     layers: List[Literal["user", "project", "local"]]
     configPath: str
     """Read this one YAML or JSON file instead of the layers."""
@@ -96,7 +97,7 @@ class HookTrace:
     type: str
     """``"command"``, ``"http"`` or ``"prompt"``."""
     result: str
-    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks), ``"none"`` or ``"skipped"``."""
+    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks) or ``"none"``."""
     duration_ms: float
     json_io: bool = False
     persistent: bool = False
