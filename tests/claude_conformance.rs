@@ -1291,6 +1291,31 @@ fn exit_2_with_stdout_denies(outputs: &[&str]) {
 }
 
 #[test]
+fn a_repeated_key_cannot_turn_a_deny_into_an_allow() {
+    let text = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no","permissionDecision":"allow"}}"#;
+    let c = Cc::new();
+    c.project(&settings("PreToolUse", "", vec![answer(0, text, "")]));
+    let out = c.fire(bash("ls"));
+    assert_eq!((out["allowed"].clone(), out["permissionDecision"].clone()), (json!(false), json!("deny")), "{out}");
+}
+
+#[test]
+fn a_hostile_matcher_cannot_hang_the_fire() {
+    // Catastrophic backtracking against a long tool name: the fire still returns promptly (the
+    // 10 s bound only catches a hang) and the matcher counts as no match or a match, nothing worse.
+    let c = Cc::new();
+    c.project(&groups(
+        "PreToolUse",
+        vec![("^(a+)+$", vec![answer(2, "", "matched")]), ("(?=a)(a|aa)+b", vec![answer(2, "", "matched 2")])],
+    ));
+    let engine = c.engine(json!({}));
+    let start = Instant::now();
+    let out = fire(&engine, tool(&format!("{}!", "a".repeat(5000))));
+    assert!(start.elapsed() < Duration::from_secs(10), "took {:?}: {out}", start.elapsed());
+    assert!(out.get("error").is_none(), "{out}");
+}
+
+#[test]
 fn a_bad_entry_is_skipped_with_a_warning_and_the_rest_loads() {
     let c = Cc::new();
     let rec = c.file("rec.jsonl");
