@@ -59,7 +59,21 @@ pub enum Failure {
     CannotStart(String),
     /// The engine is being freed, or the hook was removed by a reload, while this request queued.
     Stopped,
+    /// The fire was cancelled (an asynchronous fire's token); a worker in the middle of the
+    /// request is killed, since its late answer would be read as the next request's.
+    Cancelled,
 }
+
+/// A fire's cancellation as a request sees it: an asynchronous fire's token.
+pub trait Cancellation {
+    fn is_cancelled(&self) -> bool;
+    /// An fd that becomes readable once cancelled, for `poll`; `None`: the flag is looked at
+    /// every [`CANCEL_CHECK`].
+    fn fd(&self) -> Option<RawFd>;
+}
+
+/// How often a cancellable wait without an fd (the queue's condition variable) looks at the flag.
+const CANCEL_CHECK: Duration = Duration::from_millis(20);
 
 impl Failure {
     /// The trace's `error`.
@@ -78,6 +92,7 @@ impl Failure {
             }
             Failure::NotOneResponse(why) => format!("{why}; the worker was killed"),
             Failure::CannotStart(why) => why.clone(),
+            Failure::Cancelled => "cancelled".to_string(),
             Failure::Stopped => {
                 "the hook's workers were stopped (engine freed or hook removed by a reload)".to_string()
             }
@@ -156,12 +171,19 @@ impl Pool {
     }
 
     /// Sends one envelope line (without its `\n`) and reads the answer, within `timeout`
-    /// including the wait for a free worker.
-    pub fn request(self: &Arc<Self>, envelope: &[u8], timeout: Duration, max_bytes: usize, launch: &Launch) -> Served {
+    /// including the wait for a free worker, and until `cancel` fires.
+    pub fn request(
+        self: &Arc<Self>,
+        envelope: &[u8],
+        timeout: Duration,
+        max_bytes: usize,
+        launch: &Launch,
+        cancel: Option<&dyn Cancellation>,
+    ) -> Served {
         let now = Instant::now();
         let deadline = now.checked_add(timeout).unwrap_or(now + Duration::from_secs(86_400));
         let mut worker = loop {
-            let mut worker = match self.acquire(deadline, launch) {
+            let mut worker = match self.acquire(deadline, launch, cancel) {
                 Ok(w) => w,
                 Err(f) => return Served { answer: Err(f), stderr: Vec::new(), exit: None },
             };
@@ -176,7 +198,7 @@ impl Pool {
             }
         };
         worker.proc.capture(true);
-        let result = worker.exchange(envelope, deadline, max_bytes);
+        let result = worker.exchange(envelope, deadline, max_bytes, cancel);
         let stderr = worker.proc.capture(false);
         match result {
             Ok(answer) => match response::parse(&answer) {
@@ -202,18 +224,28 @@ impl Pool {
                 };
                 let answered = worker.answered > 0;
                 self.retire(worker, false);
-                self.lost(answered, failure.message(timeout, max_bytes));
+                if failure != Failure::Cancelled {
+                    self.lost(answered, failure.message(timeout, max_bytes));
+                }
                 Served { answer: Err(failure), stderr, exit }
             }
         }
     }
 
     /// An idle worker, a new one, or a wait for one until `deadline`.
-    fn acquire(self: &Arc<Self>, deadline: Instant, launch: &Launch) -> Result<Worker, Failure> {
+    fn acquire(
+        self: &Arc<Self>,
+        deadline: Instant,
+        launch: &Launch,
+        cancel: Option<&dyn Cancellation>,
+    ) -> Result<Worker, Failure> {
         let mut st = lock(&self.state);
         loop {
             if st.closed {
                 return Err(Failure::Stopped);
+            }
+            if cancel.is_some_and(|c| c.is_cancelled()) {
+                return Err(Failure::Cancelled);
             }
             if let Some(w) = st.idle.pop() {
                 return Ok(w);
@@ -235,7 +267,8 @@ impl Pool {
             if now >= deadline {
                 return Err(Failure::QueueTimedOut);
             }
-            st = self.freed.wait_timeout(st, deadline - now).unwrap_or_else(PoisonError::into_inner).0;
+            let wait = if cancel.is_some() { (deadline - now).min(CANCEL_CHECK) } else { deadline - now };
+            st = self.freed.wait_timeout(st, wait).unwrap_or_else(PoisonError::into_inner).0;
         }
     }
 
@@ -349,6 +382,14 @@ impl Pool {
     /// Processes alive now (idle + busy), for tests and `describe`.
     pub fn live(&self) -> usize {
         lock(&self.state).live
+    }
+}
+
+/// A pool nobody holds any more stops its processes (the supervisor cannot hand a dead idle
+/// worker back to a pool that is gone, so none may be left behind).
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 
@@ -478,7 +519,14 @@ impl Worker {
     }
 
     /// Writes `envelope` and a newline, and reads one answer line.
-    fn exchange(&mut self, envelope: &[u8], deadline: Instant, max_bytes: usize) -> Result<Vec<u8>, Failure> {
+    fn exchange(
+        &mut self,
+        envelope: &[u8],
+        deadline: Instant,
+        max_bytes: usize,
+        cancel: Option<&dyn Cancellation>,
+    ) -> Result<Vec<u8>, Failure> {
+        let cancel_fd = cancel.and_then(|c| c.fd());
         let mut sigpipe = SigpipeBlock::tracked();
         let total = envelope.len() + 1;
         let mut written = 0;
@@ -501,11 +549,15 @@ impl Worker {
             if let Some(exit) = exited {
                 return Err(Failure::Exited(exit));
             }
+            if cancel.is_some_and(|c| c.is_cancelled()) {
+                return Err(Failure::Cancelled);
+            }
             let now = Instant::now();
             if now >= deadline {
                 return Err(Failure::TimedOut);
             }
-            // stdout, the pidfd (-1: none, skipped), stdin while the line is not all written.
+            // stdout, the pidfd and the cancel fd (-1: none, skipped), stdin while the line is
+            // not all written.
             let mut fds = [
                 libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd {
@@ -513,12 +565,16 @@ impl Worker {
                     events: libc::POLLIN,
                     revents: 0,
                 },
+                libc::pollfd { fd: cancel_fd.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.stdin.as_raw_fd(), events: libc::POLLOUT, revents: 0 },
             ];
-            let nfds = if stdin_open && written < total { 3 } else { 2 };
+            let nfds = if stdin_open && written < total { 4 } else { 3 };
             let mut wait = deadline - now;
             if self.proc.pidfd.is_none() {
                 wait = wait.min(EXIT_POLL);
+            }
+            if cancel.is_some() && cancel_fd.is_none() {
+                wait = wait.min(CANCEL_CHECK);
             }
             let ms = i32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
             // SAFETY: `fds` is a valid array of pollfd structs.
@@ -761,6 +817,12 @@ impl Supervisor {
     }
 }
 
+impl Drop for Supervisor {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
 impl Shared {
     fn wake(&self) {
         let one: u64 = 1;
@@ -906,5 +968,92 @@ impl PoolTable {
             list.resize_with(index + 1, || None);
         }
         list[index] = Some(pool);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A token like an asynchronous fire's: a flag and, optionally, an eventfd.
+    struct Token {
+        flag: AtomicBool,
+        fd: Option<OwnedFd>,
+    }
+
+    impl Token {
+        fn new(with_fd: bool) -> Arc<Token> {
+            // SAFETY: eventfd(2) returns a new fd, which we own.
+            let fd = with_fd.then(|| unsafe { OwnedFd::from_raw_fd(libc::eventfd(0, libc::EFD_CLOEXEC)) });
+            Arc::new(Token { flag: AtomicBool::new(false), fd })
+        }
+
+        fn cancel(&self) {
+            self.flag.store(true, Ordering::SeqCst);
+            if let Some(fd) = &self.fd {
+                let one: u64 = 1;
+                // SAFETY: an 8-byte write to our eventfd.
+                unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+            }
+        }
+    }
+
+    impl Cancellation for Token {
+        fn is_cancelled(&self) -> bool {
+            self.flag.load(Ordering::SeqCst)
+        }
+        fn fd(&self) -> Option<RawFd> {
+            self.fd.as_ref().map(|f| f.as_raw_fd())
+        }
+    }
+
+    fn env() -> EnvTemplate {
+        EnvTemplate::new(std::env::vars_os(), &[], &[], std::path::Path::new("/"))
+    }
+
+    /// Cancelling ends a request in the worker (with and without an fd to poll) and one waiting
+    /// in the queue, at once rather than at the 10 s timeout; the busy worker is killed.
+    #[test]
+    fn cancel_ends_a_running_and_a_queued_request() {
+        let env = env();
+        let launch = Launch { cwd: std::path::Path::new("/"), env: &env };
+        let supervisor = Arc::new(Supervisor::new());
+        let pool = Pool::new("while read l; do sleep 30; done", None, 1, supervisor.clone());
+        for with_fd in [true, false] {
+            let token = Token::new(with_fd);
+            let t = token.clone();
+            let canceller = std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                t.cancel();
+            });
+            let start = Instant::now();
+            let served = pool.request(b"{}", Duration::from_secs(10), 1 << 20, &launch, Some(&*token));
+            canceller.join().unwrap();
+            assert_eq!(served.answer.err(), Some(Failure::Cancelled), "with fd: {with_fd}");
+            assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+        }
+        // The queue: one request holds the only worker, a second waits for it and is cancelled.
+        let busy = Token::new(true);
+        std::thread::scope(|s| {
+            let (pool, launch, busy) = (&pool, &launch, &busy);
+            let holder = s.spawn(move || pool.request(b"{}", Duration::from_secs(10), 1 << 20, launch, Some(&**busy)));
+            std::thread::sleep(Duration::from_millis(200));
+            let queued = Token::new(false);
+            let q = queued.clone();
+            let canceller = s.spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                q.cancel();
+            });
+            let start = Instant::now();
+            let served = pool.request(b"{}", Duration::from_secs(10), 1 << 20, launch, Some(&*queued));
+            assert_eq!(served.answer.err(), Some(Failure::Cancelled));
+            assert!(start.elapsed() < Duration::from_secs(1), "queued cancel took {:?}", start.elapsed());
+            canceller.join().unwrap();
+            busy.cancel();
+            assert_eq!(holder.join().unwrap().answer.err(), Some(Failure::Cancelled));
+        });
+        pool.close();
+        supervisor.shutdown();
+        assert_eq!(lock(&supervisor.shared.state).live.len(), 0);
     }
 }
