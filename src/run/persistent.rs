@@ -62,6 +62,9 @@ pub enum Failure {
     /// The fire was cancelled (an asynchronous fire's token); a worker in the middle of the
     /// request is killed, since its late answer would be read as the next request's.
     Cancelled,
+    /// The worker exited without reading any of the request (internal: retried or reported
+    /// as `Exited`).
+    Unread(Option<Exit>),
 }
 
 /// A fire's cancellation as a request sees it: an asynchronous fire's token.
@@ -85,7 +88,8 @@ impl Failure {
             }
             Failure::Exited(Some(Exit::Code(c))) => format!("the worker exited with code {c} before answering"),
             Failure::Exited(Some(Exit::Signal(s))) => format!("the worker was killed by signal {s} before answering"),
-            Failure::Exited(None) => "the worker exited before answering".to_string(),
+            Failure::Exited(None) | Failure::Unread(None) => "the worker exited before answering".to_string(),
+            Failure::Unread(Some(e)) => Failure::Exited(Some(*e)).message(Duration::ZERO, 0),
             Failure::ClosedStdout => "the worker closed its stdout; it was killed".to_string(),
             Failure::TooLong => {
                 format!("the worker's answer line exceeded maxOutputBytes ({max_bytes} bytes); it was killed")
@@ -182,24 +186,36 @@ impl Pool {
     ) -> Served {
         let now = Instant::now();
         let deadline = now.checked_add(timeout).unwrap_or(now + Duration::from_secs(86_400));
-        let mut worker = loop {
+        let mut retried = false;
+        let (mut worker, result, stderr) = loop {
             let mut worker = match self.acquire(deadline, launch, cancel) {
                 Ok(w) => w,
                 Err(f) => return Served { answer: Err(f), stderr: Vec::new(), exit: None },
             };
             // A worker that died or wrote to stdout while idle is replaced before it is used.
-            match worker.stale() {
-                None => break worker,
-                Some(why) => {
-                    let answered = worker.answered > 0;
-                    self.retire(worker, false);
-                    self.lost(answered, why);
-                }
+            if let Some(why) = worker.stale() {
+                let answered = worker.answered > 0;
+                self.retire(worker, false);
+                self.lost(answered, why);
+                continue;
             }
+            worker.proc.capture(true);
+            let result = worker.exchange(envelope, deadline, max_bytes, cancel);
+            let stderr = worker.proc.capture(false);
+            // A worker that answered before and then exited without reading a byte of this
+            // request ended between requests; its exit merely became visible too late. The
+            // request is sent to a fresh worker, once.
+            if let Err(Failure::Unread(exit)) = result {
+                if worker.answered > 0 && !retried {
+                    retried = true;
+                    self.retire(worker, false);
+                    self.lost(true, "the worker exited between requests".to_string());
+                    continue;
+                }
+                break (worker, Err(Failure::Exited(exit)), stderr);
+            }
+            break (worker, result, stderr);
         };
-        worker.proc.capture(true);
-        let result = worker.exchange(envelope, deadline, max_bytes, cancel);
-        let stderr = worker.proc.capture(false);
         match result {
             Ok(answer) => match response::parse(&answer) {
                 Response::Malformed(why) => {
@@ -300,6 +316,7 @@ impl Pool {
             pidfd: pidfd_open(process.pid),
             stderr: process.stderr,
             stderr_eof: AtomicBool::new(false),
+            exit_seen: AtomicBool::new(false),
             kept: Mutex::new(Kept::default()),
             pool: Arc::downgrade(self),
         });
@@ -320,9 +337,12 @@ impl Pool {
             st.streak = 0;
             st.retry_at = None;
         }
-        if st.closed {
+        // Under the lock: the supervisor sets `exit_seen` before it looks for the worker in the
+        // idle list, so one of the two always catches a process that exited.
+        if st.closed || worker.proc.exit_seen.load(Ordering::SeqCst) {
+            let graceful = st.closed;
             drop(st);
-            self.retire(worker, true);
+            self.retire(worker, graceful);
             return;
         }
         st.idle.push(worker);
@@ -402,6 +422,9 @@ struct Proc {
     pidfd: Option<OwnedFd>,
     stderr: OwnedFd,
     stderr_eof: AtomicBool,
+    /// The supervisor saw the process exit while a request held it: [`Pool::release`] must not
+    /// put it back on the idle list (where nobody would look at it again until the next fire).
+    exit_seen: AtomicBool,
     kept: Mutex<Kept>,
     pool: Weak<Pool>,
 }
@@ -547,7 +570,7 @@ impl Worker {
                 return Ok(answer);
             }
             if let Some(exit) = exited {
-                return Err(Failure::Exited(exit));
+                return Err(self.exited(exit, written));
             }
             if cancel.is_some_and(|c| c.is_cancelled()) {
                 return Err(Failure::Cancelled);
@@ -590,7 +613,7 @@ impl Worker {
                 // A process closes its fds a moment before it becomes waitable: EOF is often
                 // the first sign of an exit.
                 return Err(match self.proc.wait_exit(CLOSE_TO_EXIT.min(deadline.saturating_duration_since(now))) {
-                    Some(exit) => Failure::Exited(exit),
+                    Some(exit) => self.exited(exit, written),
                     None => Failure::ClosedStdout,
                 });
             }
@@ -601,6 +624,20 @@ impl Worker {
                     exited = Some(exit);
                 }
             }
+        }
+    }
+
+    /// The failure of a worker that exited: [`Failure::Unread`] when every byte written of this
+    /// request is still in the pipe (and it printed nothing), so it never saw the request.
+    fn exited(&self, exit: Option<Exit>, written: usize) -> Failure {
+        let mut unread: libc::c_int = 0;
+        // SAFETY: FIONREAD writes the pipe's byte count into a local int; on a pipe it works on
+        // either end.
+        let rc = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut unread) };
+        if rc == 0 && self.buf.is_empty() && usize::try_from(unread).ok() == Some(written) {
+            Failure::Unread(exit)
+        } else {
+            Failure::Exited(exit)
         }
     }
 
@@ -918,6 +955,7 @@ fn supervise(shared: &Shared) {
         }
         for i in died {
             let proc = &live[i];
+            proc.exit_seen.store(true, Ordering::SeqCst);
             // Idle: stop it here. Busy: its request sees the exit and stops it.
             match proc.pool.upgrade().and_then(|pool| pool.take_idle(proc.id).map(|w| (pool, w))) {
                 Some((pool, worker)) => {
