@@ -109,11 +109,12 @@ pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *co
     into_c_string(outcome.to_json())
 }
 
-/// Re-reads the engine's config files now, instead of waiting for a fire to notice a change.
-/// On success the new config is in force for every later fire, and if a file changed its
-/// `configChange` hooks start in the background. On failure the old config stays in force and
-/// is reported in each outcome's `warnings` until the files are fixed. An engine with an inline
-/// `config` has nothing to re-read: success.
+/// Re-reads the engine's config files now, instead of waiting for a fire to notice a change
+/// (and without waiting for a changed file to settle); with the option `watch: false` it is the
+/// only way the files are read again. On success the new config is in force for every later
+/// fire, and if a file changed its `configChange` hooks start in the background. On failure the
+/// old config stays in force and is reported in each outcome's `warnings` until the files are
+/// fixed. An engine with an inline `config` has nothing to re-read: success.
 ///
 /// Returns 0 on success, -1 on failure.
 ///
@@ -149,10 +150,10 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
     }
 }
 
-/// Releases an engine: first waits for its hooks still running in the background (each bounded
-/// by its timeout), then stops the processes of persistent hooks (closes their stdin, waits up
-/// to 500 ms for them to exit, then kills their process groups and reaps them), then frees
-/// everything. NULL does nothing.
+/// Releases an engine: first waits for its hooks running or queued in the background (each
+/// bounded by its timeout; at most 8 run at once), then stops the processes of persistent hooks
+/// (closes their stdin, waits up to 500 ms for them to exit, then kills their process groups and
+/// reaps them), then frees everything. NULL does nothing.
 ///
 /// Ownership: takes back the engine that `oh_hooks_new` gave the caller.
 ///

@@ -4,9 +4,12 @@
 //! live here.
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
+//! - [`http`]: HTTP hooks.
+//! - [`claude`]: Claude Code hooks (shell and exec form, HTTP), read by Claude Code's rules.
 //! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`persistent`]: persistent command hooks (long-lived workers answering one line per fire).
 
+pub mod claude;
 pub mod command;
 pub mod http;
 mod http_tcp;
@@ -125,6 +128,7 @@ fn run_command(
     let finished = command::run(&Spawn {
         command,
         argv,
+        exec_form: false,
         cwd: cx.cwd,
         env: cx.env,
         vars: &cx.envelope.vars,
@@ -178,7 +182,7 @@ fn run_command(
 
 fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
     trace.timed_out = Some(false);
-    match cx.http.post(url, &cx.envelope.json, timeout, cx.max_output_bytes) {
+    match cx.http.post(url, &cx.envelope.json, &[], timeout, cx.max_output_bytes) {
         Reply::Body(status, body) => {
             trace.status = Some(status);
             match response::parse(&body) {
@@ -217,7 +221,7 @@ fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> Ho
 }
 
 /// Text of a byte prefix: invalid sequences replaced, a character cut by the prefix dropped.
-fn utf8_prefix(bytes: &[u8]) -> String {
+pub(crate) fn utf8_prefix(bytes: &[u8]) -> String {
     let end = match std::str::from_utf8(bytes) {
         Err(e) if e.error_len().is_none() => e.valid_up_to(),
         _ => bytes.len(),
