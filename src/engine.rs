@@ -625,6 +625,14 @@ impl Inner {
             Err(Failure::Invalid(e)) => {
                 state.adopted = now;
                 state.pending = None;
+                // Trust withdrawn in the same change: the project's hooks go even so.
+                let old = if matches!(trust, Trust::Untrusted(_)) && old.trust == Trust::Trusted {
+                    let config = Arc::new(old.config.without_project());
+                    let pools = self.pools_for(&config);
+                    Arc::new(Snapshot::new(config, trust, None, pools))
+                } else {
+                    old
+                };
                 Err(self.keep(&mut state, &old, e, false))
             }
         }
