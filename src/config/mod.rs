@@ -124,6 +124,7 @@ impl Config {
                 spec.index = i;
             }
         }
+        config.claude.retain(|hook| !hook.from_project);
         config
     }
 }

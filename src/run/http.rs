@@ -10,7 +10,7 @@ use std::time::Duration;
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
-use ureq::unversioned::transport::{ConnectProxyConnector, Connector, NextTimeout, RustlsConnector};
+use ureq::unversioned::transport::NextTimeout;
 
 /// Policy endpoints are usually IP literals (`http://127.0.0.1:…`): those need no lookup at all
 /// and are answered here, on the calling thread. Host names are looked up by [`lookup`]: within
@@ -149,12 +149,8 @@ impl HttpClient {
                 .max_idle_connections_per_host(16)
                 .user_agent(concat!("oh-hooks/", env!("CARGO_PKG_VERSION")))
                 .build();
-            // ureq's default chain with our TCP layer (see `http_tcp`): CONNECT proxy, TCP, TLS.
-            let connector =
-                ().chain(ConnectProxyConnector::default())
-                    .chain(super::http_tcp::TcpConnector)
-                    .chain(RustlsConnector::default());
-            ureq::Agent::with_parts(config, connector, LiteralResolver::default())
+            // ureq's default chain with our TCP layer (see `http_tcp`).
+            ureq::Agent::with_parts(config, super::http_tcp::connector(), LiteralResolver::default())
         })
     }
 
