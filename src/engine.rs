@@ -2,6 +2,10 @@
 //!
 //! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
+//!
+//! The host side (CONTRACT §1.1) meets the engine here: registrations live in [`Host`], each fire
+//! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
+//! bounded [`Pool`] with a [`Cancel`] token each.
 
 use crate::config::trust::{self, Trust};
 use crate::config::watch::{coarse_now, Watch, CHECK_INTERVAL};
@@ -9,16 +13,20 @@ use crate::config::{self, Config};
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
+use crate::host::{self, Host, HostFunction, Observer};
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
+use crate::pool::Pool;
+use crate::run::cancel::Cancel;
 use crate::run::http::HttpClient;
 use crate::run::spawn::EnvTemplate;
 use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
@@ -33,7 +41,23 @@ struct Inner {
     state: ArcSwap<Snapshot>,
     watch: Watch,
     background: Mutex<Vec<JoinHandle<()>>>,
+    host: Host,
+    /// Names this engine's pending host calls ([`host::forget_engine`]).
+    id: u64,
+    /// Asynchronous fires.
+    pool: Pool,
+    /// The cancel tokens of asynchronous fires not yet completed, by fire id.
+    fires: Mutex<HashMap<u64, Arc<Cancel>>>,
+    next_fire: AtomicU64,
 }
+
+/// Engine threads running asynchronous fires; beyond them fires queue.
+pub const ASYNC_THREADS: usize = 8;
+/// Asynchronous fires queued beyond the running ones; beyond this a fire completes at once
+/// with an `internal` error.
+pub const ASYNC_QUEUE: usize = 4096;
+
+static NEXT_ENGINE: AtomicU64 = AtomicU64::new(1);
 
 /// What a fire works from.
 struct Snapshot {
@@ -69,6 +93,11 @@ impl Engine {
                 state: ArcSwap::from_pointee(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }),
                 watch,
                 background: Mutex::new(Vec::new()),
+                host: Host::default(),
+                id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
+                pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
+                fires: Mutex::new(HashMap::new()),
+                next_fire: AtomicU64::new(1),
                 options,
             }),
         })
@@ -80,7 +109,92 @@ impl Engine {
 
     /// Fires one event. Bad input is an outcome with `error`, never a panic or an `Err`.
     pub fn fire(&self, envelope_json: &str) -> Outcome {
-        self.inner.fire(envelope_json)
+        let (outcome, record) = self.inner.fire(envelope_json, None);
+        if let Some(envelope) = record {
+            self.inner.observe(&envelope, &outcome);
+        }
+        outcome
+    }
+
+    /// Fires one event on an engine thread and hands the outcome to `done` there, exactly once.
+    /// Returns the fire's id for [`Engine::cancel`].
+    /// `envelope_json` is an `Err` when the caller could not even read it (NULL, not UTF-8): the
+    /// error still completes on an engine thread, like every other outcome.
+    pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(Outcome) + Send>) -> u64 {
+        let id = self.inner.next_fire.fetch_add(1, Ordering::Relaxed);
+        let cancel = Arc::new(Cancel::default());
+        self.inner.lock_fires().insert(id, cancel.clone());
+        let inner = self.inner.clone();
+        // Shared with the refusal below, which needs `done` back.
+        let done = Arc::new(Mutex::new(Some(done)));
+        let done_job = done.clone();
+        let job = Box::new(move || {
+            let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &envelope_json {
+                Ok(json) => inner.fire(json, Some(&cancel)),
+                Err(e) => (Outcome::error(e.clone()), None),
+            }));
+            // `done` runs whatever happened: a panic is an `internal` outcome.
+            let (outcome, record) = fired.unwrap_or_else(|_| {
+                (Outcome::error(Error::internal("internal error in oh-hooks while firing; please report it")), None)
+            });
+            // Decided under the lock `cancel` takes: a cancel that returned before this point
+            // makes the outcome `cancelled`, one after it finds nothing to do.
+            let cancelled = {
+                let mut fires = inner.lock_fires();
+                fires.remove(&id);
+                cancel.is_cancelled()
+            };
+            let outcome = if cancelled { Outcome::error(cancelled_error()) } else { outcome };
+            if let Some(envelope) = record {
+                inner.observe(&envelope, &outcome);
+            }
+            let done = done_job.lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some(done) = done {
+                done(outcome);
+            }
+        });
+        if let Err(job) = self.inner.pool.submit(job) {
+            // Refused: complete it here, on the calling thread, rather than queue without bound.
+            drop(job);
+            self.inner.lock_fires().remove(&id);
+            let done = done.lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some(done) = done {
+                done(Outcome::error(Error::internal(format!(
+                    "{} asynchronous fires are already waiting for an engine thread; this one was not started (fire fewer at once, or use oh_hooks_fire)",
+                    ASYNC_QUEUE
+                ))));
+            }
+        }
+        id
+    }
+
+    /// Cancels an asynchronous fire that has not completed: its running hooks are stopped and it
+    /// completes with `cancelled`. Returns whether there was such a fire.
+    pub fn cancel(&self, fire_id: u64) -> bool {
+        let fires = self.inner.lock_fires();
+        match fires.get(&fire_id) {
+            Some(c) => {
+                c.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Registers (`Some`), replaces or removes (`None`) a host function. The replaced one is
+    /// dropped when no call of it is still running.
+    pub fn register(&self, name: &str, f: Option<Arc<dyn HostFunction>>) {
+        drop(self.inner.host.register(name, f));
+    }
+
+    /// The names the host registered.
+    pub fn registered(&self) -> Vec<String> {
+        self.inner.host.names()
+    }
+
+    /// Sets (`Some`) or removes (`None`) the decision observer.
+    pub fn observe(&self, o: Option<Arc<dyn Observer>>) {
+        drop(self.inner.host.set_observer(o));
     }
 
     /// Re-reads the config now. On failure the old config stays and the error is returned (and
@@ -127,8 +241,18 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
+        // Asynchronous fires first: they may start background hooks.
+        self.inner.pool.join();
         self.drain();
+        // Every use of the host's functions has ended: release them here, not on whichever
+        // thread happens to drop the last reference.
+        drop(self.inner.host.clear());
+        host::forget_engine(self.inner.id);
     }
+}
+
+fn cancelled_error() -> Error {
+    Error::new(ErrorCode::Cancelled, "the fire was cancelled (oh_hooks_cancel) before it completed")
 }
 
 fn describe_hook(spec: &config::HookSpec) -> String {
@@ -136,6 +260,7 @@ fn describe_hook(spec: &config::HookSpec) -> String {
         config::Handler::Command(c) => format!("command: {c}"),
         config::Handler::Http(u) => format!("http: {u}"),
         config::Handler::Prompt(p) => format!("prompt: {p}"),
+        config::Handler::Callback(n) => format!("callback: {n}"),
     };
     if let Some(m) = &spec.match_text {
         s.push_str(&format!("  [match {m}]"));
@@ -150,43 +275,77 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
-    fn fire(self: &Arc<Self>, json: &str) -> Outcome {
+    fn lock_fires(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
+        self.fires.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hands one fire's record to the observer, if there is one.
+    fn observe(&self, envelope: &str, outcome: &Outcome) {
+        if let Some(o) = self.host.observer() {
+            o.observe(&format!(r#"{{"envelope":{envelope},"outcome":{}}}"#, outcome.to_json()));
+        }
+    }
+
+    /// The envelope as the observer's record shows it: compact JSON, or `null` when the input
+    /// was not an envelope at all.
+    fn record_envelope(&self, json: &str, event: Option<Event>) -> Option<String> {
+        if !self.host.observing() {
+            return None;
+        }
+        Some(match event.map(|e| Envelope::parse(json, e)) {
+            Some(Ok(e)) => e.json,
+            _ => "null".to_string(),
+        })
+    }
+
+    /// Fires one event. Returns the outcome and, when an observer is set and the record is the
+    /// caller's to deliver, the envelope for it (background hooks deliver their own record).
+    fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<String>) {
         let head = match envelope::parse_head(json) {
             Ok(h) => h,
-            Err(e) => return Outcome::error(e),
+            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
         };
         if !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
-        if snapshot.config.disable_all_hooks {
-            return Outcome::allowed(snapshot.warnings.clone());
-        }
         let event = head.event;
+        if snapshot.config.disable_all_hooks {
+            return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
+        }
         let tool = head.tool.as_deref();
         let specs = snapshot.config.hooks.of(event);
         // The common case on every tool call: nothing matches (and an empty Vec allocates nothing).
         let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).collect();
         if matching.is_empty() {
-            return Outcome::allowed(snapshot.warnings.clone());
+            return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
         }
         let envelope = match Envelope::parse(json, event) {
             Ok(e) => e,
-            Err(e) => return Outcome::error(e),
+            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
         };
+        let cancel = cancel.map(|c| &**c);
+        let record = || self.host.observing().then(|| envelope.json.clone());
         if event.is_blocking() {
-            self.run_blocking(&snapshot, &envelope, &matching)
+            let outcome = self.run_blocking(&snapshot, &envelope, &matching, cancel);
+            (outcome, record())
         } else if self.options.wait_non_blocking {
-            self.run_concurrently(&snapshot, &envelope, &matching)
+            let outcome = self.run_concurrently(&snapshot, &envelope, &matching, cancel);
+            (outcome, record())
         } else {
             let warnings = snapshot.warnings.clone();
             self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
-            Outcome::allowed(warnings)
+            (Outcome::allowed(warnings), None)
         }
     }
 
-    fn context<'a>(&'a self, snapshot: &'a Snapshot, envelope: &'a Envelope) -> Context<'a> {
+    fn context<'a>(
+        &'a self,
+        snapshot: &'a Snapshot,
+        envelope: &'a Envelope,
+        cancel: Option<&'a Cancel>,
+    ) -> Context<'a> {
         Context {
             envelope,
             cwd: &self.options.cwd,
@@ -196,16 +355,28 @@ impl Inner {
             strict: self.options.strict,
             trust: &snapshot.trust,
             http: &self.http,
+            host: &self.host,
+            engine_id: self.id,
+            cancel,
         }
     }
 
     /// Blocking events: in list order, one after another, stopping where the merge is decided.
-    fn run_blocking(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
-        let cx = self.context(snapshot, envelope);
+    fn run_blocking(
+        &self,
+        snapshot: &Snapshot,
+        envelope: &Envelope,
+        matching: &[usize],
+        cancel: Option<&Cancel>,
+    ) -> Outcome {
+        let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len());
         for &i in matching {
+            if cancel.is_some_and(Cancel::is_cancelled) {
+                break;
+            }
             let Ran { result, trace } = hook::run(&specs[i], &cx);
             traces.push(trace);
             if let Some(result) = result {
@@ -219,8 +390,14 @@ impl Inner {
 
     /// Non-blocking events with `waitNonBlocking`: all at once, reported in list order; their
     /// decisions are ignored, their context and first reason kept.
-    fn run_concurrently(&self, snapshot: &Snapshot, envelope: &Envelope, matching: &[usize]) -> Outcome {
-        let cx = self.context(snapshot, envelope);
+    fn run_concurrently(
+        &self,
+        snapshot: &Snapshot,
+        envelope: &Envelope,
+        matching: &[usize],
+        cancel: Option<&Cancel>,
+    ) -> Outcome {
+        let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let ran: Vec<Ran> = std::thread::scope(|scope| {
             let handles: Vec<_> = matching[1..]
@@ -242,19 +419,15 @@ impl Inner {
             }
             ran
         });
-        let mut walk = Walk::new();
-        let mut traces = Vec::with_capacity(ran.len());
-        for Ran { result, trace } in ran {
-            walk.gather(result.unwrap_or_default());
-            traces.push(trace);
-        }
-        let mut merged = walk.finish();
-        merged.permission = None;
-        Outcome::merged(merged, traces, snapshot.warnings.clone())
+        gathered(ran, snapshot.warnings.clone())
     }
 
-    /// Non-blocking events: each hook on a thread of its own; `fire` does not wait.
+    /// Non-blocking events: each hook on a thread of its own; `fire` does not wait. With an
+    /// observer, the last hook to finish delivers the fire's record with every trace.
     fn spawn_background(self: &Arc<Self>, snapshot: Arc<Snapshot>, envelope: Arc<Envelope>, matching: Vec<usize>) {
+        let record = self.host.observing().then(|| {
+            Arc::new(Mutex::new(Record { ran: (0..matching.len()).map(|_| None).collect(), left: matching.len() }))
+        });
         let mut background = self.background.lock().unwrap_or_else(PoisonError::into_inner);
         // Reap the threads that finished, so a long-running host does not accumulate handles.
         let (done, running): (Vec<_>, Vec<_>) = background.drain(..).partition(|h| h.is_finished());
@@ -262,21 +435,47 @@ impl Inner {
         for h in done {
             let _ = h.join();
         }
-        for i in matching {
-            let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
+        for (slot, i) in matching.into_iter().enumerate() {
+            let (inner, snap, env, record) = (self.clone(), snapshot.clone(), envelope.clone(), record.clone());
+            let job = move || {
+                let cx = inner.context(&snap, &env, None);
+                let ran = hook::run(&snap.config.hooks.of(env.event)[i], &cx);
+                if let Some(record) = record {
+                    inner.background_finished(&record, slot, ran, &env, &snap);
+                }
+            };
+            let job = Arc::new(Mutex::new(Some(job)));
+            let take = |j: &Arc<Mutex<Option<_>>>| j.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let j2 = job.clone();
             let spawned = std::thread::Builder::new().name("oh-hooks-bg".into()).spawn(move || {
-                let cx = inner.context(&snap, &env);
-                hook::run(&snap.config.hooks.of(env.event)[i], &cx);
+                if let Some(job) = take(&j2) {
+                    job()
+                }
             });
             match spawned {
                 Ok(h) => background.push(h),
                 // No thread to be had: run it here rather than drop it.
                 Err(_) => {
-                    let cx = self.context(&snapshot, &envelope);
-                    hook::run(&snapshot.config.hooks.of(envelope.event)[i], &cx);
+                    if let Some(job) = take(&job) {
+                        job()
+                    }
                 }
             }
         }
+    }
+
+    fn background_finished(&self, record: &Mutex<Record>, slot: usize, ran: Ran, env: &Envelope, snap: &Snapshot) {
+        let all = {
+            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
+            r.ran[slot] = Some(ran);
+            r.left -= 1;
+            if r.left > 0 {
+                return;
+            }
+            std::mem::take(&mut r.ran)
+        };
+        let ran = all.into_iter().flatten().collect();
+        self.observe(&env.json, &gathered(ran, snap.warnings.clone()));
     }
 
     /// Looks at the files (`force`: reloads even when nothing changed). A change that fails
@@ -337,6 +536,25 @@ impl Inner {
             self.spawn_background(snapshot, Arc::new(envelope), matching);
         }
     }
+}
+
+/// The traces of one fire's background hooks, filled in as they finish.
+struct Record {
+    ran: Vec<Option<Ran>>,
+    left: usize,
+}
+
+/// Non-blocking hooks' results together: context and the first reason kept, decisions ignored.
+fn gathered(ran: Vec<Ran>, warnings: Vec<String>) -> Outcome {
+    let mut walk = Walk::new();
+    let mut traces = Vec::with_capacity(ran.len());
+    for Ran { result, trace } in ran {
+        walk.gather(result.unwrap_or_default());
+        traces.push(trace);
+    }
+    let mut merged = walk.finish();
+    merged.permission = None;
+    Outcome::merged(merged, traces, warnings)
 }
 
 fn internal_failure(spec: &config::HookSpec) -> Ran {

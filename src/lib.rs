@@ -11,7 +11,9 @@
 //! - [`response`]: reading what a hook answered.
 //! - [`merge`]: combining results on blocking events.
 //! - [`outcome`]: the outcome JSON.
-//! - [`engine`]: all of it together; reload; background hooks.
+//! - [`host`]: the host's registered functions, their pending calls, the decision observer.
+//! - [`pool`]: the bounded pool of engine threads for asynchronous fires.
+//! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 
 pub mod config;
 pub mod engine;
@@ -19,10 +21,12 @@ pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod ffi;
+pub mod host;
 pub mod matcher;
 pub mod merge;
 pub mod options;
 pub mod outcome;
+pub mod pool;
 pub mod response;
 pub mod run;
 pub mod suggest;

@@ -24,6 +24,8 @@ pub enum Handler {
     Command(String),
     Http(String),
     Prompt(String),
+    /// The name of a function the host registers (`oh_hooks_register`).
+    Callback(String),
 }
 
 /// One validated hook entry.
@@ -48,6 +50,7 @@ impl HookSpec {
             Handler::Command(_) => "command",
             Handler::Http(_) => "http",
             Handler::Prompt(_) => "prompt",
+            Handler::Callback(_) => "callback",
         }
     }
 }

@@ -5,7 +5,11 @@
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
 //! - [`http`]: HTTP hooks.
+//! - [`callback`]: callback hooks and prompt hooks, answered by the host.
+//! - [`cancel`]: the token that stops an asynchronous fire's hooks.
 
+pub mod callback;
+pub mod cancel;
 pub mod command;
 pub mod http;
 pub mod spawn;
@@ -14,6 +18,7 @@ use crate::config::trust::Trust;
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
+use crate::host::Host;
 use crate::outcome::{millis, Trace};
 use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
@@ -42,6 +47,12 @@ pub struct Context<'a> {
     pub strict: bool,
     pub trust: &'a Trust,
     pub http: &'a HttpClient,
+    /// The host's registrations (callback hooks, the prompt evaluator).
+    pub host: &'a Host,
+    /// Names this engine's pending host calls, so freeing it can forget them.
+    pub engine_id: u64,
+    /// Set for an asynchronous fire: cancelling it stops the waits of its hooks.
+    pub cancel: Option<&'a cancel::Cancel>,
 }
 
 /// A hook's part in the fire. `result` is `None` when the hook acts as absent (untrusted).
@@ -63,11 +74,24 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     let result = match &spec.handler {
         Handler::Command(command) => run_command(command, spec.argv.as_deref(), spec.json_io, timeout, cx, &mut trace),
         Handler::Http(url) => run_http(url, timeout, cx, &mut trace),
-        Handler::Prompt(_) if event.is_blocking() => HookResult::deny(NO_EVALUATOR),
-        Handler::Prompt(_) => {
-            trace.error = Some(NO_EVALUATOR.to_string());
-            HookResult::default()
-        }
+        Handler::Callback(name) => match cx.host.function(name) {
+            Some(f) => callback::run(&*f, &cx.envelope.json, timeout, cx, &mut trace),
+            None => {
+                let why = callback::not_registered(name);
+                trace.error = Some(why.clone());
+                HookResult::deny(&why)
+            }
+        },
+        Handler::Prompt(question) => match cx.host.function(callback::EVALUATOR) {
+            Some(f) => {
+                callback::run(&*f, &callback::prompt_request(question, &cx.envelope.json), timeout, cx, &mut trace)
+            }
+            None if event.is_blocking() => HookResult::deny(NO_EVALUATOR),
+            None => {
+                trace.error = Some(NO_EVALUATOR.to_string());
+                HookResult::default()
+            }
+        },
     };
     trace.duration_ms = millis(start.elapsed());
     trace.result = result.label();
@@ -95,6 +119,7 @@ fn run_command(
         capture_stdout: json_io,
         max_stdout: cx.max_output_bytes,
         timeout,
+        cancel: cx.cancel,
     });
     match finished.exit {
         Some(Exit::Code(c)) => trace.exit_code = Some(c),
