@@ -9,6 +9,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/ffi");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
+    soname();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
     let version = |part: &str| std::env::var(format!("CARGO_PKG_VERSION_{part}")).expect("cargo sets the version");
@@ -33,5 +34,19 @@ fn main() {
     if std::fs::read(&committed).ok().as_deref() != Some(&text[..]) {
         std::fs::create_dir_all(root.join("include")).expect("cannot create include/");
         std::fs::write(&committed, &text).expect("cannot write include/oh_hooks.h");
+    }
+}
+
+/// `make dist` sets OH_HOOKS_SONAME=1 so the shipped shared library carries the SONAME
+/// `liboh_hooks.so.<major>` (programs linked against it then record that name, and a later
+/// compatible version can replace the file). Everyday builds leave it unset: tests and bindings
+/// link `target/release/liboh_hooks.so` by that name, and no `.so.<major>` symlink sits beside it.
+fn soname() {
+    println!("cargo:rerun-if-env-changed=OH_HOOKS_SONAME");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let elf = !matches!(os.as_str(), "macos" | "ios" | "windows");
+    if std::env::var_os("OH_HOOKS_SONAME").is_some_and(|v| v == "1") && elf {
+        let major = std::env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets the version");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,liboh_hooks.so.{major}");
     }
 }

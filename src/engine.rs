@@ -89,7 +89,7 @@ impl Engine {
         Ok(Engine {
             inner: Arc::new(Inner {
                 env,
-                http: HttpClient::default(),
+                http: HttpClient::new(options.http_proxy.clone()),
                 state: ArcSwap::from_pointee(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }),
                 watch,
                 background: Mutex::new(Vec::new()),
@@ -305,7 +305,7 @@ impl Inner {
             Ok(h) => h,
             Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
         };
-        if !self.watch.is_empty() && self.watch.due() {
+        if self.options.watch && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.

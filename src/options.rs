@@ -18,6 +18,8 @@ const KEYS: &[&str] = &[
     "strict",
     "maxOutputBytes",
     "waitNonBlocking",
+    "watch",
+    "httpProxy",
 ];
 
 /// Where the hooks come from.
@@ -44,13 +46,17 @@ pub struct Options {
     pub strict: bool,
     pub max_output_bytes: usize,
     pub wait_non_blocking: bool,
+    /// `false`: the files are read at creation and by an explicit reload only.
+    pub watch: bool,
+    /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
+    pub http_proxy: Option<ureq::Proxy>,
 }
 
 impl Default for Options {
     fn default() -> Options {
         Options {
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            home: default_home(std::env::var_os("HOME"), passwd_home),
             source: Source::Layers { user: true, project: true, local: true },
             trusted: None,
             default_timeout: Duration::from_millis(10_000),
@@ -58,6 +64,41 @@ impl Default for Options {
             strict: false,
             max_output_bytes: 1024 * 1024,
             wait_non_blocking: false,
+            watch: true,
+            http_proxy: None,
+        }
+    }
+}
+
+/// `$HOME` when it is an absolute path, else the password database's entry for the process's
+/// user. An empty or relative `$HOME` must not become a home: `<home>/.oh/trusted-dirs.json`
+/// would then be looked up relative to the process's directory, usually missing, and a missing
+/// store trusts every project.
+fn default_home(env: Option<std::ffi::OsString>, passwd: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
+    env.map(PathBuf::from).filter(|h| h.is_absolute()).or_else(passwd)
+}
+
+/// The home directory of the process's real user in the password database, if it has one.
+fn passwd_home() -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut buf = vec![0u8; 4096];
+    loop {
+        // SAFETY: getpwuid_r writes into `pwd` and `buf` (whose length it is told) and sets
+        // `result` to `&pwd` or NULL; pw_dir then points into `buf`, read before `buf` changes.
+        unsafe {
+            let mut pwd: libc::passwd = std::mem::zeroed();
+            let mut result: *mut libc::passwd = std::ptr::null_mut();
+            let rc = libc::getpwuid_r(libc::getuid(), &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut result);
+            if rc == libc::ERANGE && buf.len() < 1 << 20 {
+                buf.resize(buf.len() * 2, 0);
+                continue;
+            }
+            if rc != 0 || result.is_null() || pwd.pw_dir.is_null() {
+                return None;
+            }
+            let dir = std::ffi::CStr::from_ptr(pwd.pw_dir);
+            let path = PathBuf::from(std::ffi::OsStr::from_bytes(dir.to_bytes()));
+            return path.is_absolute().then_some(path);
         }
     }
 }
@@ -143,7 +184,16 @@ impl Options {
                     }
                     self.cwd = cwd;
                 }
-                "home" => self.home = Some(absolute(want_str(&key, &v)?)),
+                "home" => {
+                    let home = want_str(&key, &v)?;
+                    if !Path::new(home).is_absolute() {
+                        return Err(invalid(
+                            &key,
+                            format!("`{home}` is not an absolute path; expected one such as \"/home/me\" (`~` is not expanded)"),
+                        ));
+                    }
+                    self.home = Some(PathBuf::from(home));
+                }
                 "layers" => {
                     let items = v.as_array().ok_or_else(|| {
                         invalid(
@@ -204,6 +254,19 @@ impl Options {
                     self.max_output_bytes = usize::try_from(want_positive(&key, &v)?).unwrap_or(usize::MAX)
                 }
                 "waitNonBlocking" => self.wait_non_blocking = want_bool(&key, &v)?,
+                "watch" => self.watch = want_bool(&key, &v)?,
+                "httpProxy" => {
+                    let url = want_str(&key, &v)?;
+                    let proxy = ureq::Proxy::new(url).map_err(|e| {
+                        invalid(
+                            &key,
+                            format!(
+                                "`{url}` is not a proxy URL ({e}); expected one such as \"http://proxy.example:3128\""
+                            ),
+                        )
+                    })?;
+                    self.http_proxy = Some(proxy);
+                }
                 _ => {
                     return Err(Error {
                         path: Some(key.clone()),
@@ -270,5 +333,33 @@ mod tests {
         assert!(err(r#"{"env": {"A": "x\u0000y"}}"#).message.contains("NUL"));
         assert!(err("[1]").message.contains("must be a JSON object"));
         assert!(err("{").message.contains("not valid JSON"));
+        assert!(err(r#"{"watch": "no"}"#).message.contains("true or false"));
+        assert!(err(r#"{"httpProxy": 5}"#).message.contains("expected a string"));
+        assert!(err(r#"{"httpProxy": "::nope"}"#).message.contains("not a proxy URL"));
+        assert!(Options::parse(Some(r#"{"httpProxy": "http://127.0.0.1:3128", "watch": false}"#)).is_ok());
+    }
+
+    /// Version 1 accepted these and, finding no trust store under them, trusted every project.
+    #[test]
+    fn home_must_be_absolute() {
+        for home in ["", "~", "~/x", "relative/dir", "."] {
+            let e = err(&serde_json::json!({ "home": home }).to_string());
+            assert_eq!(e.code, ErrorCode::InvalidOptions, "{home:?}");
+            assert!(e.message.contains("not an absolute path"), "{home:?}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn home_falls_back_to_the_password_database() {
+        let pw = || Some(PathBuf::from("/from/passwd"));
+        assert_eq!(default_home(Some("/h".into()), pw), Some(PathBuf::from("/h")));
+        for bad in ["", "~", "rel"] {
+            assert_eq!(default_home(Some(bad.into()), pw), Some(PathBuf::from("/from/passwd")), "{bad:?}");
+        }
+        assert_eq!(default_home(None, pw), Some(PathBuf::from("/from/passwd")));
+        assert_eq!(default_home(None, || None), None, "no home at all");
+        // This process's user is in the password database (root in the test containers).
+        let real = passwd_home().expect("the test user has a passwd entry");
+        assert!(real.is_absolute());
     }
 }

@@ -73,3 +73,75 @@ fn bad_usage_is_exit_2() {
     assert_eq!(cli().args(["fire", "--bogus"]).output().unwrap().status.code(), Some(2));
     assert_eq!(cli().args(["check", "--options", "{\"nope\":1}"]).output().unwrap().status.code(), Some(2));
 }
+
+#[test]
+fn help_is_usage_on_stdout_with_success() {
+    for args in [&["--help"][..], &["-h"], &["help"], &["fire", "--help"], &["check", "-h"]] {
+        let out = cli().args(args).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(text.starts_with("Usage:") && text.contains("oh-hooks fire"), "{args:?}: {text}");
+        assert!(out.stderr.is_empty(), "{args:?}");
+    }
+    // A mistake still gets the usage, on stderr, with status 2.
+    let out = cli().arg("--bogus").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("unknown command --bogus"));
+}
+
+#[test]
+fn check_says_when_no_config_file_was_found() {
+    let empty = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = cli().args(["check", "--cwd"]).arg(empty.path()).env("HOME", home.path()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("no config file found"), "{text}");
+    let dir = project(CONFIG);
+    let text = String::from_utf8(cli().args(["check", "--cwd"]).arg(dir.path()).output().unwrap().stdout).unwrap();
+    assert!(!text.contains("no config file found"), "{text}");
+}
+
+#[test]
+fn fire_from_a_pipe_prints_no_prompt() {
+    // The "reading the envelope from standard input" notice is for a terminal only; piped input
+    // (how harnesses call it) keeps stderr clean.
+    let dir = project(CONFIG);
+    let mut child = cli()
+        .args(["fire", "--trusted", "--cwd"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(br#"{"event":"preToolUse","toolName":"Read"}"#).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn fire_on_a_terminal_says_it_reads_stdin() {
+    // `script` (util-linux) gives the command a terminal; its input ends at once.
+    let cmd = format!("{} fire --trusted", env!("CARGO_BIN_EXE_oh-hooks"));
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("oh-hooks fire on a terminal did not end when its input did");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("reading the envelope from standard input"), "{text}");
+}

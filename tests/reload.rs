@@ -152,3 +152,27 @@ fn fires_racing_reloads_see_old_or_new_never_a_mix() {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
     });
 }
+
+/// `watch: false` pins the config read at creation (issue 9 item 7: an agent denied by a policy
+/// rewrote `.oh/config.local.yaml` and live reload adopted it within 250 ms). Only an explicit
+/// reload reads the files again.
+#[test]
+fn watch_false_pins_the_config() {
+    let home = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(cwd.path().join(".oh")).unwrap();
+    let file = cwd.path().join(".oh/config.yaml");
+    write(&file, "hooks:\n  preToolUse:\n    - command: exit 1\n");
+    let options = json!({ "cwd": cwd.path(), "home": home.path(), "trusted": true, "watch": false });
+    let e = Engine::new(Some(&options.to_string())).unwrap();
+    assert_eq!(outcome(&e)["allowed"], false);
+    write(&file, "disableAllHooks: true\n");
+    write(&cwd.path().join(".oh/config.local.yaml"), "disableAllHooks: true\n");
+    let until = Instant::now() + Duration::from_millis(1200);
+    while Instant::now() < until {
+        assert_eq!(outcome(&e)["allowed"], false, "the pinned config still denies");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    e.reload().unwrap();
+    assert_eq!(outcome(&e)["allowed"], true, "an explicit reload reads the files");
+}

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	ohhooks "github.com/oh-hooks/oh-hooks/bindings/go"
+	ohhooks "github.com/oh-hooks/ohhooks"
 )
 
 const batch = 1000

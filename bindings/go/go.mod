@@ -1,3 +1,3 @@
-module github.com/oh-hooks/oh-hooks/bindings/go
+module github.com/oh-hooks/ohhooks
 
 go 1.22

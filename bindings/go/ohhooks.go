@@ -39,12 +39,14 @@
 //
 // # Linking
 //
-// By default the package links target/release/liboh_hooks.a statically (see the README); with the
-// build tag ohhooks_shared it links target/release/liboh_hooks.so instead.
+// The published module links the static library it carries for the platform
+// (lib/<goos>-<goarch>/liboh_hooks.a) with -L and -loh_hooks, so CGO_LDFLAGS="-L<dir>" links
+// another build instead; the build tag ohhooks_system links the system's install through
+// pkg-config. In the repository, the package links target/release/liboh_hooks.a (the build tag
+// ohhooks_shared: target/release/liboh_hooks.so). See the README's "Install" section.
 package ohhooks
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
 #include <stdlib.h>
 #include <string.h>
 #include "oh_hooks.h"

@@ -281,6 +281,7 @@ const (
 	DecisionAllow Decision = "allow"
 	DecisionDeny  Decision = "deny"
 	DecisionAsk   Decision = "ask"
+	DecisionDefer Decision = "defer" // Claude Code hooks only: the harness decides later
 )
 
 // HookResult is what one hook decided.
@@ -310,12 +311,29 @@ type Outcome struct {
 	// Allowed is false when the harness must not go on (the tool must not run, the prompt must not
 	// be sent). It is always true on non-blocking events and false when Error is set.
 	Allowed bool `json:"allowed"`
-	// PermissionDecision is "allow", "deny", "ask", or "" when no hook made one.
+	// PermissionDecision is "allow", "deny", "ask", "defer" (Claude Code hooks only), or "" when
+	// no hook made one.
 	PermissionDecision Decision `json:"permissionDecision,omitempty"`
 	// Reason is the deny reason (or the first reason a hook gave).
 	Reason string `json:"reason,omitempty"`
 	// AdditionalContext is the context hooks asked to prepend, joined by "\n\n".
 	AdditionalContext string `json:"additionalContext,omitempty"`
+	// UpdatedInput is the tool input to use instead of the one sent (preToolUse,
+	// permissionRequest), or nil.
+	UpdatedInput map[string]any `json:"updatedInput,omitempty"`
+	// UpdatedPrompt is the prompt to use instead of the one sent (userPromptSubmit), or "".
+	UpdatedPrompt string `json:"updatedPrompt,omitempty"`
+	// UpdatedPermissions are the permission-rule updates a Claude Code PermissionRequest hook
+	// asked for, as the hook wrote them.
+	UpdatedPermissions []json.RawMessage `json:"updatedPermissions,omitempty"`
+	// Interrupt is true when a Claude Code PermissionRequest deny asked to interrupt the agent.
+	Interrupt bool `json:"interrupt,omitempty"`
+	// Continue is nil, or false when a hook asked the harness to stop the agent (StopReason says
+	// why).
+	Continue   *bool  `json:"continue,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+	// SystemMessage is for the user, not the model: the hooks' messages joined by "\n".
+	SystemMessage string `json:"systemMessage,omitempty"`
 	// Hooks traces every matching hook that ran or was skipped, in list order.
 	Hooks []HookTrace `json:"hooks"`
 	// Warnings are problems the engine noticed, such as a changed config file that failed to load.
@@ -352,4 +370,11 @@ type HookTrace struct {
 	Reason     string     `json:"reason,omitempty"`
 	Stderr     string     `json:"stderr,omitempty"`
 	Error      string     `json:"error,omitempty"`
+	// Dialect is "claude" on Claude Code hooks, "" on openHarness hooks.
+	Dialect string `json:"dialect,omitempty"`
+	// Source is the settings or plugin hooks.json file a Claude Code hook came from.
+	Source string `json:"source,omitempty"`
+	// Failure says why a Claude Code hook's failure (exit 1, timeout, bad JSON, ...) let the
+	// action through.
+	Failure string `json:"failure,omitempty"`
 }

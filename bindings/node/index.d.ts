@@ -136,6 +136,12 @@ export interface HookTrace {
   stderr?: string;
   /** What went wrong (spawn failure, bad response, ...), when anything did. */
   error?: string;
+  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"). */
+  dialect?: 'claude';
+  /** Claude Code hooks: the settings or plugin `hooks.json` file the hook came from. */
+  source?: string;
+  /** Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through. */
+  failure?: string;
 }
 
 export type OutcomeErrorCode =
@@ -156,11 +162,24 @@ export type OutcomeErrorCode =
 export interface Outcome {
   /** Always present. False when a blocking hook denied, or when `error` is set. */
   allowed: boolean;
-  /** Present when some hook gave a permission decision. */
-  permissionDecision?: 'allow' | 'deny' | 'ask';
+  /** Present when some hook gave a permission decision (`defer`: Claude Code hooks only). */
+  permissionDecision?: 'allow' | 'deny' | 'ask' | 'defer';
   reason?: string;
   /** Context to prepend (hooks' additionalContext joined by "\n\n"). */
   additionalContext?: string;
+  /** The tool input to use instead of the one sent (preToolUse, permissionRequest). */
+  updatedInput?: Record<string, unknown>;
+  /** The prompt to use instead of the one sent (userPromptSubmit). */
+  updatedPrompt?: string;
+  /** Permission-rule updates a Claude Code PermissionRequest hook asked for (its `updatedPermissions`). */
+  updatedPermissions?: unknown[];
+  /** A Claude Code PermissionRequest deny asked to interrupt the agent. */
+  interrupt?: boolean;
+  /** Only ever `false`: a hook asked the harness to stop the agent; `stopReason` says why. */
+  continue?: false;
+  stopReason?: string;
+  /** Messages for the user (not the model), joined by "\n". */
+  systemMessage?: string;
   /** Always present (may be empty): one trace per hook that ran or was skipped. */
   hooks: HookTrace[];
   /** E.g. a changed config file that failed validation (old config stays in force). */

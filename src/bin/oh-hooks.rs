@@ -2,14 +2,15 @@
 
 use oh_hooks::{Engine, Error, Event};
 use serde_json::{Map, Value};
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage:
+Usage:
   oh-hooks fire  [SOURCE] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
   oh-hooks check [SOURCE] [--trusted|--untrusted] [--options JSON]
   oh-hooks version
+  oh-hooks help             (also -h, --help): this text
 
 SOURCE is one of
   --config FILE   read this YAML or JSON config file instead of the layers
@@ -25,15 +26,24 @@ check validates the config and lists its hooks per event.
 --options takes the engine options as JSON (see README); the flags above override it.
 --wait makes fire wait for the hooks of non-blocking events and report them.";
 
+/// What the command line asks for: usage, or a command with its options.
+enum Parsed {
+    Help,
+    Run(Args),
+}
+
 struct Args {
     command: String,
     options: Map<String, Value>,
     envelope: Option<String>,
 }
 
-fn parse_args() -> Result<Args, String> {
+fn parse_args() -> Result<Parsed, String> {
     let mut args = std::env::args().skip(1);
     let command = args.next().ok_or("missing command")?;
+    if matches!(command.as_str(), "help" | "-h" | "--help") {
+        return Ok(Parsed::Help);
+    }
     let mut options = Map::new();
     let mut flags: Vec<(&str, Value)> = Vec::new();
     let mut envelope = None;
@@ -52,7 +62,7 @@ fn parse_args() -> Result<Args, String> {
                     _ => return Err(format!("--options needs a JSON object, got {text}")),
                 }
             }
-            "-h" | "--help" => return Err(String::new()),
+            "-h" | "--help" => return Ok(Parsed::Help),
             other if other.starts_with("--") => return Err(format!("unknown flag {other}")),
             other if envelope.is_none() && command == "fire" => envelope = Some(other.to_string()),
             other => return Err(format!("unexpected argument {other}")),
@@ -61,17 +71,19 @@ fn parse_args() -> Result<Args, String> {
     for (key, value) in flags {
         options.insert(key.to_string(), value);
     }
-    Ok(Args { command, options, envelope })
+    Ok(Parsed::Run(Args { command, options, envelope }))
 }
 
 fn main() -> ExitCode {
+    // Asked-for usage goes to stdout with success; usage after a mistake goes to stderr.
     let args = match parse_args() {
-        Ok(a) => a,
+        Ok(Parsed::Run(a)) => a,
+        Ok(Parsed::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
-            if !e.is_empty() {
-                eprintln!("oh-hooks: {e}");
-            }
-            eprintln!("{USAGE}");
+            eprintln!("oh-hooks: {e}\n{USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -100,6 +112,10 @@ fn fire(args: Args) -> ExitCode {
     let envelope = match &args.envelope {
         Some(e) => e.clone(),
         None => {
+            // Someone typing `oh-hooks fire` at a prompt would otherwise see nothing happen.
+            if std::io::stdin().is_terminal() {
+                eprintln!("oh-hooks: reading the envelope from standard input (end it with Ctrl-D; see --help)");
+            }
             let mut text = String::new();
             if let Err(e) = std::io::stdin().read_to_string(&mut text) {
                 eprintln!("oh-hooks: cannot read the envelope from standard input: {e}");
@@ -139,6 +155,9 @@ fn check(args: Args) -> ExitCode {
     for file in files {
         let state = if file.exists() { "read" } else { "absent" };
         println!("config: {} ({state})", file.display());
+    }
+    if !files.is_empty() && !files.iter().any(|f| f.exists()) {
+        println!("no config file found: none of the files above exists, so no hook will run");
     }
     match engine.trust() {
         oh_hooks::config::trust::Trust::Trusted => println!("trust: trusted"),

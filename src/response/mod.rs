@@ -1,7 +1,7 @@
 //! What a hook answered (CONTRACT §3.4, §3.5): the response format shared by jsonIO stdout and
 //! HTTP bodies, and the per-hook result the merge walks over.
 
-use serde_json::Value;
+pub mod json;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -76,36 +76,43 @@ pub enum Response {
     },
 }
 
+/// Reads a response body (jsonIO stdout, an HTTP body, a callback's answer): any valid JSON
+/// object is read whatever its depth and numbers ([`json`] says how); when a key repeats, a
+/// `deny` among its values wins, otherwise the last value counts.
 pub fn parse(body: &[u8]) -> Response {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Response::Empty;
     }
-    let value: Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
-        Err(e) => return Response::Malformed(format!("response is not valid JSON ({e})")),
+    let fields = match json::read(body) {
+        Ok(f) => f,
+        Err(json::NotAnObject::Invalid(e)) => return Response::Malformed(format!("response is not valid JSON ({e})")),
+        Err(json::NotAnObject::OtherValue) => {
+            return Response::Malformed("response is JSON but not an object".to_string())
+        }
     };
-    let Value::Object(top) = value else {
-        return Response::Malformed("response is JSON but not an object".to_string());
-    };
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-    let specific = top.get("hookSpecificOutput").and_then(Value::as_object);
+    let specific = fields.specific.unwrap_or_default();
     let result = HookResult {
-        decision: match top.get("decision").and_then(Value::as_str) {
-            Some("allow") => Some(Decision::Allow),
-            Some("deny") => Some(Decision::Deny),
-            _ => None,
+        decision: if fields.decision_deny {
+            Some(Decision::Deny)
+        } else {
+            match fields.decision.as_deref() {
+                Some("allow") => Some(Decision::Allow),
+                _ => None,
+            }
         },
-        permission: match specific.and_then(|s| s.get("decision")).and_then(Value::as_str) {
-            Some("allow") => Some(Permission::Allow),
-            Some("deny") => Some(Permission::Deny),
-            Some("ask") => Some(Permission::Ask),
-            _ => None,
+        permission: if fields.specific_deny {
+            Some(Permission::Deny)
+        } else {
+            match specific.decision.as_deref() {
+                Some("allow") => Some(Permission::Allow),
+                Some("ask") => Some(Permission::Ask),
+                _ => None,
+            }
         },
-        reason: text(top.get("reason")).or_else(|| text(specific.and_then(|s| s.get("reason")))),
-        context: text(specific.and_then(|s| s.get("additionalContext"))),
+        reason: fields.reason.or(specific.reason),
+        context: specific.additional_context,
     };
-    let legacy_denied = top.get("allowed") == Some(&Value::Bool(false));
-    Response::Parsed { result, legacy_denied }
+    Response::Parsed { result, legacy_denied: fields.allowed_false }
 }
 
 #[cfg(test)]
@@ -145,5 +152,39 @@ mod tests {
         assert!(matches!(parse(br#"{"allowed":false}"#), Response::Parsed { legacy_denied: true, .. }));
         let deep = "[".repeat(100_000);
         assert!(matches!(parse(deep.as_bytes()), Response::Malformed(_)));
+        assert!(matches!(parse(b"{\"decision\":NaN"), Response::Malformed(_)));
+    }
+
+    /// Valid JSON that `serde_json::Value` refused, so the deny was read as "no decision"
+    /// (version 1 printed `recursion limit exceeded` / `number out of range` in the trace).
+    #[test]
+    fn any_valid_json_is_read() {
+        let deny = |s: &str| parsed(s).is_deny();
+        assert!(deny(r#"{"decision":"deny","reason":"no","score":1e999}"#));
+        assert!(deny(
+            r#"{"score":-1e999,"hookSpecificOutput":{"decision":"deny","n":123456789012345678901234567890}}"#
+        ));
+        let nested = format!(r#"{{"decision":"deny","toolInput":{}1{}}}"#, "[".repeat(126), "]".repeat(126));
+        assert!(deny(&nested));
+        let very = format!(r#"{{"echo":{}null{},"decision":"deny"}}"#, "{\"a\":".repeat(100_000), "}".repeat(100_000));
+        assert!(deny(&very));
+        // Python's json.dumps writes these by default.
+        assert!(deny(r#"{"decision":"deny","score":NaN,"hi":Infinity,"lo":-Infinity}"#));
+        assert_eq!(parsed(r#"{"decision":"allow","x":"NaN"}"#).label(), "allow");
+        assert_eq!(parsed(r#"{"decisio\u006e":"deny"}"#).label(), "deny", "escaped keys are the same key");
+    }
+
+    #[test]
+    fn duplicate_keys_cannot_hide_a_deny() {
+        assert!(parsed(r#"{"decision":"deny","decision":"allow"}"#).is_deny());
+        assert!(parsed(r#"{"decision":"allow","decision":"deny"}"#).is_deny());
+        assert!(parsed(r#"{"hookSpecificOutput":{"decision":"deny","decision":"allow"}}"#).is_deny());
+        assert!(
+            parsed(r#"{"hookSpecificOutput":{"decision":"deny"},"hookSpecificOutput":{"decision":"allow"}}"#).is_deny()
+        );
+        assert!(matches!(parse(br#"{"allowed":false,"allowed":true}"#), Response::Parsed { legacy_denied: true, .. }));
+        // Otherwise the last value counts.
+        assert_eq!(parsed(r#"{"reason":"a","reason":"b"}"#).reason.as_deref(), Some("b"));
+        assert_eq!(parsed(r#"{"hookSpecificOutput":{"decision":"ask","decision":"allow"}}"#).label(), "allow");
     }
 }

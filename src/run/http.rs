@@ -43,6 +43,10 @@ impl Resolver for LiteralResolver {
 #[derive(Default)]
 pub struct HttpClient {
     agent: OnceLock<ureq::Agent>,
+    /// The `httpProxy` option. ureq's default config reads `http_proxy`, `HTTPS_PROXY`,
+    /// `ALL_PROXY`...: whoever controls the host's environment would then receive every
+    /// envelope and decide every HTTP hook, so the proxy is always set here, `None` included.
+    proxy: Option<ureq::Proxy>,
 }
 
 /// What came back.
@@ -59,11 +63,16 @@ pub enum Reply {
 }
 
 impl HttpClient {
+    pub fn new(proxy: Option<ureq::Proxy>) -> HttpClient {
+        HttpClient { agent: OnceLock::new(), proxy }
+    }
+
     fn agent(&self) -> &ureq::Agent {
         self.agent.get_or_init(|| {
             let config = ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .max_redirects(0)
+                .proxy(self.proxy.clone())
                 // Hosts fire from many threads at once: keep a connection per thread alive
                 // rather than ureq's default of 3 per host.
                 .max_idle_connections(64)

@@ -29,6 +29,12 @@ class HookTrace:
     reason: Optional[str] = None
     stderr: Optional[str] = None
     error: Optional[str] = None
+    dialect: Optional[str] = None
+    """``"claude"`` on Claude Code hooks, ``None`` on openHarness hooks."""
+    source: Optional[str] = None
+    """Claude Code hooks: the settings or plugin ``hooks.json`` file the hook came from."""
+    failure: Optional[str] = None
+    """Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through."""
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -46,6 +52,9 @@ class HookTrace:
             reason=obj.get("reason"),
             stderr=obj.get("stderr"),
             error=obj.get("error"),
+            dialect=obj.get("dialect"),
+            source=obj.get("source"),
+            failure=obj.get("failure"),
             raw=obj,
         )
 
@@ -74,9 +83,23 @@ class Outcome:
 
     allowed: bool
     permission_decision: Optional[str] = None
-    """``"allow"``, ``"deny"``, ``"ask"`` or ``None``."""
+    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks only) or ``None``."""
     reason: Optional[str] = None
     additional_context: Optional[str] = None
+    updated_input: Optional[Dict[str, Any]] = None
+    """The tool input to use instead of the one sent (preToolUse, permissionRequest)."""
+    updated_prompt: Optional[str] = None
+    """The prompt to use instead of the one sent (userPromptSubmit)."""
+    updated_permissions: Optional[List[Any]] = None
+    """Permission-rule updates a Claude Code PermissionRequest hook asked for."""
+    interrupt: Optional[bool] = None
+    """True when a Claude Code PermissionRequest deny asked to interrupt the agent."""
+    continue_: Optional[bool] = None
+    """``False`` when a hook asked the harness to stop the agent (``stop_reason`` says why);
+    ``None`` otherwise. (The JSON key is ``continue``, a Python keyword.)"""
+    stop_reason: Optional[str] = None
+    system_message: Optional[str] = None
+    """For the user, not the model: the hooks' messages joined by ``"\\n"``."""
     hooks: List[HookTrace] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
     error: Optional[OutcomeError] = None
@@ -91,6 +114,13 @@ class Outcome:
             permission_decision=obj.get("permissionDecision"),
             reason=obj.get("reason"),
             additional_context=obj.get("additionalContext"),
+            updated_input=obj.get("updatedInput"),
+            updated_prompt=obj.get("updatedPrompt"),
+            updated_permissions=obj.get("updatedPermissions"),
+            interrupt=obj.get("interrupt"),
+            continue_=obj.get("continue"),
+            stop_reason=obj.get("stopReason"),
+            system_message=obj.get("systemMessage"),
             hooks=[HookTrace.from_json(t) for t in obj.get("hooks", [])],
             warnings=list(obj.get("warnings", [])),
             error=OutcomeError.from_json(err) if isinstance(err, dict) else None,

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	ohhooks "github.com/oh-hooks/oh-hooks/bindings/go"
+	ohhooks "github.com/oh-hooks/ohhooks"
 )
 
 type toolCall struct {

@@ -1,0 +1,35 @@
+// Event names for Envelope.Event, like the Code* and Decision* ones: the openHarness events
+// the engine knows. The first four are blocking (a hook can deny them); the others are observed.
+
+package ohhooks
+
+// Event names.
+const (
+	EventPreToolUse          = "preToolUse"
+	EventUserPromptSubmit    = "userPromptSubmit"
+	EventPermissionRequest   = "permissionRequest"
+	EventElicitation         = "elicitation"
+	EventSessionStart        = "sessionStart"
+	EventSessionEnd          = "sessionEnd"
+	EventPostToolUse         = "postToolUse"
+	EventPostToolUseFailure  = "postToolUseFailure"
+	EventPostToolBatch       = "postToolBatch"
+	EventUserPromptExpansion = "userPromptExpansion"
+	EventPermissionDenied    = "permissionDenied"
+	EventFileChanged         = "fileChanged"
+	EventCwdChanged          = "cwdChanged"
+	EventSubagentStart       = "subagentStart"
+	EventSubagentStop        = "subagentStop"
+	EventPreCompact          = "preCompact"
+	EventPostCompact         = "postCompact"
+	EventConfigChange        = "configChange"
+	EventNotification        = "notification"
+	EventTurnStart           = "turnStart"
+	EventTurnStop            = "turnStop"
+	EventTaskCreated         = "taskCreated"
+	EventTaskCompleted       = "taskCompleted"
+	EventWorktreeCreate      = "worktreeCreate"
+	EventWorktreeRemove      = "worktreeRemove"
+	EventElicitationResult   = "elicitationResult"
+	EventInstructionsLoaded  = "instructionsLoaded"
+)
