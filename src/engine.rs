@@ -319,15 +319,23 @@ impl Inner {
     /// Fires one event. Returns the outcome and, when an observer is set and the record is the
     /// caller's to deliver, the envelope for it (background hooks deliver their own record).
     fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<String>) {
-        let head = match envelope::parse_head(json) {
-            Ok(h) => h,
-            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
-        };
         if self.options.watch && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
+        let config = &snapshot.config;
+        // The head gathers the fields for the envelope when a hook of the event is sure to run
+        // (one without `match`): a second parse is saved there, and nothing is spent on events
+        // whose hooks all filter by tool and usually do not match.
+        let sure = |e: Event| {
+            !config.disable_all_hooks
+                && config.hooks.of(e).iter().any(|h| matches!(h.matcher, crate::matcher::Matcher::Any))
+        };
+        let head = match envelope::parse_head_for(json, &sure) {
+            Ok(h) => h,
+            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
+        };
         let event = head.event;
         if snapshot.config.disable_all_hooks {
             return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
@@ -339,7 +347,7 @@ impl Inner {
         if matching.is_empty() {
             return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
         }
-        let envelope = match Envelope::parse(json, event) {
+        let envelope = match Envelope::parse_with(json, event, head.fields) {
             Ok(e) => e,
             Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
         };
