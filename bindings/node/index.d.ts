@@ -1,5 +1,5 @@
 // TypeScript declarations for the oh-hooks Node.js binding.
-// The shapes follow the oh-hooks contract (CONTRACT.md §2, §4, §6).
+// The shapes follow the README's "Options", "The envelope", "The outcome" and "Errors" sections.
 
 /** Events whose hooks can block (`allowed` can be false). */
 export type BlockingEvent = 'preToolUse' | 'userPromptSubmit' | 'permissionRequest' | 'elicitation';
@@ -52,7 +52,7 @@ export interface HooksConfig {
   [harnessKey: string]: unknown;
 }
 
-/** Engine options (CONTRACT §2). Every key is optional. */
+/** Engine options (README, "Options"). Every key is optional. */
 export interface HooksOptions {
   /** Directory the project layers are read from and hooks run in. Default: process cwd. */
   cwd?: string;
@@ -76,9 +76,13 @@ export interface HooksOptions {
   maxOutputBytes?: number;
   /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
   waitNonBlocking?: boolean;
+  /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
+  watch?: boolean;
+  /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
+  httpProxy?: string;
 }
 
-/** What a hook is told about (CONTRACT §4, §5). Unknown fields are passed to hooks unchanged. */
+/** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */
 export interface Envelope {
   event: HookEvent;
   toolName?: string;
@@ -113,7 +117,7 @@ export interface Envelope {
   [field: string]: unknown;
 }
 
-/** The trace of one hook that matched (CONTRACT §4). */
+/** The trace of one hook that matched (README, "The outcome"). */
 export interface HookTrace {
   /** Position in the event's configured list. */
   index: number;
@@ -152,7 +156,7 @@ export type OutcomeErrorCode =
   | 'internal';
 
 /**
- * The merged result of one fire (CONTRACT §4).
+ * The merged result of one fire (README, "The outcome").
  *
  * Bad input (malformed JSON, a missing or unknown `event`, ...) is NOT thrown:
  * fire()/fireSync() return an outcome with `error` set, `allowed: false` and
@@ -235,11 +239,23 @@ export class Hooks {
   reload(): void;
 
   /**
-   * Releases the engine, waiting for its background hooks. Idempotent.
-   * With fire() calls in flight, the instance is closed for new calls at once and the engine is
-   * released when the last pending fire settles (those promises still resolve).
+   * Closes the instance for new calls at once, then releases the engine off the event loop: after
+   * the fire() calls in flight settle (they still resolve), the engine is freed on the libuv thread
+   * pool, which waits for its background hooks. Idempotent: every call returns the same promise.
    */
-  close(): void;
+  close(): Promise<void>;
+
+  /**
+   * Releases the engine now, blocking this thread while its background hooks finish (with fire()
+   * calls in flight, the last of them releases it). Idempotent.
+   */
+  closeSync(): void;
+
+  /** `using hooks = new Hooks()`: closeSync() at the end of the block. */
+  [Symbol.dispose](): void;
+
+  /** `await using hooks = new Hooks()`: await close() at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 
   /** True once close() has been called. */
   readonly closed: boolean;

@@ -12,6 +12,11 @@
  *   fire(handle, envelope)      -> Promise<outcome JSON string>
  *   reload(handle)              -> undefined, or an error JSON string
  *   close(handle)               -> true if released now, false if deferred
+ *   closeAsync(handle)          -> Promise<void>: the engine is freed on the
+ *                                  libuv thread pool (freeing waits for its
+ *                                  background hooks, which must not block the
+ *                                  event loop); with fires in flight it is
+ *                                  close() (the last fire releases the engine)
  *   pending(handle)             -> number of fire() calls still in flight
  *   version()                   -> oh_hooks_version()
  *   headerVersion               -> "MAJOR.MINOR.PATCH" of the header compiled against
@@ -425,6 +430,82 @@ static napi_value js_close(napi_env env, napi_callback_info info) {
     return result;
 }
 
+/* ------------------------------------------------------------- closeAsync */
+
+typedef struct {
+    napi_async_work work;
+    napi_deferred deferred;
+    napi_ref keep;    /* strong ref to the external while queued */
+    OhHooks *engine;  /* taken from the Handle on the JS thread; freed by the worker */
+} CloseJob;
+
+/* libuv worker thread: no napi_* calls. */
+static void close_execute(napi_env env, void *data) {
+    CloseJob *job = data;
+    (void)env;
+    oh_hooks_free(job->engine);
+    job->engine = NULL;
+}
+
+/* JS thread. */
+static void close_complete(napi_env env, napi_status status, void *data) {
+    CloseJob *job = data;
+    napi_value undef = NULL;
+    if (job->engine) oh_hooks_free(job->engine); /* cancelled before it ran: free here */
+    (void)status;
+    napi_get_undefined(env, &undef);
+    napi_resolve_deferred(env, job->deferred, undef);
+    napi_delete_reference(env, job->keep);
+    napi_delete_async_work(env, job->work);
+    free(job);
+}
+
+static napi_value js_close_async(napi_env env, napi_callback_info info) {
+    size_t argc = 1;
+    napi_value argv[1], promise, name, undef;
+    napi_deferred deferred;
+    Handle *h;
+    CloseJob *job;
+
+    NAPI_OK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), "napi_get_cb_info");
+    if (argc < 1) {
+        napi_throw_type_error(env, "ERR_MISSING_ARGS", "closeAsync(handle) needs 1 argument");
+        return NULL;
+    }
+    if (!(h = get_handle(env, argv[0], false))) return NULL;
+    h->closed = true; /* idempotent */
+    if (h->in_flight > 0 || h->engine == NULL) {
+        /* Nothing to free now: already released, or the last fire releases it. */
+        NAPI_OK(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
+        NAPI_OK(env, napi_get_undefined(env, &undef), "napi_get_undefined");
+        NAPI_OK(env, napi_resolve_deferred(env, deferred, undef), "napi_resolve_deferred");
+        return promise;
+    }
+    job = calloc(1, sizeof *job);
+    if (!job) {
+        throw_code(env, "internal", "oh-hooks addon: out of memory");
+        return NULL;
+    }
+    /* The handle lets go of the engine before the work is queued (the worker may start at
+     * once); no other path frees it from here on. */
+    job->engine = h->engine;
+    h->engine = NULL;
+    if (napi_create_string_utf8(env, "oh_hooks.close", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_create_reference(env, argv[0], 1, &job->keep) != napi_ok ||
+        napi_create_async_work(env, NULL, name, close_execute, close_complete, job, &job->work) != napi_ok ||
+        napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
+        napi_queue_async_work(env, job->work) != napi_ok) {
+        /* Nothing queued: the handle owns its engine again (a later close() frees it). */
+        throw_napi_failure(env, "queueing the close");
+        h->engine = job->engine;
+        if (job->work) napi_delete_async_work(env, job->work);
+        if (job->keep) napi_delete_reference(env, job->keep);
+        free(job);
+        return NULL;
+    }
+    return promise;
+}
+
 static napi_value js_pending(napi_env env, napi_callback_info info) {
     size_t argc = 1;
     napi_value argv[1], result;
@@ -468,6 +549,7 @@ NAPI_MODULE_INIT() {
         {"fire", NULL, js_fire, NULL, NULL, NULL, napi_enumerable, NULL},
         {"reload", NULL, js_reload, NULL, NULL, NULL, napi_enumerable, NULL},
         {"close", NULL, js_close, NULL, NULL, NULL, napi_enumerable, NULL},
+        {"closeAsync", NULL, js_close_async, NULL, NULL, NULL, napi_enumerable, NULL},
         {"pending", NULL, js_pending, NULL, NULL, NULL, napi_enumerable, NULL},
         {"version", NULL, js_version, NULL, NULL, NULL, napi_enumerable, NULL},
         {"headerVersion", NULL, NULL, NULL, NULL, header_version, napi_enumerable, NULL},

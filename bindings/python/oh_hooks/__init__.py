@@ -10,12 +10,14 @@
 
 from ._errors import OhHooksError
 from ._hooks import Hooks, library_path, version
-from ._types import HookTrace, Outcome, OutcomeError
+from ._types import Envelope, HookTrace, Options, Outcome, OutcomeError
 
 __all__ = [
+    "Envelope",
     "Hooks",
     "HookTrace",
     "OhHooksError",
+    "Options",
     "Outcome",
     "OutcomeError",
     "library_path",
