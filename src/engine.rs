@@ -396,6 +396,10 @@ impl Inner {
         };
         let cancel = cancel.map(|c| &**c);
         let record = || self.host.observing().then(|| envelope.json.clone());
+        // Cancelled while it waited for an engine thread: nothing starts (not even background hooks).
+        if cancel.is_some_and(Cancel::is_cancelled) {
+            return (Outcome::error(cancelled_error()), record());
+        }
         if event.is_blocking() {
             let outcome = self.run_blocking(&snapshot, &envelope, &matching, cancel);
             (outcome, record())
