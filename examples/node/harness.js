@@ -5,7 +5,9 @@
 //   node examples/node/harness.js [policy-dir]
 //
 // policy-dir defaults to examples/policy (a directory with .oh/config.yaml).
-// Build the binding first: `cargo build --release && (cd bindings/node && npm run build)`.
+// It uses the installed package `oh-hooks` when Node finds one (an `npm install`ed tarball, e.g. with
+// NODE_PATH=<app>/node_modules), else the source tree's binding: build that first with
+// `cargo build --release && (cd bindings/node && npm run build)`.
 //
 // The "model" is scripted: one prompt, then a few tool calls. For each step the
 // harness fires the matching hook event and prints what it does with the
@@ -13,7 +15,15 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { Hooks, OhHooksError } = require('../../bindings/node');
+function loadBinding() {
+  try {
+    return require('oh-hooks');
+  } catch (e) {
+    if (e.code !== 'MODULE_NOT_FOUND') throw e;
+    return require('../../bindings/node');
+  }
+}
+const { Hooks, OhHooksError } = loadBinding();
 
 const policyDir = path.resolve(process.argv[2] || path.join(__dirname, '..', 'policy'));
 if (!fs.existsSync(path.join(policyDir, '.oh', 'config.yaml'))) {
