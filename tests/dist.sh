@@ -67,10 +67,16 @@ done
 # A wheel built where an old build/ lies around ships the library it is given, not the old one.
 stale=$(mktemp -d)
 cp -r bindings/python/. "$stale/"
-mkdir -p "$stale/build/lib/oh_hooks" && echo "stale library" >"$stale/build/lib/oh_hooks/liboh_hooks.so"
+# setuptools builds a non-pure package in build/lib.<platform>-<python>/ (and a pure one in build/lib/).
+platlib=$(target/dist-tools/venv/bin/python -c 'import sys, sysconfig; print(f"lib.{sysconfig.get_platform()}-{sys.implementation.cache_tag}")')
+for d in lib "$platlib"; do
+  mkdir -p "$stale/build/$d/oh_hooks"
+  for f in liboh_hooks.so liboh_hooks.so.0 liboh_hooks.dylib; do echo "stale library" >"$stale/build/$d/oh_hooks/$f"; done
+done
 lib=dist/c/$c_name/lib/liboh_hooks.so.$version
 if OH_HOOKS_WHEEL_LIB=$root/$lib target/dist-tools/venv/bin/python -m build --no-isolation --wheel --outdir "$stale/out" "$stale" >"$stale/log" 2>&1 &&
-  unzip -p "$stale"/out/*.whl oh_hooks/liboh_hooks.so | cmp -s - "$lib"; then
+  unzip -p "$stale"/out/*.whl oh_hooks/liboh_hooks.so | cmp -s - "$lib" &&
+  [ "$(unzip -Z1 "$stale"/out/*.whl | grep -c 'liboh_hooks')" = 1 ]; then
   ok "a stale build/ does not leak its library into the wheel"
 else
   tail -5 "$stale/log"
@@ -186,6 +192,18 @@ if npm install --silent --no-audit --no-fund --offline "$art/${npm_tgz##*/}" >np
     ok "no prebuild: the error names the platform and how to build from source"
   else
     bad "no prebuild error: $msg"
+  fi
+  # Building from source stays possible: the installed package's build.js against an installed
+  # library (the C tarball's), with no prebuild left; build/ is then what loads.
+  cp -r node_modules/oh-hooks "$tmp/from-source" && rm -rf "$tmp/from-source/prebuilds"
+  if [ ! -f /usr/include/node/node_api.h ]; then
+    (cd "$tmp/from-source" && npm install --silent --no-audit --no-fund --no-save node-api-headers >/dev/null 2>&1)
+  fi
+  if (cd "$tmp/from-source" && OH_HOOKS_LIB_DIR=$c/lib node build.js >/dev/null) &&
+    [ "$(node -e "console.log(require('$tmp/from-source').version)")" = "$version" ]; then
+    ok "npm run build in the installed package, against the C tarball's library, loads build/oh_hooks.node"
+  else
+    bad "building the addon from source in the installed package"
   fi
   if npm install --silent --no-audit --no-fund --no-save typescript@5 @types/node >>npm.log 2>&1; then
     if out=$(npx --no-install tsc --strict --noEmit --target es2022 --module nodenext --moduleResolution nodenext \

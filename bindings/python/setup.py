@@ -32,7 +32,6 @@ elif sys.platform == "win32":
     LIB_NAME = "oh_hooks.dll"
 else:
     LIB_NAME = "liboh_hooks.so"
-ALL_LIB_NAMES = ("liboh_hooks.so", "liboh_hooks.dylib", "oh_hooks.dll")
 
 
 def _cargo_build(target_dir: Path) -> Path:
@@ -62,8 +61,9 @@ class BuildPyWithLibrary(build_py):
         if getattr(self, "editable_mode", False):
             return  # an editable install finds ../../target/release itself
         dest = Path(self.build_lib) / "oh_hooks"
-        for name in ALL_LIB_NAMES:  # a stale library from an earlier build must not ship
-            (dest / name).unlink(missing_ok=True)
+        # A library an earlier build left in build/ (of any name or version) must not ship.
+        for stale in list(dest.glob("liboh_hooks*")) + list(dest.glob("oh_hooks*.dll")):
+            stale.unlink()
         given = os.environ.get("OH_HOOKS_WHEEL_LIB")
         if given:
             lib = Path(given)

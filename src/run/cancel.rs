@@ -94,6 +94,17 @@ impl Cancel {
     }
 }
 
+/// What a persistent hook's request watches.
+impl super::persistent::Cancellation for Cancel {
+    fn is_cancelled(&self) -> bool {
+        Cancel::is_cancelled(self)
+    }
+
+    fn fd(&self) -> Option<RawFd> {
+        Cancel::fd(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
