@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
     }
     qsort(a, rounds, sizeof *a, cmp);
     qsort(b, rounds, sizeof *b, cmp);
-    printf("[6] Live reload's change check on the no-match fire (%d interleaved rounds of 2000 fires)\n", rounds);
+    printf("[7] Live reload's change check on the no-match fire (%d interleaved rounds of 2000 fires)\n", rounds);
     printf("  inline config, nothing watched                  %8.0f ns\n", a[rounds / 2]);
     printf("  layer files, 3 config files + trust store       %8.0f ns\n", b[rounds / 2]);
     printf("  cost of the check                               %8.0f ns a fire (median difference)\n", b[rounds / 2] - a[rounds / 2]);

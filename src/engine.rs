@@ -472,8 +472,22 @@ impl Inner {
         let run = |job: &Job| match job {
             Job::Oh(i) => Done::Oh(hook::run(&specs[*i], &cx)),
             Job::Claude(i) => {
-                let (a, t) = claude_run::run(&claude_hooks[*i], offset + i, &ccx);
-                Done::Claude(a, t)
+                let (a, mut t) = claude_run::run(&claude_hooks[*i], offset + i, &ccx);
+                if claude_hooks[*i].is_async {
+                    // Waited for only because of `waitNonBlocking`: an async hook decides
+                    // nothing; its context and message still count.
+                    t.result = "none";
+                    Done::Claude(
+                        ClaudeAnswer {
+                            context: a.context,
+                            system_message: a.system_message,
+                            ..ClaudeAnswer::default()
+                        },
+                        t,
+                    )
+                } else {
+                    Done::Claude(a, t)
+                }
             }
         };
         let failed = |job: &Job| match job {
@@ -611,6 +625,14 @@ impl Inner {
             Err(Failure::Invalid(e)) => {
                 state.adopted = now;
                 state.pending = None;
+                // Trust withdrawn in the same change: the project's hooks go even so.
+                let old = if matches!(trust, Trust::Untrusted(_)) && old.trust == Trust::Trusted {
+                    let config = Arc::new(old.config.without_project());
+                    let pools = self.pools_for(&config);
+                    Arc::new(Snapshot::new(config, trust, None, pools))
+                } else {
+                    old
+                };
                 Err(self.keep(&mut state, &old, e, false))
             }
         }
@@ -641,13 +663,31 @@ impl Inner {
     fn config_changed(self: &Arc<Self>, file: &std::path::Path) {
         let snapshot = self.state.load_full();
         let specs = snapshot.config.hooks.of(Event::ConfigChange);
+        let claude_hooks = snapshot.config.claude.of(Event::ConfigChange);
         let mut fields = Map::new();
         fields.insert("filePath".to_string(), Value::String(file.display().to_string()));
+        // Claude Code's ConfigChange matcher tests which settings file changed.
+        let source = if self.options.home.as_ref().is_some_and(|h| file == h.join(".claude/settings.json")) {
+            Some("user_settings")
+        } else if file == self.options.cwd.join(".claude/settings.json") {
+            Some("project_settings")
+        } else if file == self.options.cwd.join(".claude/settings.local.json") {
+            Some("local_settings")
+        } else {
+            None
+        };
+        if let Some(source) = source {
+            fields.insert("source".to_string(), Value::String(source.to_string()));
+        }
         // The envelope has no toolName, so every configChange hook matches.
         let matching: Vec<usize> = (0..specs.len()).collect();
-        if !matching.is_empty() {
-            let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
-            self.spawn_background(&snapshot, &Arc::new(envelope), None, &matching, &[]);
+        let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
+        let input = (!claude_hooks.is_empty()).then(|| ClaudeInput::build(&envelope, &self.options.cwd));
+        let claude =
+            input.as_ref().map_or_else(Vec::new, |i| self.claude_matching(claude_hooks, i, Event::ConfigChange));
+        if !matching.is_empty() || !claude.is_empty() {
+            let input = input.map(Arc::new);
+            self.spawn_background(&snapshot, &Arc::new(envelope), input.as_ref(), &matching, &claude);
         }
     }
 }

@@ -20,7 +20,8 @@ pub struct OhHooks {
 }
 
 /// Creates an engine from `options_json` (a JSON object; README "Options"), reading and validating
-/// every config file it names.
+/// every config file it names. Persistent hooks marked `"eager"` start their process here; the
+/// others on their first matching fire (README "Persistent hooks").
 ///
 /// Ownership: `options_json` is borrowed for the call and may be NULL (all defaults). On
 /// success the caller owns the returned engine and releases it with `oh_hooks_free`; on
@@ -79,7 +80,8 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 ///
 /// Thread safety: any number of threads may fire on the same engine at once. Blocks the
 /// calling thread for as long as the hooks run (each bounded by its timeout, plus 0.5 s to
-/// kill a hook that ignores SIGTERM). Must not race `oh_hooks_free` on the same engine.
+/// kill a hook that ignores SIGTERM; a persistent hook's fire is bounded by its timeout alone,
+/// waiting for a free process included). Must not race `oh_hooks_free` on the same engine.
 ///
 /// # Safety
 /// `hooks` is NULL or an engine from `oh_hooks_new` not yet freed; `envelope_json` is NULL or a
@@ -149,7 +151,9 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
 }
 
 /// Releases an engine: first waits for its hooks running or queued in the background (each
-/// bounded by its timeout; at most 8 run at once), then frees everything. NULL does nothing.
+/// bounded by its timeout; at most 8 run at once), then stops the processes of persistent hooks
+/// (closes their stdin, waits up to 500 ms for them to exit, then kills their process groups and
+/// reaps them), then frees everything. NULL does nothing.
 ///
 /// Ownership: takes back the engine that `oh_hooks_new` gave the caller.
 ///

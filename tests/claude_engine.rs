@@ -324,3 +324,70 @@ fn bad_entries_are_reported_not_fatal() {
     assert_eq!(o["allowed"], true);
     assert!(o["warnings"].to_string().contains("not valid JSON"));
 }
+
+#[test]
+fn a_changed_settings_file_runs_claude_config_change_hooks_with_its_source() {
+    let p = Project::new();
+    let marker = p.cwd.join("changed");
+    let hooks = |n: u32| {
+        json!({ "ConfigChange": [group(Some("project_settings"), vec![command(&format!(
+            "read -r input; printf '%s' \"$input\" > {}; : {n}", marker.display()
+        ))])], "PreToolUse": [] })
+    };
+    p.settings(hooks(1));
+    let e = p.engine(json!({}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    p.settings(hooks(2));
+    let start = Instant::now();
+    while !marker.exists() && start.elapsed().as_secs() < 10 {
+        fire(&e, json!({ "event": "sessionStart" }));
+        e.drain();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(&marker).expect("the ConfigChange hook ran")).unwrap();
+    assert_eq!(input["hook_event_name"], "ConfigChange");
+    assert_eq!(input["source"], "project_settings");
+    assert_eq!(input["file_path"], p.cwd.join(".claude/settings.json").display().to_string());
+}
+
+#[test]
+fn hostile_settings_files_cost_little() {
+    let p = Project::new();
+    // Larger than any settings file: not parsed.
+    let big = format!("{{\"hooks\": {{}}, \"x\": \"{}\"}}", "a".repeat(5 << 20));
+    std::fs::write(p.cwd.join(".claude/settings.json"), big).unwrap();
+    let o = fire(&p.engine(json!({})), pre("Bash", json!({})));
+    assert!(o["warnings"].to_string().contains("bytes, more than"), "{o}");
+    // A FIFO in a settings file's place is refused without blocking.
+    std::fs::remove_file(p.cwd.join(".claude/settings.json")).unwrap();
+    let fifo = p.cwd.join(".claude/settings.json");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid path string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let start = Instant::now();
+    let o = fire(&p.engine(json!({})), pre("Bash", json!({})));
+    assert!(start.elapsed().as_secs() < 5);
+    assert!(o["warnings"].to_string().contains("cannot be read"), "{o}");
+    // A pathological regex matcher is bounded per match.
+    std::fs::remove_file(&fifo).unwrap();
+    p.settings(json!({ "PreToolUse": [group(Some("^(a+)+$"), vec![command("exit 2")])] }));
+    let start = Instant::now();
+    let o = fire(&p.engine(json!({})), pre(&format!("{}b", "a".repeat(64)), json!({})));
+    assert_eq!(o["allowed"], true, "{o}");
+    println!("catastrophic matcher on a 65-character name: {:.1} ms", start.elapsed().as_secs_f64() * 1000.0);
+}
+
+#[test]
+fn async_hooks_decide_nothing_even_when_waited_for() {
+    let p = Project::new();
+    p.settings(json!({ "PreToolUse": [group(None, vec![
+        json!({ "type": "command", "command": "echo blocked >&2; echo '{\"systemMessage\":\"noted\"}'; exit 2", "async": true }),
+    ])] }));
+    let o = fire(&p.engine(json!({})), pre("Bash", json!({})));
+    assert_eq!(o, json!({ "allowed": true, "hooks": [] }), "in the background, not traced");
+    let o = fire(&p.engine(json!({ "waitNonBlocking": true })), pre("Bash", json!({})));
+    assert_eq!(o["allowed"], true, "{o}");
+    assert_eq!(o["hooks"][0]["result"], "none");
+    assert_eq!(o["systemMessage"], "noted");
+}

@@ -188,3 +188,17 @@ fn https_with_an_untrusted_certificate_fails_closed() {
     let error = out["hooks"][0]["error"].as_str().unwrap().to_lowercase();
     assert!(error.contains("certificate") || error.contains("unknownissuer") || error.contains("tls"), "{error}");
 }
+
+/// Host names are looked up on the engine's bounded lookup path (within the hook's timeout).
+#[test]
+fn host_names_are_resolved() {
+    let s = Server::start();
+    let url = format!("http://localhost:{}/deny", s.port);
+    let e = engine(json!({ "hooks": { "preToolUse": [ { "http": url, "timeout": 2000 } ] } }), json!({}));
+    let out = fire(&e, json!({ "event": "preToolUse", "toolName": "Bash" }));
+    assert_eq!(out["reason"], "server says no", "{out}");
+    let url = "http://no-such-host.invalid/x";
+    let e = engine(json!({ "hooks": { "preToolUse": [ { "http": url, "timeout": 2000 } ] } }), json!({}));
+    let out = fire(&e, json!({ "event": "preToolUse", "toolName": "Bash" }));
+    assert_eq!(out["reason"], "hook HTTP error", "{out}");
+}

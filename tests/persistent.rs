@@ -415,3 +415,30 @@ fn config_errors_name_the_entry() {
         assert!(e.path.as_deref().unwrap_or("").starts_with("hooks.preToolUse[0]"), "{entry}: {:?}", e.path);
     }
 }
+
+#[test]
+fn a_worker_that_exits_right_after_answering_is_reaped_without_another_fire() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let w = script(
+        dir.path(),
+        "once.sh",
+        "#!/bin/sh\nread l\nprintf '{\"hookSpecificOutput\":{\"additionalContext\":\"%s\"}}\\n' $$\nexit 0\n",
+    );
+    let e = one_hook(persistent(&w, json!({})), json!({ "cwd": dir.path() }));
+    let mut pids = Vec::new();
+    for _ in 0..20 {
+        let o = fire(&e, pre("x"));
+        assert_eq!(o["allowed"], true, "an answer followed by an exit is still an answer: {o}");
+        pids.push(o["additionalContext"].as_str().unwrap().parse::<i32>().unwrap());
+    }
+    pids.dedup();
+    assert_eq!(pids.len(), 20, "each fire needed a fresh process");
+    // Nobody fires again: the supervisor alone must reap the last one.
+    assert!(
+        wait_until(Duration::from_secs(2), || zombie_children().is_empty() && children().is_empty()),
+        "left behind: {:?}",
+        children()
+    );
+    drop(e);
+}

@@ -202,3 +202,30 @@ fn home_as_cwd_reads_the_file_once() {
     let out: Value = serde_json::from_str(&e.fire(r#"{"event":"preToolUse"}"#).to_json()).unwrap();
     assert_eq!(out["hooks"].as_array().unwrap().len(), 1, "{out}");
 }
+
+/// Trust withdrawn in the same change as a broken own layer: the old config stays for the
+/// user's hooks, but the project's hooks go even so.
+#[test]
+fn withdrawn_trust_drops_project_hooks_even_when_the_reload_fails() {
+    let p = project();
+    p.store(&listed(p.cwd.path()));
+    p.write_user("hooks:\n  preToolUse:\n    - command: echo user >&2\n");
+    let e = p.engine(json!({}));
+    let fire = || -> Value { serde_json::from_str(&e.fire(r#"{"event":"preToolUse"}"#).to_json()).unwrap() };
+    let before = fire();
+    assert_eq!(before["hooks"].as_array().unwrap().len(), 2, "the user's, then the project's deny: {before}");
+    p.store(&listed(p.home.path()));
+    p.write_user("hooks:\n  preToolUse:\n    - command: x\n      timeout: 0\n");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    let out = loop {
+        let out = fire();
+        if out.get("warnings").is_some() {
+            break out;
+        }
+        assert!(std::time::Instant::now() < deadline, "the change was not noticed: {out}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(out["hooks"].as_array().unwrap().len(), 1, "only the user's old hook: {out}");
+    assert_eq!(out["hooks"][0]["stderr"], "user\n");
+    assert!(out["warnings"][0].as_str().unwrap().contains("previous one stays"), "{out}");
+}

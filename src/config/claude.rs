@@ -15,6 +15,9 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Claude Code files larger than this are not read (with a warning).
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
 /// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
 const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
@@ -204,15 +207,28 @@ pub fn load(options: &Options, trusted: bool) -> Loaded {
     let mut loaded = Loaded::default();
     let mut project_hooks: Vec<(Event, ClaudeHook)> = Vec::new();
     let mut project_disabled = false;
+    let mut matchers = Matchers::default();
     for file in files(options) {
         if file.kind == Kind::Project && !trusted {
-            if file.path.exists() {
+            // lstat only: the file is not opened (nor a symlink followed).
+            if std::fs::symlink_metadata(&file.path).is_ok() {
                 loaded.warnings.push(format!(
                     "{} was not loaded: the project is not trusted (its Claude Code hooks do not run)",
                     file.path.display()
                 ));
             }
             continue;
+        }
+        // Settings files are small; a huge one (a hostile repository's) is not parsed at all.
+        if let Ok(meta) = std::fs::metadata(&file.path) {
+            if meta.len() > MAX_FILE_BYTES {
+                loaded.warnings.push(format!(
+                    "{}: {} bytes, more than the {MAX_FILE_BYTES} a Claude Code settings file may have; its hooks are not loaded",
+                    file.path.display(),
+                    meta.len()
+                ));
+                continue;
+            }
         }
         let bytes = match read_regular_file(&file.path) {
             Ok(b) => b,
@@ -224,7 +240,7 @@ pub fn load(options: &Options, trusted: bool) -> Loaded {
                 continue;
             }
         };
-        let parsed = parse(&file.path, &bytes, file.plugin.as_ref(), &mut loaded.warnings);
+        let parsed = parse(&file.path, &bytes, file.plugin.as_ref(), &mut matchers, &mut loaded.warnings);
         match file.kind {
             Kind::Own => {
                 loaded.disable_all |= parsed.disable_all == Some(true);
@@ -267,7 +283,44 @@ pub struct Parsed {
 }
 
 /// Parses one settings or `hooks.json` file; every problem is a warning in `warnings`.
-pub fn parse(path: &Path, bytes: &[u8], plugin: Option<&ClaudePlugin>, warnings: &mut Vec<String>) -> Parsed {
+/// Regex matchers one load may compile; no real settings file comes near (each is a group's
+/// `matcher`), and the bound keeps a hostile file from costing unbounded memory.
+pub const MAX_REGEX_MATCHERS: usize = 1000;
+
+/// The matchers of one load, each distinct text compiled once (a file that repeats a regex in
+/// many groups costs one compilation).
+#[derive(Default)]
+pub struct Matchers {
+    compiled: std::collections::HashMap<String, ClaudeMatcher>,
+    regexes: usize,
+}
+
+impl Matchers {
+    fn get(&mut self, text: &str) -> Result<ClaudeMatcher, String> {
+        if let Some(m) = self.compiled.get(text) {
+            return Ok(m.clone());
+        }
+        let m = ClaudeMatcher::parse(text)?;
+        if matches!(m, ClaudeMatcher::Regex(_)) {
+            if self.regexes >= MAX_REGEX_MATCHERS {
+                return Err(format!(
+                    "more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Claude Code files; this one is not compiled"
+                ));
+            }
+            self.regexes += 1;
+        }
+        self.compiled.insert(text.to_string(), m.clone());
+        Ok(m)
+    }
+}
+
+pub fn parse(
+    path: &Path,
+    bytes: &[u8],
+    plugin: Option<&ClaudePlugin>,
+    matchers: &mut Matchers,
+    warnings: &mut Vec<String>,
+) -> Parsed {
     let file = path.display().to_string();
     let mut parsed = Parsed::default();
     let value: Value = match serde_json::from_slice(bytes) {
@@ -348,7 +401,7 @@ pub fn parse(path: &Path, bytes: &[u8], plugin: Option<&ClaudePlugin>, warnings:
                     continue;
                 }
             };
-            let matcher = match ClaudeMatcher::parse(matcher_text.as_deref().unwrap_or("")) {
+            let matcher = match matchers.get(matcher_text.as_deref().unwrap_or("")) {
                 Ok(m) => m,
                 Err(why) => {
                     skip(warnings, &at, why);
@@ -565,7 +618,13 @@ mod tests {
 
     fn parse_text(text: &str) -> (Parsed, Vec<String>) {
         let mut warnings = Vec::new();
-        let parsed = parse(Path::new("/p/.claude/settings.json"), text.as_bytes(), None, &mut warnings);
+        let parsed = parse(
+            Path::new("/p/.claude/settings.json"),
+            text.as_bytes(),
+            None,
+            &mut Matchers::default(),
+            &mut warnings,
+        );
         (parsed, warnings)
     }
 
@@ -645,6 +704,32 @@ mod tests {
         let (p, w) = parse_text(r#"{"disableAllHooks": true, "hooks": null}"#);
         assert_eq!(p.disable_all, Some(true));
         assert!(w.is_empty());
+    }
+
+    #[test]
+    fn regex_matchers_are_bounded_and_shared() {
+        let groups: Vec<serde_json::Value> = (0..MAX_REGEX_MATCHERS + 5)
+            .map(
+                |i| serde_json::json!({"matcher": format!("^t{i}.*$"), "hooks": [{"type": "command", "command": "x"}]}),
+            )
+            .chain(
+                (0..100).map(
+                    |_| serde_json::json!({"matcher": "^same.*$", "hooks": [{"type": "command", "command": "x"}]}),
+                ),
+            )
+            .collect();
+        let text = serde_json::json!({"hooks": {"PreToolUse": groups}}).to_string();
+        let (p, w) = parse_text(&text);
+        assert_eq!(p.hooks.len(), MAX_REGEX_MATCHERS, "the repeated regex was over the bound too: {}", w.len());
+        assert_eq!(w.len(), 105);
+        assert!(w[0].contains("more than 1000 distinct regex matchers"), "{}", w[0]);
+        let text = serde_json::json!({"hooks": {"PreToolUse": [
+            {"matcher": "^same.*$", "hooks": [{"type": "command", "command": "a"}]},
+            {"matcher": "^same.*$", "hooks": [{"type": "command", "command": "b"}]}]}})
+        .to_string();
+        let mut m = Matchers::default();
+        let p = parse(Path::new("/x"), text.as_bytes(), None, &mut m, &mut Vec::new());
+        assert_eq!((p.hooks.len(), m.regexes), (2, 1), "one compilation for a repeated pattern");
     }
 
     #[test]

@@ -144,6 +144,9 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             if *kind == Kind::Project && project_disabled {
                 continue;
             }
+            if *kind == Kind::Project {
+                hooks.list_mut(event).iter_mut().for_each(|spec| spec.from_project = true);
+            }
             list.append(hooks.list_mut(event));
         }
         // The trace's `index` is the position in the combined list.

@@ -47,6 +47,8 @@ pub struct HookSpec {
     /// `persistent: true | "eager"` on a command hook: a long-lived worker answers one envelope
     /// per line ([`crate::run::persistent`]).
     pub persistent: Option<Persistent>,
+    /// Came from a project layer (trust gates it; [`layers`]).
+    pub from_project: bool,
 }
 
 /// How a persistent command hook's workers are kept.
@@ -108,6 +110,22 @@ pub struct Config {
     /// Said at load and repeated in every outcome: project files not loaded, suspicious matchers,
     /// skipped Claude Code entries.
     pub warnings: Vec<String>,
+}
+
+impl Config {
+    /// This config without the project layers' hooks: what stays in force when trust is
+    /// withdrawn but the reload that noticed it failed for another reason.
+    pub fn without_project(&self) -> Config {
+        let mut config = self.clone();
+        for &event in Event::ALL {
+            let list = config.hooks.list_mut(event);
+            list.retain(|spec| !spec.from_project);
+            for (i, spec) in list.iter_mut().enumerate() {
+                spec.index = i;
+            }
+        }
+        config
+    }
 }
 
 /// One file's (or the inline object's) settings; `None` means the key is absent.

@@ -393,6 +393,7 @@ impl<'de> Deserialize<'de> for HookSpec {
                     timeout,
                     json_io: json_io.unwrap_or(false),
                     persistent,
+                    from_project: false,
                 })
             }
         }

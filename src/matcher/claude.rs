@@ -23,7 +23,8 @@ pub enum ClaudeMatcher {
     Any,
     /// Exact names (`Bash`, `Edit|Write`, `Edit, Write`).
     Names(Vec<String>),
-    Regex(Box<fancy_regex::Regex>),
+    /// Shared: a pattern repeated across groups and files is compiled once.
+    Regex(std::sync::Arc<fancy_regex::Regex>),
 }
 
 impl ClaudeMatcher {
@@ -45,7 +46,7 @@ impl ClaudeMatcher {
             .backtrack_limit(BACKTRACK_LIMIT)
             .delegate_size_limit(SIZE_LIMIT)
             .build()
-            .map(|re| ClaudeMatcher::Regex(Box::new(re)))
+            .map(|re| ClaudeMatcher::Regex(std::sync::Arc::new(re)))
             .map_err(|e| format!("matcher `{text}` is not a valid regular expression ({e})"))
     }
 

@@ -81,8 +81,15 @@ fn failure(why: String, ran: &Ran, event: Event) -> ClaudeAnswer {
 pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
     if let Some(why) = &ran.failed {
         // A timed-out hook is cancelled and its output discarded; one that could not start
-        // or was killed said nothing either.
-        return failure(why.clone(), ran, event);
+        // or was killed said nothing either. PreModelSwitch is the exception: there a timeout
+        // blocks (the reference's "Timeouts").
+        let mut answer = failure(why.clone(), ran, event);
+        if ran.timed_out && event == Event::PreModelSwitch {
+            answer.block = true;
+            answer.permission = Some(Permission::Deny);
+            answer.reason.get_or_insert_with(|| format!("Claude Code hook `{}` {why}", ran.name));
+        }
+        return answer;
     }
     let Some(code) = ran.exit else {
         return failure("the hook did not finish".to_string(), ran, event);
@@ -122,6 +129,14 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
     match json {
         Some(Ok(map)) => interpret(event, &map),
         Some(Err(why)) => failure(why, ran, event),
+        // Worktree hooks fail the operation on any non-zero exit.
+        None if code != 0 && matches!(event, Event::WorktreeCreate | Event::WorktreeRemove) => ClaudeAnswer {
+            block: true,
+            reason: Some(
+                stderr.unwrap_or_else(|| format!("Claude Code hook `{}` exited with status {code}", ran.name)),
+            ),
+            ..ClaudeAnswer::default()
+        },
         None if code != 0 => {
             let first = stderr.as_deref().and_then(|s| s.lines().next()).unwrap_or("");
             let why = if code == 2 {
@@ -410,6 +425,11 @@ mod tests {
         assert!(!read(Event::TurnStop, &ran).block, "ignored on Stop");
         let ran = Ran { exit: Some(1), on_failure_block: true, name: "h", ..Ran::default() };
         assert!(read(Event::UserPromptSubmit, &ran).block);
+        let ran = Ran { failed: Some("timed out after 30 s".into()), timed_out: true, name: "h", ..Ran::default() };
+        assert!(!read(Event::PreToolUse, &ran).block, "a timeout lets a tool call through");
+        assert!(read(Event::PreModelSwitch, &ran).block, "but blocks a model switch");
+        assert!(answer(Event::WorktreeCreate, 1, "", "no space").block, "worktree hooks fail on any non-zero exit");
+        assert!(!answer(Event::PreToolUse, 1, "", "x").block);
         let ran = Ran { failed: Some("cannot start".into()), name: "h", ..Ran::default() };
         let a = read(Event::PreToolUse, &ran);
         assert!(!a.block && a.failure.is_some());

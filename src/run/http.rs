@@ -3,18 +3,18 @@
 //! One ureq agent per engine, created on first use and shared by every thread, so connections
 //! to a hook endpoint are kept alive and reused across fires.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
-use ureq::unversioned::transport::{ConnectProxyConnector, Connector, NextTimeout, RustlsConnector};
+use ureq::unversioned::transport::NextTimeout;
 
-/// ureq's resolver starts a thread for every request that has a timeout, so that a slow DNS
-/// lookup can be abandoned. Policy endpoints are usually IP literals (`http://127.0.0.1:…`):
-/// those need no lookup at all and are answered here, on the calling thread. Host names go to
-/// the default resolver.
+/// Policy endpoints are usually IP literals (`http://127.0.0.1:…`): those need no lookup at all
+/// and are answered here, on the calling thread. Host names are looked up by [`lookup`]: within
+/// the hook's timeout (CONTRACT §3.5), and with a bound on lookups in flight (§3.11).
 #[derive(Debug, Default)]
 struct LiteralResolver(DefaultResolver);
 
@@ -35,8 +35,78 @@ impl Resolver for LiteralResolver {
                 addrs.push(addr);
                 Ok(addrs)
             }
-            None => self.0.resolve(uri, config, timeout),
+            None => {
+                let (Some(scheme), Some(authority)) = (uri.scheme(), uri.authority()) else {
+                    // Not a URL ureq can use: its own resolver says why.
+                    return self.0.resolve(uri, config, timeout);
+                };
+                let Some(host_port) = DefaultResolver::host_and_port(scheme, authority) else {
+                    return self.0.resolve(uri, config, timeout);
+                };
+                let found = lookup(host_port, *timeout.after, |a| a.to_socket_addrs().map(|i| i.collect())).map_err(
+                    |e| match e {
+                        Lookup::TimedOut => ureq::Error::Timeout(timeout.reason),
+                        Lookup::Failed(e) => ureq::Error::Io(e),
+                    },
+                )?;
+                let mut addrs = self.empty();
+                for addr in config.ip_family().keep_wanted(found.into_iter()).take(16) {
+                    // ureq keeps at most 16 addresses (its MAX_ADDRS; push panics beyond).
+                    addrs.push(addr);
+                }
+                if addrs.is_empty() {
+                    return Err(ureq::Error::HostNotFound);
+                }
+                Ok(addrs)
+            }
         }
+    }
+}
+
+/// Host-name lookups in flight, process-wide. `getaddrinfo` cannot be cancelled: a lookup the
+/// hook's timeout gave up on still holds its thread until the system resolver gives up (its
+/// timeout times attempts, seconds). Without a bound, a config naming a host whose DNS hangs
+/// would leave a thread behind on every fire.
+static LOOKUPS: AtomicUsize = AtomicUsize::new(0);
+pub const MAX_LOOKUPS: usize = 16;
+
+#[derive(Debug)]
+pub enum Lookup {
+    TimedOut,
+    Failed(std::io::Error),
+}
+
+/// Runs `resolve(host_port)` on a thread of its own and waits for it at most `within`. Fails at
+/// once when [`MAX_LOOKUPS`] lookups are already in flight.
+pub fn lookup<F>(host_port: String, within: Duration, resolve: F) -> Result<Vec<SocketAddr>, Lookup>
+where
+    F: FnOnce(&str) -> std::io::Result<Vec<SocketAddr>> + Send + 'static,
+{
+    struct InFlight;
+    impl Drop for InFlight {
+        fn drop(&mut self) {
+            LOOKUPS.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+    if LOOKUPS.fetch_add(1, Ordering::SeqCst) >= MAX_LOOKUPS {
+        LOOKUPS.fetch_sub(1, Ordering::SeqCst);
+        return Err(Lookup::Failed(std::io::Error::other(format!(
+            "{MAX_LOOKUPS} host-name lookups are already in progress (a DNS server is not answering?)"
+        ))));
+    }
+    let guard = InFlight;
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new().name("oh-hooks-dns".into()).spawn(move || {
+        let _guard = guard;
+        let _ = tx.send(resolve(&host_port));
+    });
+    if let Err(e) = spawned {
+        return Err(Lookup::Failed(e));
+    }
+    match rx.recv_timeout(within) {
+        Ok(Ok(addrs)) => Ok(addrs),
+        Ok(Err(e)) => Err(Lookup::Failed(e)),
+        Err(_) => Err(Lookup::TimedOut),
     }
 }
 
@@ -79,12 +149,8 @@ impl HttpClient {
                 .max_idle_connections_per_host(16)
                 .user_agent(concat!("oh-hooks/", env!("CARGO_PKG_VERSION")))
                 .build();
-            // ureq's default chain with our TCP layer (see `http_tcp`): CONNECT proxy, TCP, TLS.
-            let connector =
-                ().chain(ConnectProxyConnector::default())
-                    .chain(super::http_tcp::TcpConnector)
-                    .chain(RustlsConnector::default());
-            ureq::Agent::with_parts(config, connector, LiteralResolver::default())
+            // ureq's default chain with our TCP layer (see `http_tcp`).
+            ureq::Agent::with_parts(config, super::http_tcp::connector(), LiteralResolver::default())
         })
     }
 
@@ -122,5 +188,45 @@ impl HttpClient {
             Err(ureq::Error::BodyExceedsLimit(_)) => Reply::TooLarge(status),
             Err(e) => failed(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// A lookup that hangs (a DNS server that does not answer) is given up after the timeout,
+    /// and hanging lookups cannot pile up threads beyond the bound.
+    #[test]
+    fn lookups_are_bounded_in_time_and_number() {
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let release_rx = std::sync::Arc::new(std::sync::Mutex::new(release_rx));
+        let hang = |rx: std::sync::Arc<std::sync::Mutex<std::sync::mpsc::Receiver<()>>>| {
+            move |_: &str| {
+                let _ = rx.lock().unwrap().recv_timeout(Duration::from_secs(10));
+                Ok(Vec::new())
+            }
+        };
+        let start = Instant::now();
+        let first = lookup("slow.example:80".into(), Duration::from_millis(200), hang(release_rx.clone()));
+        assert!(matches!(first, Err(Lookup::TimedOut)), "{first:?}");
+        assert!(start.elapsed() < Duration::from_millis(1000), "{:?}", start.elapsed());
+        for _ in 1..MAX_LOOKUPS {
+            let _ = lookup("slow.example:80".into(), Duration::from_millis(1), hang(release_rx.clone()));
+        }
+        let busy = lookup("slow.example:80".into(), Duration::from_secs(5), |_| Ok(Vec::new()));
+        assert!(matches!(&busy, Err(Lookup::Failed(e)) if e.to_string().contains("already in progress")), "{busy:?}");
+        for _ in 0..MAX_LOOKUPS {
+            release_tx.send(()).unwrap();
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while LOOKUPS.load(Ordering::SeqCst) > 0 {
+            assert!(Instant::now() < deadline, "lookups did not finish");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let ok =
+            lookup("fast.example:80".into(), Duration::from_secs(1), |_| Ok(vec!["127.0.0.1:80".parse().unwrap()]));
+        assert_eq!(ok.unwrap().len(), 1);
     }
 }

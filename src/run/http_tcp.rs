@@ -17,9 +17,27 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 use ureq::unversioned::transport::{
-    Buffers, ConnectionDetails, Connector, Either, LazyBuffers, NextTimeout, ShutdownHandle, Transport,
+    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, Either, LazyBuffers, NextTimeout, RustlsConnector,
+    ShutdownHandle, Transport,
 };
 use ureq::{Error, ProxyProtocol, Timeout};
+
+/// ureq's default chain with this TCP layer: CONNECT proxy, TCP, TLS (rustls), ending in a boxed
+/// transport as `DefaultConnector`'s does, so more links can follow it the same way.
+pub fn connector() -> impl Connector<(), Out = Box<dyn Transport>> {
+    ().chain(ConnectProxyConnector::default()).chain(TcpConnector).chain(RustlsConnector::default()).chain(Boxed)
+}
+
+#[derive(Debug)]
+struct Boxed;
+
+impl<In: Transport> Connector<In> for Boxed {
+    type Out = Box<dyn Transport>;
+
+    fn connect(&self, _: &ConnectionDetails, chained: Option<In>) -> Result<Option<Self::Out>, Error> {
+        Ok(chained.map(|t| Box::new(t) as Box<dyn Transport>))
+    }
+}
 
 /// Opens the TCP connection (directly or to a proxy; a CONNECT proxy's tunnel and TLS are the
 /// next links of the chain).

@@ -86,7 +86,7 @@ fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut 
         return HookResult::deny(JSON_FAILED);
     };
     let launch = Launch { cwd: cx.cwd, env: cx.env };
-    let served = pool.request(cx.envelope.json.as_bytes(), timeout, cx.max_output_bytes, &launch);
+    let served = pool.request(cx.envelope.json.as_bytes(), timeout, cx.max_output_bytes, &launch, None);
     if !served.stderr.is_empty() {
         trace.stderr = Some(utf8_prefix(&served.stderr));
     }

@@ -59,7 +59,24 @@ pub enum Failure {
     CannotStart(String),
     /// The engine is being freed, or the hook was removed by a reload, while this request queued.
     Stopped,
+    /// The fire was cancelled (an asynchronous fire's token); a worker in the middle of the
+    /// request is killed, since its late answer would be read as the next request's.
+    Cancelled,
+    /// The worker exited without reading any of the request (internal: retried or reported
+    /// as `Exited`).
+    Unread(Option<Exit>),
 }
+
+/// A fire's cancellation as a request sees it: an asynchronous fire's token.
+pub trait Cancellation {
+    fn is_cancelled(&self) -> bool;
+    /// An fd that becomes readable once cancelled, for `poll`; `None`: the flag is looked at
+    /// every [`CANCEL_CHECK`].
+    fn fd(&self) -> Option<RawFd>;
+}
+
+/// How often a cancellable wait without an fd (the queue's condition variable) looks at the flag.
+const CANCEL_CHECK: Duration = Duration::from_millis(20);
 
 impl Failure {
     /// The trace's `error`.
@@ -71,13 +88,15 @@ impl Failure {
             }
             Failure::Exited(Some(Exit::Code(c))) => format!("the worker exited with code {c} before answering"),
             Failure::Exited(Some(Exit::Signal(s))) => format!("the worker was killed by signal {s} before answering"),
-            Failure::Exited(None) => "the worker exited before answering".to_string(),
+            Failure::Exited(None) | Failure::Unread(None) => "the worker exited before answering".to_string(),
+            Failure::Unread(Some(e)) => Failure::Exited(Some(*e)).message(Duration::ZERO, 0),
             Failure::ClosedStdout => "the worker closed its stdout; it was killed".to_string(),
             Failure::TooLong => {
                 format!("the worker's answer line exceeded maxOutputBytes ({max_bytes} bytes); it was killed")
             }
             Failure::NotOneResponse(why) => format!("{why}; the worker was killed"),
             Failure::CannotStart(why) => why.clone(),
+            Failure::Cancelled => "cancelled".to_string(),
             Failure::Stopped => {
                 "the hook's workers were stopped (engine freed or hook removed by a reload)".to_string()
             }
@@ -156,28 +175,47 @@ impl Pool {
     }
 
     /// Sends one envelope line (without its `\n`) and reads the answer, within `timeout`
-    /// including the wait for a free worker.
-    pub fn request(self: &Arc<Self>, envelope: &[u8], timeout: Duration, max_bytes: usize, launch: &Launch) -> Served {
+    /// including the wait for a free worker, and until `cancel` fires.
+    pub fn request(
+        self: &Arc<Self>,
+        envelope: &[u8],
+        timeout: Duration,
+        max_bytes: usize,
+        launch: &Launch,
+        cancel: Option<&dyn Cancellation>,
+    ) -> Served {
         let now = Instant::now();
         let deadline = now.checked_add(timeout).unwrap_or(now + Duration::from_secs(86_400));
-        let mut worker = loop {
-            let mut worker = match self.acquire(deadline, launch) {
+        let mut retried = false;
+        let (mut worker, result, stderr) = loop {
+            let mut worker = match self.acquire(deadline, launch, cancel) {
                 Ok(w) => w,
                 Err(f) => return Served { answer: Err(f), stderr: Vec::new(), exit: None },
             };
             // A worker that died or wrote to stdout while idle is replaced before it is used.
-            match worker.stale() {
-                None => break worker,
-                Some(why) => {
-                    let answered = worker.answered > 0;
-                    self.retire(worker, false);
-                    self.lost(answered, why);
-                }
+            if let Some(why) = worker.stale() {
+                let answered = worker.answered > 0;
+                self.retire(worker, false);
+                self.lost(answered, why);
+                continue;
             }
+            worker.proc.capture(true);
+            let result = worker.exchange(envelope, deadline, max_bytes, cancel);
+            let stderr = worker.proc.capture(false);
+            // A worker that answered before and then exited without reading a byte of this
+            // request ended between requests; its exit merely became visible too late. The
+            // request is sent to a fresh worker, once.
+            if let Err(Failure::Unread(exit)) = result {
+                if worker.answered > 0 && !retried {
+                    retried = true;
+                    self.retire(worker, false);
+                    self.lost(true, "the worker exited between requests".to_string());
+                    continue;
+                }
+                break (worker, Err(Failure::Exited(exit)), stderr);
+            }
+            break (worker, result, stderr);
         };
-        worker.proc.capture(true);
-        let result = worker.exchange(envelope, deadline, max_bytes);
-        let stderr = worker.proc.capture(false);
         match result {
             Ok(answer) => match response::parse(&answer) {
                 Response::Malformed(why) => {
@@ -202,18 +240,28 @@ impl Pool {
                 };
                 let answered = worker.answered > 0;
                 self.retire(worker, false);
-                self.lost(answered, failure.message(timeout, max_bytes));
+                if failure != Failure::Cancelled {
+                    self.lost(answered, failure.message(timeout, max_bytes));
+                }
                 Served { answer: Err(failure), stderr, exit }
             }
         }
     }
 
     /// An idle worker, a new one, or a wait for one until `deadline`.
-    fn acquire(self: &Arc<Self>, deadline: Instant, launch: &Launch) -> Result<Worker, Failure> {
+    fn acquire(
+        self: &Arc<Self>,
+        deadline: Instant,
+        launch: &Launch,
+        cancel: Option<&dyn Cancellation>,
+    ) -> Result<Worker, Failure> {
         let mut st = lock(&self.state);
         loop {
             if st.closed {
                 return Err(Failure::Stopped);
+            }
+            if cancel.is_some_and(|c| c.is_cancelled()) {
+                return Err(Failure::Cancelled);
             }
             if let Some(w) = st.idle.pop() {
                 return Ok(w);
@@ -235,7 +283,8 @@ impl Pool {
             if now >= deadline {
                 return Err(Failure::QueueTimedOut);
             }
-            st = self.freed.wait_timeout(st, deadline - now).unwrap_or_else(PoisonError::into_inner).0;
+            let wait = if cancel.is_some() { (deadline - now).min(CANCEL_CHECK) } else { deadline - now };
+            st = self.freed.wait_timeout(st, wait).unwrap_or_else(PoisonError::into_inner).0;
         }
     }
 
@@ -267,6 +316,7 @@ impl Pool {
             pidfd: pidfd_open(process.pid),
             stderr: process.stderr,
             stderr_eof: AtomicBool::new(false),
+            exit_seen: AtomicBool::new(false),
             kept: Mutex::new(Kept::default()),
             pool: Arc::downgrade(self),
         });
@@ -287,9 +337,12 @@ impl Pool {
             st.streak = 0;
             st.retry_at = None;
         }
-        if st.closed {
+        // Under the lock: the supervisor sets `exit_seen` before it looks for the worker in the
+        // idle list, so one of the two always catches a process that exited.
+        if st.closed || worker.proc.exit_seen.load(Ordering::SeqCst) {
+            let graceful = st.closed;
             drop(st);
-            self.retire(worker, true);
+            self.retire(worker, graceful);
             return;
         }
         st.idle.push(worker);
@@ -352,6 +405,14 @@ impl Pool {
     }
 }
 
+/// A pool nobody holds any more stops its processes (the supervisor cannot hand a dead idle
+/// worker back to a pool that is gone, so none may be left behind).
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// The part of a worker the supervisor watches too.
@@ -361,6 +422,9 @@ struct Proc {
     pidfd: Option<OwnedFd>,
     stderr: OwnedFd,
     stderr_eof: AtomicBool,
+    /// The supervisor saw the process exit while a request held it: [`Pool::release`] must not
+    /// put it back on the idle list (where nobody would look at it again until the next fire).
+    exit_seen: AtomicBool,
     kept: Mutex<Kept>,
     pool: Weak<Pool>,
 }
@@ -478,7 +542,14 @@ impl Worker {
     }
 
     /// Writes `envelope` and a newline, and reads one answer line.
-    fn exchange(&mut self, envelope: &[u8], deadline: Instant, max_bytes: usize) -> Result<Vec<u8>, Failure> {
+    fn exchange(
+        &mut self,
+        envelope: &[u8],
+        deadline: Instant,
+        max_bytes: usize,
+        cancel: Option<&dyn Cancellation>,
+    ) -> Result<Vec<u8>, Failure> {
+        let cancel_fd = cancel.and_then(|c| c.fd());
         let mut sigpipe = SigpipeBlock::tracked();
         let total = envelope.len() + 1;
         let mut written = 0;
@@ -499,13 +570,17 @@ impl Worker {
                 return Ok(answer);
             }
             if let Some(exit) = exited {
-                return Err(Failure::Exited(exit));
+                return Err(self.exited(exit, written));
+            }
+            if cancel.is_some_and(|c| c.is_cancelled()) {
+                return Err(Failure::Cancelled);
             }
             let now = Instant::now();
             if now >= deadline {
                 return Err(Failure::TimedOut);
             }
-            // stdout, the pidfd (-1: none, skipped), stdin while the line is not all written.
+            // stdout, the pidfd and the cancel fd (-1: none, skipped), stdin while the line is
+            // not all written.
             let mut fds = [
                 libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd {
@@ -513,12 +588,16 @@ impl Worker {
                     events: libc::POLLIN,
                     revents: 0,
                 },
+                libc::pollfd { fd: cancel_fd.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.stdin.as_raw_fd(), events: libc::POLLOUT, revents: 0 },
             ];
-            let nfds = if stdin_open && written < total { 3 } else { 2 };
+            let nfds = if stdin_open && written < total { 4 } else { 3 };
             let mut wait = deadline - now;
             if self.proc.pidfd.is_none() {
                 wait = wait.min(EXIT_POLL);
+            }
+            if cancel.is_some() && cancel_fd.is_none() {
+                wait = wait.min(CANCEL_CHECK);
             }
             let ms = i32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
             // SAFETY: `fds` is a valid array of pollfd structs.
@@ -534,7 +613,7 @@ impl Worker {
                 // A process closes its fds a moment before it becomes waitable: EOF is often
                 // the first sign of an exit.
                 return Err(match self.proc.wait_exit(CLOSE_TO_EXIT.min(deadline.saturating_duration_since(now))) {
-                    Some(exit) => Failure::Exited(exit),
+                    Some(exit) => self.exited(exit, written),
                     None => Failure::ClosedStdout,
                 });
             }
@@ -545,6 +624,20 @@ impl Worker {
                     exited = Some(exit);
                 }
             }
+        }
+    }
+
+    /// The failure of a worker that exited: [`Failure::Unread`] when every byte written of this
+    /// request is still in the pipe (and it printed nothing), so it never saw the request.
+    fn exited(&self, exit: Option<Exit>, written: usize) -> Failure {
+        let mut unread: libc::c_int = 0;
+        // SAFETY: FIONREAD writes the pipe's byte count into a local int; on a pipe it works on
+        // either end.
+        let rc = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut unread) };
+        if rc == 0 && self.buf.is_empty() && usize::try_from(unread).ok() == Some(written) {
+            Failure::Unread(exit)
+        } else {
+            Failure::Exited(exit)
         }
     }
 
@@ -761,6 +854,12 @@ impl Supervisor {
     }
 }
 
+impl Drop for Supervisor {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
 impl Shared {
     fn wake(&self) {
         let one: u64 = 1;
@@ -856,6 +955,7 @@ fn supervise(shared: &Shared) {
         }
         for i in died {
             let proc = &live[i];
+            proc.exit_seen.store(true, Ordering::SeqCst);
             // Idle: stop it here. Busy: its request sees the exit and stops it.
             match proc.pool.upgrade().and_then(|pool| pool.take_idle(proc.id).map(|w| (pool, w))) {
                 Some((pool, worker)) => {
@@ -906,5 +1006,92 @@ impl PoolTable {
             list.resize_with(index + 1, || None);
         }
         list[index] = Some(pool);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A token like an asynchronous fire's: a flag and, optionally, an eventfd.
+    struct Token {
+        flag: AtomicBool,
+        fd: Option<OwnedFd>,
+    }
+
+    impl Token {
+        fn new(with_fd: bool) -> Arc<Token> {
+            // SAFETY: eventfd(2) returns a new fd, which we own.
+            let fd = with_fd.then(|| unsafe { OwnedFd::from_raw_fd(libc::eventfd(0, libc::EFD_CLOEXEC)) });
+            Arc::new(Token { flag: AtomicBool::new(false), fd })
+        }
+
+        fn cancel(&self) {
+            self.flag.store(true, Ordering::SeqCst);
+            if let Some(fd) = &self.fd {
+                let one: u64 = 1;
+                // SAFETY: an 8-byte write to our eventfd.
+                unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+            }
+        }
+    }
+
+    impl Cancellation for Token {
+        fn is_cancelled(&self) -> bool {
+            self.flag.load(Ordering::SeqCst)
+        }
+        fn fd(&self) -> Option<RawFd> {
+            self.fd.as_ref().map(|f| f.as_raw_fd())
+        }
+    }
+
+    fn env() -> EnvTemplate {
+        EnvTemplate::new(std::env::vars_os(), &[], &[], std::path::Path::new("/"))
+    }
+
+    /// Cancelling ends a request in the worker (with and without an fd to poll) and one waiting
+    /// in the queue, at once rather than at the 10 s timeout; the busy worker is killed.
+    #[test]
+    fn cancel_ends_a_running_and_a_queued_request() {
+        let env = env();
+        let launch = Launch { cwd: std::path::Path::new("/"), env: &env };
+        let supervisor = Arc::new(Supervisor::new());
+        let pool = Pool::new("while read l; do sleep 30; done", None, 1, supervisor.clone());
+        for with_fd in [true, false] {
+            let token = Token::new(with_fd);
+            let t = token.clone();
+            let canceller = std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                t.cancel();
+            });
+            let start = Instant::now();
+            let served = pool.request(b"{}", Duration::from_secs(10), 1 << 20, &launch, Some(&*token));
+            canceller.join().unwrap();
+            assert_eq!(served.answer.err(), Some(Failure::Cancelled), "with fd: {with_fd}");
+            assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+        }
+        // The queue: one request holds the only worker, a second waits for it and is cancelled.
+        let busy = Token::new(true);
+        std::thread::scope(|s| {
+            let (pool, launch, busy) = (&pool, &launch, &busy);
+            let holder = s.spawn(move || pool.request(b"{}", Duration::from_secs(10), 1 << 20, launch, Some(&**busy)));
+            std::thread::sleep(Duration::from_millis(200));
+            let queued = Token::new(false);
+            let q = queued.clone();
+            let canceller = s.spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                q.cancel();
+            });
+            let start = Instant::now();
+            let served = pool.request(b"{}", Duration::from_secs(10), 1 << 20, launch, Some(&*queued));
+            assert_eq!(served.answer.err(), Some(Failure::Cancelled));
+            assert!(start.elapsed() < Duration::from_secs(1), "queued cancel took {:?}", start.elapsed());
+            canceller.join().unwrap();
+            busy.cancel();
+            assert_eq!(holder.join().unwrap().answer.err(), Some(Failure::Cancelled));
+        });
+        pool.close();
+        supervisor.shutdown();
+        assert_eq!(lock(&supervisor.shared.state).live.len(), 0);
     }
 }
