@@ -45,9 +45,9 @@ proptest! {
             prop_assert_eq!(m.permission, want);
             let last = answers
                 .iter()
+                .rev()
                 .filter(|a| a.permission != Some(Permission::Defer))
-                .filter_map(|a| a.updated_input.clone())
-                .last();
+                .find_map(|a| a.updated_input.clone());
             prop_assert_eq!(m.updated_input.clone(), last);
         }
         let contexts: Vec<String> = answers.iter().filter_map(|a| a.context.clone()).filter(|c| !c.is_empty()).collect();
