@@ -54,6 +54,8 @@ pub struct ClaudeHook {
     pub argv: Option<Vec<String>>,
     /// Identity for "identical handlers run once": the handler's fields, sorted, and its plugin.
     pub identity: String,
+    /// From a project's file (trust-gated): dropped when trust is withdrawn.
+    pub from_project: bool,
 }
 
 impl ClaudeHook {
@@ -133,6 +135,12 @@ impl ClaudeHooks {
 
     fn push(&mut self, event: Event, hook: ClaudeHook) {
         self.0[event.index()].push(hook);
+    }
+
+    pub fn retain(&mut self, keep: impl Fn(&ClaudeHook) -> bool) {
+        for list in &mut self.0 {
+            list.retain(&keep);
+        }
     }
 }
 
@@ -251,7 +259,10 @@ pub fn load(options: &Options, trusted: bool) -> Loaded {
             Kind::Project => {
                 // A project can switch off only its own hooks, never the user's (CONTRACT §2).
                 project_disabled |= parsed.disable_all == Some(true);
-                project_hooks.extend(parsed.hooks);
+                project_hooks.extend(parsed.hooks.into_iter().map(|(e, mut h)| {
+                    h.from_project = true;
+                    (e, h)
+                }));
             }
         }
     }
@@ -598,6 +609,7 @@ fn handler_of(
         plugin: None,
         argv,
         identity,
+        from_project: false,
     })
 }
 

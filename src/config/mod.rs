@@ -127,6 +127,7 @@ impl Config {
                 spec.index = i;
             }
         }
+        config.claude.retain(|hook| !hook.from_project);
         config
     }
 }

@@ -156,6 +156,31 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
     }
 }
 
+/// The answer of a host callback serving a `prompt`, `agent` or `mcp_tool` Claude Code hook:
+/// either a model's verdict `{"ok": bool, "reason": str, "impossible": bool}` (Claude Code's
+/// prompt/agent schema) or anything a command hook may print, read as its stdout on exit 0.
+/// `ok: false` denies where the event can be blocked, except on PermissionRequest (no effect)
+/// and on Stop/SubagentStop when `impossible` (the agent may stop after all).
+pub fn read_callback(event: Event, answer: &[u8], name: &str) -> ClaudeAnswer {
+    if let Ok(Value::Object(map)) = super::parse_json(answer) {
+        if let Some(ok) = map.get("ok").and_then(Value::as_bool) {
+            let reason = map.get("reason").and_then(Value::as_str).filter(|r| !r.is_empty()).map(str::to_string);
+            let impossible = map.get("impossible") == Some(&Value::Bool(true));
+            let stop_event = matches!(event, Event::TurnStop | Event::SubagentStop);
+            if ok || event == Event::PermissionRequest || (stop_event && impossible) {
+                return ClaudeAnswer { reason: if ok { None } else { reason }, ..ClaudeAnswer::default() };
+            }
+            return ClaudeAnswer {
+                block: true,
+                permission: matches!(event, Event::PreToolUse | Event::PreModelSwitch).then_some(Permission::Deny),
+                reason: Some(reason.unwrap_or_else(|| format!("Claude Code {name} hook answered ok: false"))),
+                ..ClaudeAnswer::default()
+            };
+        }
+    }
+    read(event, &Ran { exit: Some(0), stdout: answer, name, ..Ran::default() })
+}
+
 /// Claude Code's schema checks that decide whether JSON counts at all: a wrong value or a
 /// `hookSpecificOutput` for another event makes the whole answer a failure ("Hook JSON output
 /// validation failed").
@@ -397,6 +422,19 @@ mod tests {
         );
         assert!(a.block && a.interrupt);
         assert_eq!(a.reason.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn callback_answers() {
+        let a = read_callback(Event::PreToolUse, br#"{"ok": false, "reason": "touches prod"}"#, "prompt");
+        assert!(a.block && a.permission == Some(Permission::Deny));
+        assert_eq!(a.reason.as_deref(), Some("touches prod"));
+        assert!(!read_callback(Event::PreToolUse, br#"{"ok": true}"#, "prompt").block);
+        assert!(!read_callback(Event::PermissionRequest, br#"{"ok": false}"#, "prompt").block, "no effect");
+        assert!(read_callback(Event::TurnStop, br#"{"ok": false, "reason": "tests fail"}"#, "agent").block);
+        assert!(!read_callback(Event::TurnStop, br#"{"ok": false, "impossible": true}"#, "agent").block);
+        let hso = br#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}"#;
+        assert_eq!(read_callback(Event::PreToolUse, hso, "mcp_tool").permission, Some(Permission::Ask));
     }
 
     #[test]

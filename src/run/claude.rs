@@ -25,6 +25,13 @@ pub struct ClaudeContext<'a> {
     pub project_dir: &'a str,
 }
 
+/// What the host callback of a `prompt`, `agent` or `mcp_tool` hook is asked (CONTRACT §8):
+/// the hook's own fields (`prompt`, `model`, `server`, `tool`, `input`, ...) and Claude Code's
+/// input for this event. Its answer is read by [`answer::read_callback`].
+pub fn callback_request(fields: &serde_json::Map<String, serde_json::Value>, input: &ClaudeInput) -> String {
+    serde_json::json!({ "hook": fields, "input": input.fields }).to_string()
+}
+
 /// Why a `prompt`, `agent` or `mcp_tool` hook did not run.
 pub fn no_callback(kind: &str) -> String {
     format!("no host callback registered for `{kind}`; the Claude Code {kind} hook was skipped")
