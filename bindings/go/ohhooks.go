@@ -80,8 +80,9 @@ type Hooks struct {
 	// mu guards ptr. Every C call that uses ptr holds a read lock for as long as the call runs
 	// (for an abandoned fire, until the engine answers); Close takes the write lock, so it waits
 	// for all of them and no call can start on a freed engine.
-	mu  sync.RWMutex
-	ptr *C.OhHooks
+	mu   sync.RWMutex
+	ptr  *C.OhHooks
+	host *host
 }
 
 // New creates an engine from typed options. The configuration (the layers, ConfigPath or Config)
@@ -118,7 +119,7 @@ func NewJSON(options []byte) (*Hooks, error) {
 	if errOut != nil { // not expected on success; never leak it
 		C.oh_hooks_string_free(errOut)
 	}
-	h := &Hooks{ptr: p}
+	h := &Hooks{ptr: p, host: newHost()}
 	runtime.SetFinalizer(h, func(h *Hooks) { h.Close() })
 	return h, nil
 }
@@ -129,9 +130,10 @@ func NewJSON(options []byte) (*Hooks, error) {
 // the event's hooks, run in order; on any other event it returns at once with Allowed true (unless
 // the engine was created with WaitNonBlocking).
 //
-// If ctx ends before the engine answers, Fire returns ctx.Err() at once; the engine finishes that
-// fire in the background (its hooks are bounded by their timeouts), its result is discarded and
-// freed, and Close waits for it. A ctx that can never be cancelled costs no extra goroutine.
+// With a ctx that can end, the fire runs on the engine's threads, and when ctx ends first Fire
+// cancels it in the engine: its running hooks are stopped (their process groups killed, pending
+// callback calls dropped) and Fire returns ctx.Err() at once. With a ctx that can never end
+// (context.Background()), the fire runs on the calling thread, which is the fastest path.
 //
 // An envelope the engine rejects yields an Outcome whose Error is set AND a non-nil *Error with
 // the same code (see the package documentation).
@@ -182,33 +184,22 @@ func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
 	}
 	ptr := h.ptr
 	cIn := cBytes(envelope)
-	// call owns the read lock and the C copy of the envelope from here on, so that a call whose
-	// caller stopped waiting still releases them (and frees the outcome) when the engine answers.
-	call := func() []byte {
-		defer h.mu.RUnlock()
-		defer C.free(unsafe.Pointer(cIn))
-		out := C.oh_hooks_fire(ptr, cIn)
-		runtime.KeepAlive(h)
-		if out == nil {
-			return nil
-		}
-		defer C.oh_hooks_string_free(out)
-		return C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
-	}
 	var raw []byte
 	if ctx.Done() == nil {
-		raw = call()
+		// Nothing can cancel it: fire on this thread (callback hooks of a blocking event are
+		// called from here too), holding Close off until it returns.
+		out := C.oh_hooks_fire(ptr, cIn)
+		h.mu.RUnlock()
+		C.free(unsafe.Pointer(cIn))
+		runtime.KeepAlive(h)
+		if out != nil {
+			raw = C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
+			C.oh_hooks_string_free(out)
+		}
 	} else {
-		done := make(chan []byte, 1)
-		go func() { done <- call() }()
-		select {
-		case raw = <-done:
-		case <-ctx.Done():
-			select {
-			case raw = <-done: // answered at the same moment: keep the answer
-			default:
-				return nil, ctx.Err()
-			}
+		var err error
+		if raw, err = h.fireAsync(ctx, ptr, cIn); err != nil {
+			return nil, err
 		}
 	}
 	if raw == nil {
@@ -258,13 +249,18 @@ func (h *Hooks) Reload() error {
 	return takeError(errOut)
 }
 
-// Close waits for fires still running on this engine (including abandoned ones), waits for hooks
-// the engine still runs in the background, and releases the engine. It is idempotent and safe to
+// Close waits for fires still running on this engine, waits for hooks the engine still runs in
+// the background, and releases the engine. Callback calls still being answered fail at once
+// (deny, reason "callback not answered: the engine was closed") and the ctx given to callback
+// functions is cancelled. It is idempotent and safe to
 // call from several goroutines; it always returns nil (it has the io.Closer signature). After Close,
 // Fire, FireJSON and Reload return an *Error with Code "closed".
 func (h *Hooks) Close() error {
 	if h == nil {
 		return nil
+	}
+	if h.host != nil {
+		h.host.beginClosing() // callbacks answer at once: freeing the engine does not wait for them
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -20,6 +20,7 @@ const (
 	CodeNullArgument    = "null_argument"
 	CodeInvalidUTF8     = "invalid_utf8"
 	CodeInternal        = "internal"
+	CodeCancelled       = "cancelled" // an asynchronous fire cancelled in the engine
 	CodeClosed          = "closed"
 )
 
@@ -301,9 +302,10 @@ type HookType string
 
 // Hook types of a HookTrace.
 const (
-	HookCommand HookType = "command"
-	HookHTTP    HookType = "http"
-	HookPrompt  HookType = "prompt"
+	HookCommand  HookType = "command"
+	HookHTTP     HookType = "http"
+	HookPrompt   HookType = "prompt"
+	HookCallback HookType = "callback" // a function registered with Hooks.Register
 )
 
 // Outcome is the merged result of one fire (CONTRACT §4).
