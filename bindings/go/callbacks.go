@@ -159,10 +159,22 @@ func failure(name, what string) []byte {
 }
 
 type registration struct {
-	host *host
-	name string
-	fn   func(ctx context.Context, request []byte) (Response, error)
+	host   *host
+	name   string
+	inline bool
+	fn     func(ctx context.Context, request []byte) (Response, error)
 }
+
+// RegisterOption changes how a registered function is run.
+type RegisterOption func(*registration)
+
+// Inline runs the function on the thread that runs its hook (the caller of Fire for a blocking
+// event fired with a ctx that cannot end, an engine thread otherwise) instead of a goroutine of
+// its own. That saves a goroutine switch and a thread wake-up per call, which is most of a
+// callback hook's cost, but the hook's timeout and Fire's cancellation cannot stop a function
+// that blocks: use it only for functions that answer at once, without waiting on I/O, locks held
+// by a fire, or other goroutines.
+func Inline() RegisterOption { return func(r *registration) { r.inline = true } }
 
 // run computes one answer; nothing the host function does (a panic included) escapes.
 func (r *registration) run(request []byte) (out []byte) {
@@ -200,8 +212,12 @@ func ohhooksGoCall(ud C.uintptr_t, req *C.char, call C.uintptr_t) {
 	id := hs.nextCall
 	hs.calls[id] = uintptr(call)
 	hs.mu.Unlock()
+	if r.inline {
+		hs.answer(id, r.run(request))
+		return
+	}
 	// The answer comes from a goroutine of its own, so the engine (which waits for the answer
-	// with the hook's timeout) bounds a function that blocks, and its thread is free meanwhile.
+	// with the hook's timeout) bounds a function that blocks.
 	go func() { hs.answer(id, r.run(request)) }()
 }
 
@@ -265,12 +281,13 @@ func ohhooksGoDone(ud C.uintptr_t, outcome *C.char) {
 // Register makes fn answer the config's `callback: <name>` hooks, replacing any function
 // registered under name; a nil fn removes the registration. The name "prompt" is the evaluator
 // of prompt hooks: use [Hooks.RegisterPrompt] for it, which decodes its request. Safe to call
-// concurrently with fires.
-func (h *Hooks) Register(name string, fn CallbackFunc) error {
+// concurrently with fires. By default fn runs on a goroutine of its own (see [CallbackFunc]);
+// [Inline] trades that for speed.
+func (h *Hooks) Register(name string, fn CallbackFunc, opts ...RegisterOption) error {
 	if fn == nil {
-		return h.register(name, nil)
+		return h.register(name, nil, nil)
 	}
-	return h.register(name, func(ctx context.Context, request []byte) (Response, error) {
+	return h.register(name, opts, func(ctx context.Context, request []byte) (Response, error) {
 		var env Envelope
 		if err := json.Unmarshal(request, &env); err != nil {
 			return Response{}, fmt.Errorf("cannot decode the envelope: %v", err)
@@ -281,12 +298,12 @@ func (h *Hooks) Register(name string, fn CallbackFunc) error {
 
 // RegisterPrompt makes fn the evaluator of the config's prompt hooks (`prompt: <question>`),
 // registered under the name "prompt". Without one, a prompt hook on a blocking event denies with
-// reason "prompt hook has no evaluator". A nil fn removes it.
-func (h *Hooks) RegisterPrompt(fn PromptFunc) error {
+// reason "prompt hook has no evaluator". A nil fn removes it. Options as for [Hooks.Register].
+func (h *Hooks) RegisterPrompt(fn PromptFunc, opts ...RegisterOption) error {
 	if fn == nil {
-		return h.register("prompt", nil)
+		return h.register("prompt", nil, nil)
 	}
-	return h.register("prompt", func(ctx context.Context, request []byte) (Response, error) {
+	return h.register("prompt", opts, func(ctx context.Context, request []byte) (Response, error) {
 		var req PromptRequest
 		if err := json.Unmarshal(request, &req); err != nil {
 			return Response{}, fmt.Errorf("cannot decode the prompt request: %v", err)
@@ -295,7 +312,7 @@ func (h *Hooks) RegisterPrompt(fn PromptFunc) error {
 	})
 }
 
-func (h *Hooks) register(name string, fn func(context.Context, []byte) (Response, error)) error {
+func (h *Hooks) register(name string, opts []RegisterOption, fn func(context.Context, []byte) (Response, error)) error {
 	if name == "" || bytes.IndexByte([]byte(name), 0) >= 0 {
 		return &Error{Code: CodeInvalidOptions, Message: "a callback name must be a non-empty string without NUL bytes"}
 	}
@@ -309,7 +326,11 @@ func (h *Hooks) register(name string, fn func(context.Context, []byte) (Response
 	}
 	var handle cgo.Handle
 	if fn != nil {
-		handle = cgo.NewHandle(&registration{host: h.host, name: name, fn: fn})
+		r := &registration{host: h.host, name: name, fn: fn}
+		for _, o := range opts {
+			o(r)
+		}
+		handle = cgo.NewHandle(r)
 	}
 	cName := C.CString(name)
 	defer C.free(unsafe.Pointer(cName))
