@@ -213,6 +213,24 @@ impl Engine {
             .collect()
     }
 
+    /// The host functions the config names: every `callback:` hook's name, and `prompt` when a
+    /// prompt hook needs the evaluator. Sorted, each once.
+    pub fn callback_names(&self) -> Vec<String> {
+        let snapshot = self.inner.state.load();
+        let mut names: Vec<String> = Event::ALL
+            .iter()
+            .flat_map(|e| snapshot.config.hooks.of(*e))
+            .filter_map(|spec| match &spec.handler {
+                config::Handler::Callback(name) => Some(name.clone()),
+                config::Handler::Prompt(_) => Some(crate::run::callback::EVALUATOR.to_string()),
+                _ => None,
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     pub fn disable_all_hooks(&self) -> bool {
         self.inner.state.load().config.disable_all_hooks
     }

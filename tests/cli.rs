@@ -145,3 +145,19 @@ fn fire_on_a_terminal_says_it_reads_stdin() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("reading the envelope from standard input"), "{text}");
 }
+
+#[test]
+fn check_lists_the_callbacks_the_host_must_register() {
+    let dir = project(
+        "hooks:\n  preToolUse:\n    - callback: canUseTool\n    - prompt: Safe?\n  postToolUse:\n    - callback: audit\n    - callback: canUseTool\n",
+    );
+    let text = String::from_utf8(cli().args(["check", "--trusted", "--cwd"]).arg(dir.path()).output().unwrap().stdout)
+        .unwrap();
+    assert!(text.contains("  [0] callback: canUseTool\n"), "{text}");
+    assert!(text.contains("callbacks the host must register: audit, canUseTool, prompt ("), "{text}");
+    let plain = project(CONFIG);
+    let text =
+        String::from_utf8(cli().args(["check", "--trusted", "--cwd"]).arg(plain.path()).output().unwrap().stdout)
+            .unwrap();
+    assert!(!text.contains("callbacks the host must register"), "{text}");
+}
