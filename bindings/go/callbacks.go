@@ -162,7 +162,7 @@ type registration struct {
 	host   *host
 	name   string
 	inline bool
-	fn     func(ctx context.Context, request []byte) (Response, error)
+	fn     JSONCallbackFunc
 }
 
 // RegisterOption changes how a registered function is run.
@@ -187,14 +187,22 @@ func (r *registration) run(request []byte) (out []byte) {
 	if err != nil {
 		return failure(r.name, err.Error())
 	}
+	if bytes.IndexByte(resp, 0) >= 0 {
+		return failure(r.name, "its response contains a NUL byte")
+	}
+	return resp
+}
+
+// answer turns a typed answer into response JSON (nil: no decision).
+func (resp Response) answer() ([]byte, error) {
 	if resp == (Response{}) {
-		return nil // no decision
+		return nil, nil
 	}
 	b, err := resp.MarshalJSON()
 	if err != nil {
-		return failure(r.name, fmt.Sprintf("its response cannot be encoded: %v", err))
+		return nil, fmt.Errorf("its response cannot be encoded: %v", err)
 	}
-	return b
+	return b, nil
 }
 
 //export ohhooksGoCall
@@ -287,12 +295,16 @@ func (h *Hooks) Register(name string, fn CallbackFunc, opts ...RegisterOption) e
 	if fn == nil {
 		return h.register(name, nil, nil)
 	}
-	return h.register(name, opts, func(ctx context.Context, request []byte) (Response, error) {
+	return h.register(name, opts, func(ctx context.Context, request []byte) ([]byte, error) {
 		var env Envelope
 		if err := json.Unmarshal(request, &env); err != nil {
-			return Response{}, fmt.Errorf("cannot decode the envelope: %v", err)
+			return nil, fmt.Errorf("cannot decode the envelope: %v", err)
 		}
-		return fn(ctx, env)
+		resp, err := fn(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		return resp.answer()
 	})
 }
 
@@ -303,16 +315,35 @@ func (h *Hooks) RegisterPrompt(fn PromptFunc, opts ...RegisterOption) error {
 	if fn == nil {
 		return h.register("prompt", nil, nil)
 	}
-	return h.register("prompt", opts, func(ctx context.Context, request []byte) (Response, error) {
+	return h.register("prompt", opts, func(ctx context.Context, request []byte) ([]byte, error) {
 		var req PromptRequest
 		if err := json.Unmarshal(request, &req); err != nil {
-			return Response{}, fmt.Errorf("cannot decode the prompt request: %v", err)
+			return nil, fmt.Errorf("cannot decode the prompt request: %v", err)
 		}
-		return fn(ctx, req)
+		resp, err := fn(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return resp.answer()
 	})
 }
 
-func (h *Hooks) register(name string, opts []RegisterOption, fn func(context.Context, []byte) (Response, error)) error {
+// JSONCallbackFunc is a callback working on JSON text, as [Hooks.FireJSON] does: request is the
+// engine's request exactly as sent (the envelope, or for "prompt" {"prompt", "envelope"}), and the
+// response is given to the engine as it is, read like a jsonIO hook's output (nil: no decision;
+// text that is not JSON is a malformed response). An error fails the hook.
+type JSONCallbackFunc func(ctx context.Context, request []byte) ([]byte, error)
+
+// RegisterJSON is [Hooks.Register] for a [JSONCallbackFunc]: no decoding or encoding on the
+// binding's side, for hosts that relay JSON or want the exact request.
+func (h *Hooks) RegisterJSON(name string, fn JSONCallbackFunc, opts ...RegisterOption) error {
+	if fn == nil {
+		return h.register(name, nil, nil)
+	}
+	return h.register(name, opts, fn)
+}
+
+func (h *Hooks) register(name string, opts []RegisterOption, fn JSONCallbackFunc) error {
 	if name == "" || bytes.IndexByte([]byte(name), 0) >= 0 {
 		return &Error{Code: CodeInvalidOptions, Message: "a callback name must be a non-empty string without NUL bytes"}
 	}

@@ -407,3 +407,41 @@ func TestCloseAnswersPendingCallbacks(t *testing.T) {
 		t.Fatal("the background hook's record did not arrive before Close returned")
 	}
 }
+
+func TestRegisterJSONAndInline(t *testing.T) {
+	h, err := New(Options{Trusted: Ptr(true), Strict: true, Config: hooksCfg("preToolUse", cb("raw"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var got []byte
+	if err := h.RegisterJSON("raw", func(ctx context.Context, req []byte) ([]byte, error) {
+		got = append([]byte(nil), req...)
+		return []byte(`{"decision":"deny","reason":"relayed"}`), nil
+	}, Inline()); err != nil {
+		t.Fatal(err)
+	}
+	out := fireOK(t, h, Envelope{Event: "preToolUse", ToolName: "Bash"})
+	if out.Reason != "relayed" || string(got) != `{"event":"preToolUse","toolName":"Bash"}` {
+		t.Fatalf("%+v, request %s", out, got)
+	}
+	for _, c := range []struct{ resp, reason string }{
+		{`{"decision": `, "malformed hook response"},
+		{"a\x00b", `callback "raw" failed: its response contains a NUL byte`},
+	} {
+		resp := c.resp
+		if err := h.RegisterJSON("raw", func(context.Context, []byte) ([]byte, error) { return []byte(resp), nil }); err != nil {
+			t.Fatal(err)
+		}
+		if out := fireOK(t, h, Envelope{Event: "preToolUse"}); out.Allowed || out.Reason != c.reason {
+			t.Fatalf("answer %q: %+v", resp, out)
+		}
+	}
+	// Inline runs on the firing thread: a panic there is still recovered.
+	if err := h.Register("raw", func(context.Context, Envelope) (Response, error) { panic("inline boom") }, Inline()); err != nil {
+		t.Fatal(err)
+	}
+	if out := fireOK(t, h, Envelope{Event: "preToolUse"}); out.Allowed || !strings.Contains(out.Reason, "inline boom") {
+		t.Fatalf("%+v", out)
+	}
+}

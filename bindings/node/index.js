@@ -101,9 +101,24 @@ function failure(name, what) {
   return JSON.stringify({ decision: 'deny', reason: `callback "${name}" failed: ${what}` });
 }
 
+/**
+ * A callback's answer given as response text, passed to the engine exactly as it is (read
+ * like a jsonIO hook's stdout: text that is not JSON is a malformed response). For hosts that
+ * already hold the answer as JSON, such as one relayed from another process.
+ */
+class RawResponse {
+  constructor(text) {
+    if (typeof text !== 'string') throw new TypeError('RawResponse(text): text must be a string');
+    this.text = text;
+  }
+}
+
 // The response JSON for what a callback returned, or null for "no decision".
 function answerJson(name, value) {
   if (value === undefined || value === null) return null;
+  if (value instanceof RawResponse) {
+    return value.text.includes('\0') ? failure(name, 'its RawResponse contains a NUL character') : value.text;
+  }
   if (typeof value !== 'object' || Array.isArray(value)) {
     return failure(name, `it returned ${Array.isArray(value) ? 'an array' : typeof value}; ` +
       'return a response object such as { decision: "deny", reason: "..." }, or null for no decision');
@@ -417,4 +432,4 @@ const version = native.version();
 /** Version of the oh_hooks.h the addon was compiled against. */
 const headerVersion = native.headerVersion;
 
-module.exports = { Hooks, OhHooksError, version, headerVersion };
+module.exports = { Hooks, OhHooksError, RawResponse, version, headerVersion };

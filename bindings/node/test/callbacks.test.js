@@ -397,3 +397,19 @@ test('registered callbacks and observers neither keep the process alive nor leak
   assert.equal(r.status, 0, `child exited ${r.status} (signal ${r.signal}): ${r.stderr}`);
   assert.equal(r.stdout, 'ok');
 });
+
+test('RawResponse passes response text through unchanged (malformed text is malformed)', () =>
+  withHooks(inline(pre(cb('raw')), { strict: true }), (h) => {
+    const { RawResponse } = require('./helpers');
+    h.register('raw', () => new RawResponse('{"decision":"deny","reason":"relayed"}'));
+    assert.equal(h.fireSync({ event: 'preToolUse' }).reason, 'relayed');
+    h.register('raw', () => new RawResponse('{"decision": '));
+    const out = h.fireSync({ event: 'preToolUse' });
+    assert.equal(out.allowed, false);
+    assert.equal(out.reason, 'malformed hook response');
+    h.register('raw', () => new RawResponse(''));
+    assert.equal(h.fireSync({ event: 'preToolUse' }).allowed, true, 'blank text is no decision');
+    h.register('raw', () => new RawResponse('a\0b'));
+    assert.match(h.fireSync({ event: 'preToolUse' }).reason, /NUL/);
+    assert.throws(() => new RawResponse(42), TypeError);
+  }));

@@ -8,6 +8,7 @@
             print("blocked:", outcome.reason)
 """
 
+from ._callbacks import RawResponse
 from ._errors import OhHooksError
 from ._hooks import Hooks, library_path, version
 from ._types import HookTrace, Outcome, OutcomeError
@@ -18,6 +19,7 @@ __all__ = [
     "OhHooksError",
     "Outcome",
     "OutcomeError",
+    "RawResponse",
     "library_path",
     "version",
 ]

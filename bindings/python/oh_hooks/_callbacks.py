@@ -24,7 +24,7 @@ import itertools
 import json
 import logging
 import threading
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from . import _ffi
 
@@ -46,10 +46,32 @@ def _exc_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
+class RawResponse:
+    """A callback's answer given as response text, passed to the engine exactly as it is (read
+    like a jsonIO hook's stdout: text that is not JSON is a malformed response). For hosts that
+    already hold the answer as JSON, such as one relayed from another process."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, text: Union[str, bytes]) -> None:
+        if isinstance(text, str):
+            text = text.encode("utf-8", "surrogatepass")
+        if not isinstance(text, (bytes, bytearray)):
+            raise TypeError(f"RawResponse(text): text must be str or bytes, not {type(text).__name__}")
+        self.data = bytes(text)
+
+    def __repr__(self) -> str:
+        return f"RawResponse({self.data!r})"
+
+
 def answer_json(name: str, value: Any) -> Optional[bytes]:
     """The response JSON for what a callback returned; None means no decision."""
     if value is None:
         return None
+    if isinstance(value, RawResponse):
+        if b"\0" in value.data:
+            return failure(name, "its RawResponse contains a NUL byte")
+        return value.data
     if not isinstance(value, dict):
         return failure(name, f"it returned {type(value).__name__}; return a dict such as "
                              '{"decision": "deny", "reason": "..."}, or None for no decision')

@@ -114,6 +114,19 @@ class SyncCallbackTests(unittest.TestCase):
             with self.assertRaises(ValueError):
                 h.register("a\0b", lambda env: None)
 
+    def test_raw_response_is_passed_through(self) -> None:
+        from oh_hooks import RawResponse
+        with Hooks(inline({"preToolUse": [cb("raw")]}, strict=True)) as h:
+            h.register("raw", lambda env: RawResponse('{"decision":"deny","reason":"relayed"}'))
+            self.assertEqual(h.fire({"event": "preToolUse"}).reason, "relayed")
+            h.register("raw", lambda env: RawResponse(b'{"decision": '))
+            out = h.fire({"event": "preToolUse"})
+            self.assertEqual((out.allowed, out.reason), (False, "malformed hook response"))
+            h.register("raw", lambda env: RawResponse("a\0b"))
+            self.assertIn("NUL", h.fire({"event": "preToolUse"}).reason)
+            with self.assertRaises(TypeError):
+                RawResponse(42)  # type: ignore[arg-type]
+
     def test_registrations_are_released(self) -> None:
         from oh_hooks import _callbacks
         before = len(_callbacks.registrations)
