@@ -1,5 +1,5 @@
 // TypeScript declarations for the oh-hooks Node.js binding.
-// The shapes follow the oh-hooks contract (CONTRACT.md §2, §4, §6).
+// The shapes are those of the repository README ("Options", "The envelope", "The outcome", "Errors").
 
 /** Events whose hooks can block (`allowed` can be false). */
 export type BlockingEvent = 'preToolUse' | 'userPromptSubmit' | 'permissionRequest' | 'elicitation';
@@ -32,11 +32,14 @@ export type NonBlockingEvent =
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
-/** One hook entry of a config (`hooks.<event>[i]`): exactly one of command / http / prompt. */
+/** One hook entry of a config (`hooks.<event>[i]`): exactly one of command / http / prompt / callback. */
 export interface HookEntry {
   command?: string;
   http?: string;
+  /** A question for the host's evaluator: the function registered as `prompt`. */
   prompt?: string;
+  /** The name of a host function registered with `hooks.register(name, fn)`. */
+  callback?: string;
   /** Tool-name filter: substring, `glob*`, or `/regex/flags`. */
   match?: string;
   /** Positive integer milliseconds. */
@@ -52,7 +55,7 @@ export interface HooksConfig {
   [harnessKey: string]: unknown;
 }
 
-/** Engine options (CONTRACT §2). Every key is optional. */
+/** Engine options (README "Options"). Every key is optional. */
 export interface HooksOptions {
   /** Directory the project layers are read from and hooks run in. Default: process cwd. */
   cwd?: string;
@@ -78,7 +81,7 @@ export interface HooksOptions {
   waitNonBlocking?: boolean;
 }
 
-/** What a hook is told about (CONTRACT §4, §5). Unknown fields are passed to hooks unchanged. */
+/** What a hook is told about (README "The envelope"). Unknown fields are passed to hooks unchanged. */
 export interface Envelope {
   event: HookEvent;
   toolName?: string;
@@ -113,11 +116,11 @@ export interface Envelope {
   [field: string]: unknown;
 }
 
-/** The trace of one hook that matched (CONTRACT §4). */
+/** The trace of one hook that matched (README "The outcome"). */
 export interface HookTrace {
   /** Position in the event's configured list. */
   index: number;
-  type: 'command' | 'http' | 'prompt';
+  type: 'command' | 'http' | 'prompt' | 'callback';
   /** Only on jsonIO command hooks. */
   jsonIO?: true;
   /** Command hooks whose shell exited normally. */
@@ -126,7 +129,7 @@ export interface HookTrace {
   signal?: number;
   /** HTTP hooks that got a response. */
   status?: number;
-  /** Command and HTTP hooks. */
+  /** Command, HTTP, callback and prompt hooks. */
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
@@ -149,10 +152,12 @@ export type OutcomeErrorCode =
   | 'unknown_event'
   | 'null_argument'
   | 'invalid_utf8'
-  | 'internal';
+  | 'internal'
+  /** The fire was cancelled (fire() with an AbortSignal that aborted): `allowed` is false. */
+  | 'cancelled';
 
 /**
- * The merged result of one fire (CONTRACT §4).
+ * The merged result of one fire (README "The outcome").
  *
  * Bad input (malformed JSON, a missing or unknown `event`, ...) is NOT thrown:
  * fire()/fireSync() return an outcome with `error` set, `allowed: false` and
@@ -188,7 +193,76 @@ export interface Outcome {
   error?: { code: OutcomeErrorCode | string; message: string };
 }
 
-export type OhHooksErrorCode = 'invalid_options' | 'invalid_config' | 'io_error' | 'internal' | 'closed';
+export type OhHooksErrorCode =
+  | 'invalid_options'
+  | 'invalid_config'
+  | 'io_error'
+  | 'internal'
+  | 'closed'
+  /** fireSync ran a callback that returned a Promise (use `await hooks.fire()`). */
+  | 'promise_in_fire_sync'
+  /** close() was called from a callback that fireSync is running. */
+  | 'closed_in_callback';
+
+/**
+ * What a callback function answers, read like a jsonIO hook's output. `null` or `undefined`
+ * means "no decision". Anything else (a string, a number, an array) fails the hook.
+ */
+export interface CallbackResponse {
+  /** `deny` blocks (stops the walk); `allow` does not stop it. */
+  decision?: 'allow' | 'deny';
+  reason?: string;
+  hookSpecificOutput?: {
+    /** The permission decision: `allow` stops the walk and allows; `deny` blocks; `ask` asks. */
+    decision?: 'allow' | 'deny' | 'ask';
+    additionalContext?: string;
+    reason?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** A callback's answer as response text, given to the engine exactly as it is. */
+export class RawResponse {
+  constructor(text: string);
+  readonly text: string;
+}
+
+export type CallbackAnswer = CallbackResponse | RawResponse | null | undefined;
+
+/** What the evaluator of prompt hooks (the function registered as `prompt`) receives. */
+export interface PromptRequest {
+  /** The hook's question (its `prompt:` text). */
+  prompt: string;
+  /** The event the hook was fired for. */
+  envelope: Envelope;
+}
+
+/** A host function for `callback: <name>` hooks, or (registered as `prompt`) the prompt evaluator. */
+export type CallbackFunction<Req = Envelope> = (request: Req) => CallbackAnswer | PromiseLike<CallbackAnswer>;
+
+/** What the decision observer receives: one record per fire, once all its hooks have finished. */
+export interface DecisionRecord {
+  /** The envelope as fired; `null` when the input was not a JSON object with an `event`. */
+  envelope: Envelope | null;
+  /** The fire's outcome with every hook's trace (for background hooks, their traces). */
+  outcome: Outcome;
+}
+
+export interface FireOptions {
+  /** Aborting it cancels the fire in the engine (running hooks are stopped) and rejects with an AbortError. */
+  signal?: AbortSignal;
+}
+
+/** The rejection of a fire() whose signal aborted. */
+export interface AbortError extends Error {
+  name: 'AbortError';
+  code: 'ABORT_ERR';
+  /** The signal's reason. */
+  cause: unknown;
+  /** The engine's outcome of the cancelled fire (`error.code` `cancelled`), when it ran. */
+  outcome?: Outcome;
+}
 
 /** Thrown by `new Hooks()`, `reload()`, and by any use of a closed instance. */
 export class OhHooksError extends Error {
@@ -216,17 +290,41 @@ export class Hooks {
    * Fires an event and blocks the calling thread until the blocking hooks have run.
    * A string is passed through as raw JSON text.
    * Never throws for bad input: the returned outcome carries `error` instead.
-   * @throws OhHooksError `closed` after close(); TypeError for a value that cannot be serialized.
+   * Callback hooks of a blocking event run synchronously, right here on this thread; one whose
+   * function returns a Promise fails, and fireSync throws `promise_in_fire_sync` after the fire.
+   * @throws OhHooksError `closed` after close(), `promise_in_fire_sync`; TypeError for a value that cannot be serialized.
    */
   fireSync(envelope: Envelope | string): Outcome;
 
   /**
-   * Fires an event on the libuv thread pool, so the event loop keeps running while hooks run.
+   * Fires an event on the engine's own threads (a bounded pool; no libuv thread is used), so the
+   * event loop keeps running while hooks run; callback functions are called on the event loop.
    * Resolves with the outcome — also when its `error` is set.
-   * Rejects with OhHooksError `closed` after close(), or a TypeError for a value that cannot be serialized.
-   * Each pending fire occupies one libuv pool thread (UV_THREADPOOL_SIZE, default 4).
+   * Rejects with OhHooksError `closed` after close(), a TypeError for a value that cannot be
+   * serialized, or an AbortError when `options.signal` aborts: the engine then stops the fire's
+   * running hooks (process groups killed as on a timeout, pending callbacks dropped).
    */
-  fire(envelope: Envelope | string): Promise<Outcome>;
+  fire(envelope: Envelope | string, options?: FireOptions): Promise<Outcome>;
+
+  /**
+   * Registers `fn` for the config's `callback: <name>` hooks, replacing any function registered
+   * under that name (`null` removes it). Under the name `prompt` it is the evaluator of prompt
+   * hooks and receives a PromptRequest. `fn` gets the envelope and returns a CallbackResponse,
+   * a RawResponse, null for no decision, or a Promise of one (not with fireSync). A throw, a
+   * rejection or another kind of value fails the hook (deny on a blocking event, the error's text
+   * as the reason); no answer within the hook's `timeout` fails it like a timed-out hook.
+   * @throws OhHooksError `closed`; TypeError for a bad name or fn.
+   */
+  register(name: 'prompt', fn: CallbackFunction<PromptRequest> | null): void;
+  register(name: string, fn: CallbackFunction | null): void;
+
+  /**
+   * Calls `fn` with one DecisionRecord per fire, once all its hooks (background ones included)
+   * have finished: an audit log or telemetry. Runs on the event loop, never inside fireSync; a
+   * throw becomes a process warning. `null` stops observing. Replaces any previous observer.
+   * @throws OhHooksError `closed`; TypeError when fn is not a function or null.
+   */
+  onDecision(fn: ((record: DecisionRecord) => void) | null): void;
 
   /**
    * Re-reads the configuration files now.
@@ -237,7 +335,10 @@ export class Hooks {
   /**
    * Releases the engine, waiting for its background hooks. Idempotent.
    * With fire() calls in flight, the instance is closed for new calls at once and the engine is
-   * released when the last pending fire settles (those promises still resolve).
+   * released when the last pending fire settles (those promises still resolve, their callbacks
+   * still answered). When the engine is released, callbacks still waiting for an answer fail
+   * (deny, "the Hooks instance was closed") instead of holding it up.
+   * @throws OhHooksError `closed_in_callback` when called from a callback that fireSync runs.
    */
   close(): void;
 
