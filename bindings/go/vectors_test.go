@@ -23,8 +23,8 @@ func vectorsDir() string {
 }
 
 type vector struct {
-	Description string          `json:"description"`
-	Options     json.RawMessage `json:"options"`
+	Description string                     `json:"description"`
+	Options     json.RawMessage            `json:"options"`
 	NewError    json.RawMessage            `json:"newError"`
 	Callbacks   map[string]json.RawMessage `json:"callbacks"`
 	Fires       []struct {
