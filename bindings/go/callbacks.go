@@ -347,14 +347,11 @@ func (h *Hooks) register(name string, opts []RegisterOption, fn JSONCallbackFunc
 	if name == "" || bytes.IndexByte([]byte(name), 0) >= 0 {
 		return &Error{Code: CodeInvalidOptions, Message: "a callback name must be a non-empty string without NUL bytes"}
 	}
-	if h == nil {
+	ptr := h.acquire(false)
+	if ptr == nil {
 		return closedError()
 	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.ptr == nil {
-		return closedError()
-	}
+	defer h.release()
 	var handle cgo.Handle
 	if fn != nil {
 		r := &registration{host: h.host, name: name, fn: fn}
@@ -366,7 +363,7 @@ func (h *Hooks) register(name string, opts []RegisterOption, fn JSONCallbackFunc
 	cName := C.CString(name)
 	defer C.free(unsafe.Pointer(cName))
 	var errOut *C.char
-	rc := C.ohhooks_register(h.ptr, cName, C.uintptr_t(handle), &errOut)
+	rc := C.ohhooks_register(ptr, cName, C.uintptr_t(handle), &errOut)
 	runtime.KeepAlive(h)
 	if rc != 0 {
 		if handle != 0 {
@@ -390,20 +387,17 @@ func (h *Hooks) register(name string, opts []RegisterOption, fn JSONCallbackFunc
 // arrive concurrently: keep it short and safe for concurrent use, and hand slow work to a
 // goroutine. A panic in fn is recovered and logged.
 func (h *Hooks) OnDecision(fn func(Record)) error {
-	if h == nil {
+	ptr := h.acquire(false)
+	if ptr == nil {
 		return closedError()
 	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.ptr == nil {
-		return closedError()
-	}
+	defer h.release()
 	var handle cgo.Handle
 	if fn != nil {
 		handle = cgo.NewHandle(&observer{fn: fn})
 	}
 	var errOut *C.char
-	rc := C.ohhooks_observe(h.ptr, C.uintptr_t(handle), &errOut)
+	rc := C.ohhooks_observe(ptr, C.uintptr_t(handle), &errOut)
 	runtime.KeepAlive(h)
 	if rc != 0 {
 		if handle != 0 {
@@ -427,19 +421,17 @@ func (h *Hooks) fireAsync(ctx context.Context, ptr *C.OhHooks, cIn *C.char) ([]b
 	handle := cgo.NewHandle(ch)
 	id := C.ohhooks_fire_async(ptr, cIn, C.uintptr_t(handle))
 	C.free(unsafe.Pointer(cIn))
-	h.mu.RUnlock() // the engine's own free waits for this fire: no need to hold Close off
+	h.release() // the engine's own free waits for this fire: no need to hold Close off
 	select {
 	case raw := <-ch:
 		return raw, nil
 	case <-ctx.Done():
 	}
-	// Close in progress (the lock is taken) waits for this fire itself; after Close every fire
-	// is over and there is nothing to stop.
-	if h.mu.TryRLock() {
-		if h.ptr != nil {
-			C.oh_hooks_cancel(h.ptr, id)
-		}
-		h.mu.RUnlock()
+	// While Close waits, the cancel still goes through (so the fire stops instead of holding
+	// Close up); once the engine is being freed, every fire is over or about to be.
+	if p := h.acquire(true); p != nil {
+		C.oh_hooks_cancel(p, id)
+		h.release()
 	}
 	select {
 	case raw := <-ch: // it finished at the same moment: keep the answer

@@ -445,3 +445,54 @@ func TestRegisterJSONAndInline(t *testing.T) {
 		t.Fatalf("%+v", out)
 	}
 }
+
+// A callback that fires again while Close waits for the running fire: the inner fire fails at
+// once (closed) instead of waiting for Close, which waits for the outer fire (no deadlock).
+func TestCloseWhileACallbackFires(t *testing.T) {
+	h, err := New(Options{Trusted: Ptr(true), Config: map[string]any{"hooks": map[string]any{
+		"preToolUse": []any{cb("outer")}, "userPromptSubmit": []any{cb("inner")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	var innerErr error
+	if err := h.Register("outer", func(ctx context.Context, env Envelope) (Response, error) {
+		go func() { h.Close(); close(closed) }()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			h.mu.Lock()
+			closing := h.closing
+			h.mu.Unlock()
+			if closing || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		_, innerErr = h.Fire(context.Background(), Envelope{Event: "userPromptSubmit"})
+		return Response{Decision: DecisionDeny, Reason: "outer"}, nil
+	}, Inline()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Outcome, 1)
+	go func() {
+		out, _ := h.Fire(context.Background(), Envelope{Event: "preToolUse"})
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		// Close answers the running call at once (its own answer then comes too late).
+		if out.Allowed || (out.Reason != "outer" && out.Reason != "callback not answered: the engine was closed") {
+			t.Fatalf("outer fire: %+v", out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlock: the outer fire did not finish")
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("deadlock: Close did not return")
+	}
+	if !errors.Is(innerErr, ErrClosed) {
+		t.Fatalf("the inner fire during Close: %v", innerErr)
+	}
+}

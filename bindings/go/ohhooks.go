@@ -77,12 +77,43 @@ func headerVersion() string {
 // Hooks is one hook engine: a validated configuration plus the machinery that runs its hooks.
 // Create it with [New] or [NewJSON]; it is safe for concurrent use.
 type Hooks struct {
-	// mu guards ptr. Every C call that uses ptr holds a read lock for as long as the call runs
-	// (for an abandoned fire, until the engine answers); Close takes the write lock, so it waits
-	// for all of them and no call can start on a freed engine.
-	mu   sync.RWMutex
-	ptr  *C.OhHooks
-	host *host
+	// mu guards the fields below. Every C call that uses ptr is counted in users for as long as
+	// it runs; Close sets closing (so no new call starts, and a call made from inside a running
+	// one, such as a callback firing again, fails at once instead of waiting), waits for users to
+	// drop to 0, and only then frees the engine. A sync.RWMutex would deadlock there: a read lock
+	// taken again by a callback while Close waits for the write lock never comes.
+	mu      sync.Mutex
+	idle    sync.Cond // signalled when users drops to 0, and when the engine is freed
+	ptr     *C.OhHooks
+	users   int
+	closing bool
+	freeing bool // oh_hooks_free is running: not even a cancel may use ptr
+	host    *host
+}
+
+// acquire returns the engine for one C call, or nil when it is closed (or closing). Pair it with
+// release. evenClosing lets a cancel through while Close waits for the calls in flight, so that a
+// cancelled fire stops its hooks instead of holding Close up.
+func (h *Hooks) acquire(evenClosing bool) *C.OhHooks {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ptr == nil || h.freeing || (h.closing && !evenClosing) {
+		return nil
+	}
+	h.users++
+	return h.ptr
+}
+
+func (h *Hooks) release() {
+	h.mu.Lock()
+	h.users--
+	if h.users == 0 {
+		h.idle.Broadcast()
+	}
+	h.mu.Unlock()
 }
 
 // New creates an engine from typed options. The configuration (the layers, ConfigPath or Config)
@@ -120,6 +151,7 @@ func NewJSON(options []byte) (*Hooks, error) {
 		C.oh_hooks_string_free(errOut)
 	}
 	h := &Hooks{ptr: p, host: newHost()}
+	h.idle.L = &h.mu
 	runtime.SetFinalizer(h, func(h *Hooks) { h.Close() })
 	return h, nil
 }
@@ -174,22 +206,17 @@ func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
 			Message: "envelope JSON contains a NUL byte; pass a JSON object without NUL bytes"}
 		return rejectedJSON(e), e
 	}
-	if h == nil {
+	ptr := h.acquire(false)
+	if ptr == nil {
 		return nil, closedError()
 	}
-	h.mu.RLock()
-	if h.ptr == nil {
-		h.mu.RUnlock()
-		return nil, closedError()
-	}
-	ptr := h.ptr
 	cIn := cBytes(envelope)
 	var raw []byte
 	if ctx.Done() == nil {
 		// Nothing can cancel it: fire on this thread (callback hooks of a blocking event are
 		// called from here too), holding Close off until it returns.
 		out := C.oh_hooks_fire(ptr, cIn)
-		h.mu.RUnlock()
+		h.release()
 		C.free(unsafe.Pointer(cIn))
 		runtime.KeepAlive(h)
 		if out != nil {
@@ -226,16 +253,13 @@ func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
 // files by itself, on fire). On failure the previous configuration stays in force and the error is
 // an *Error as for [New].
 func (h *Hooks) Reload() error {
-	if h == nil {
+	ptr := h.acquire(false)
+	if ptr == nil {
 		return closedError()
 	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.ptr == nil {
-		return closedError()
-	}
+	defer h.release()
 	var errOut *C.char
-	rc := C.oh_hooks_reload(h.ptr, &errOut)
+	rc := C.oh_hooks_reload(ptr, &errOut)
 	runtime.KeepAlive(h)
 	if rc == 0 {
 		if errOut != nil {
@@ -263,12 +287,30 @@ func (h *Hooks) Close() error {
 		h.host.beginClosing() // callbacks answer at once: freeing the engine does not wait for them
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.ptr == nil {
+	if h.closing {
+		// Another Close is at work: return once it has freed the engine.
+		for h.ptr != nil {
+			h.idle.Wait()
+		}
+		h.mu.Unlock()
 		return nil
 	}
-	C.oh_hooks_free(h.ptr)
+	if h.ptr == nil {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closing = true
+	for h.users > 0 {
+		h.idle.Wait()
+	}
+	h.freeing = true
+	p := h.ptr
+	h.mu.Unlock()
+	C.oh_hooks_free(p) // waits for async fires and background hooks; no lock held meanwhile
+	h.mu.Lock()
 	h.ptr = nil
+	h.idle.Broadcast()
+	h.mu.Unlock()
 	runtime.SetFinalizer(h, nil)
 	return nil
 }
