@@ -7,7 +7,7 @@
 // engine with no hook for preToolUse; the same Fire with a cancellable ctx (the engine's async
 // fire, cancelled in the engine if ctx ends); and Fire(context.Background(), Envelope) on an
 // engine whose one preToolUse hook is `callback: bench`, a Go function that answers at once with
-// no decision. One sample = a batch of calls timed as a whole; ns per call is appended to
+// no decision, registered as usual (a goroutine per call) and with ohhooks.Inline(). One sample = a batch of calls timed as a whole; ns per call is appended to
 // OUT_FILE as `<row> <ns>` lines.
 package main
 
@@ -100,6 +100,25 @@ func main() {
 		out.Hooks[0].Type != ohhooks.HookCallback || atomic.LoadInt64(&calls) != 1 {
 		fail("unexpected callback outcome %+v (err %v)", out, err)
 	}
+	// The same function run on the hook's own thread (ohhooks.Inline()).
+	inh, err := ohhooks.New(ohhooks.Options{
+		Cwd:     cwd,
+		Trusted: ohhooks.Ptr(true),
+		Config:  map[string]any{"hooks": map[string]any{env.Event: []any{map[string]any{"callback": "bench"}}}},
+	})
+	if err != nil {
+		fail("New: %v", err)
+	}
+	defer inh.Close()
+	if err := inh.Register("bench", func(ctx context.Context, e ohhooks.Envelope) (ohhooks.Response, error) {
+		atomic.AddInt64(&calls, 1)
+		return ohhooks.Response{}, nil
+	}, ohhooks.Inline()); err != nil {
+		fail("Register: %v", err)
+	}
+	if out, err := inh.Fire(ctx, env); err != nil || !out.Allowed || len(out.Hooks) != 1 || atomic.LoadInt64(&calls) != 2 {
+		fail("unexpected inline callback outcome %+v (err %v)", out, err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if out, err := h.Fire(cctx, env); err != nil || !out.Allowed || len(out.Hooks) != 0 {
@@ -111,6 +130,15 @@ func main() {
 			t0 := time.Now()
 			for i := 0; i < batch; i++ {
 				if _, err := cbh.Fire(ctx, env); err != nil {
+					fail("Fire: %v", err)
+				}
+			}
+			return float64(time.Since(t0).Nanoseconds()) / batch
+		},
+		"go.Fire.cb.inline": func() float64 {
+			t0 := time.Now()
+			for i := 0; i < batch; i++ {
+				if _, err := inh.Fire(ctx, env); err != nil {
 					fail("Fire: %v", err)
 				}
 			}
@@ -144,7 +172,7 @@ func main() {
 			return float64(time.Since(t0).Nanoseconds()) / batch
 		},
 	}
-	names := []string{"go.Fire", "go.FireJSON", "go.Fire.cb", "go.Fire.ctx"}
+	names := []string{"go.Fire", "go.FireJSON", "go.Fire.cb", "go.Fire.cb.inline", "go.Fire.ctx"}
 	for w := 0; w < 2; w++ {
 		for _, n := range names {
 			rows[n]()

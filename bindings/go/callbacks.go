@@ -297,7 +297,7 @@ func (h *Hooks) Register(name string, fn CallbackFunc, opts ...RegisterOption) e
 	}
 	return h.register(name, opts, func(ctx context.Context, request []byte) ([]byte, error) {
 		var env Envelope
-		if err := json.Unmarshal(request, &env); err != nil {
+		if err := decodeEnvelope(request, &env); err != nil {
 			return nil, fmt.Errorf("cannot decode the envelope: %v", err)
 		}
 		resp, err := fn(ctx, env)
