@@ -3,13 +3,15 @@
 //! One ureq agent per engine, created on first use and shared by every thread, so connections
 //! to a hook endpoint are kept alive and reused across fires.
 
+use super::cancel::Cancel;
+use std::cell::Cell;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
 use std::time::Duration;
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
-use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
+use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, DefaultConnector, NextTimeout, Transport};
 
 /// ureq's resolver starts a thread for every request that has a timeout, so that a slow DNS
 /// lookup can be abandoned. Policy endpoints are usually IP literals (`http://127.0.0.1:…`):
@@ -79,11 +81,14 @@ impl HttpClient {
                 .max_idle_connections_per_host(16)
                 .user_agent(concat!("oh-hooks/", env!("CARGO_PKG_VERSION")))
                 .build();
-            ureq::Agent::with_parts(config, DefaultConnector::default(), LiteralResolver::default())
+            ureq::Agent::with_parts(config, DefaultConnector::default().chain(Cancellable), LiteralResolver::default())
         })
     }
 
-    pub fn post(&self, url: &str, body: &str, timeout: Duration, max_bytes: usize) -> Reply {
+    /// POSTs `body`. With `cancel`, the wait for the answer ends soon after the token fires
+    /// (as a timeout: the caller reports the cancelled fire, not this hook).
+    pub fn post(&self, url: &str, body: &str, timeout: Duration, max_bytes: usize, cancel: Option<&Cancel>) -> Reply {
+        let _scope = CancelScope::enter(cancel);
         let failed =
             |e: ureq::Error| Reply::Failed { timed_out: matches!(e, ureq::Error::Timeout(_)), message: e.to_string() };
         let response = self
@@ -107,5 +112,93 @@ impl HttpClient {
             Err(ureq::Error::BodyExceedsLimit(_)) => Reply::TooLarge(status),
             Err(e) => failed(e),
         }
+    }
+}
+
+thread_local! {
+    /// The token of the fire this thread is running an HTTP hook for. ureq runs a request on the
+    /// calling thread from start to end, so the transport reads it there; [`CancelScope`] keeps
+    /// the pointer valid (set only for the duration of `post`, which borrows the token).
+    static CANCEL: Cell<*const Cancel> = const { Cell::new(std::ptr::null()) };
+}
+
+struct CancelScope(*const Cancel);
+
+impl CancelScope {
+    fn enter(cancel: Option<&Cancel>) -> CancelScope {
+        CancelScope(CANCEL.with(|c| c.replace(cancel.map_or(std::ptr::null(), |c| c as *const Cancel))))
+    }
+}
+
+impl Drop for CancelScope {
+    fn drop(&mut self) {
+        CANCEL.with(|c| c.set(self.0));
+    }
+}
+
+fn cancelled() -> bool {
+    // SAFETY: a non-null pointer was set by a `CancelScope` still alive on this thread, whose
+    // `post` borrows the token.
+    CANCEL.with(|c| unsafe { c.get().as_ref() }.is_some_and(Cancel::is_cancelled))
+}
+
+/// While a cancellable request waits for the server, it wakes this often to look at its token.
+const CANCEL_CHECK: Duration = Duration::from_millis(20);
+
+/// The outermost connector: wraps every connection (plain or TLS) in [`CancellableTransport`].
+#[derive(Debug)]
+struct Cancellable;
+
+impl Connector<Box<dyn Transport>> for Cancellable {
+    type Out = CancellableTransport;
+
+    fn connect(
+        &self,
+        _: &ConnectionDetails,
+        chained: Option<Box<dyn Transport>>,
+    ) -> Result<Option<CancellableTransport>, ureq::Error> {
+        Ok(chained.map(CancellableTransport))
+    }
+}
+
+/// Waits for input in slices of [`CANCEL_CHECK`] when the request is cancellable, and gives up
+/// with a timeout once the token has fired. Without a token it is the inner transport.
+#[derive(Debug)]
+struct CancellableTransport(Box<dyn Transport>);
+
+impl Transport for CancellableTransport {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        self.0.buffers()
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        self.0.transmit_output(amount, timeout)
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        if CANCEL.with(|c| c.get().is_null()) {
+            return self.0.await_input(timeout);
+        }
+        let now = std::time::Instant::now();
+        let end = now.checked_add(*timeout.after).unwrap_or(now + Duration::from_secs(86_400));
+        loop {
+            if cancelled() {
+                return Err(ureq::Error::Timeout(timeout.reason));
+            }
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            let slice = NextTimeout { after: left.min(CANCEL_CHECK).into(), ..timeout };
+            match self.0.await_input(slice) {
+                Err(ureq::Error::Timeout(_)) if left > CANCEL_CHECK => continue,
+                other => return other,
+            }
+        }
+    }
+
+    fn is_open(&mut self) -> bool {
+        self.0.is_open()
+    }
+
+    fn is_tls(&self) -> bool {
+        self.0.is_tls()
     }
 }

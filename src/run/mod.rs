@@ -166,7 +166,7 @@ fn run_command(
 
 fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
     trace.timed_out = Some(false);
-    match cx.http.post(url, &cx.envelope.json, timeout, cx.max_output_bytes) {
+    match cx.http.post(url, &cx.envelope.json, timeout, cx.max_output_bytes, cx.cancel) {
         Reply::Body(status, body) => {
             trace.status = Some(status);
             match response::parse(&body) {

@@ -4,8 +4,11 @@
  * oh_hooks_free with work pending. */
 #include "common.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 
 /* Frees an engine now (a test that checks what free does) and takes it off the gc list. */
 static void gc_noop(void *p) { (void)p; }
@@ -558,6 +561,37 @@ static void test_cancel_callback_wait(void) {
     cb_done(&c);
 }
 
+/* an HTTP hook waiting on a server that never answers: cancel ends the wait */
+static void test_cancel_http_wait(void) {
+    int srv = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    CHECK(srv >= 0 && bind(srv, (struct sockaddr *)&a, sizeof a) == 0 && listen(srv, 8) == 0 &&
+              getsockname(srv, (struct sockaddr *)&a, &al) == 0,
+          "a loopback listener");
+    /* the kernel completes the handshake from the backlog; nobody ever reads or answers */
+    OhHooks *h = ENG(xfmt("{\"hooks\":{\"preToolUse\":[{\"http\":\"http://127.0.0.1:%d/hook\",\"timeout\":60000}]}}",
+                          ntohs(a.sin_port)),
+                     NULL);
+    if (!h) {
+        close(srv);
+        return;
+    }
+    Done d;
+    done_init(&d);
+    uint64_t id = oh_hooks_fire_async(h, "{\"event\":\"preToolUse\"}", done_fn, &d);
+    sleep_ms(150);
+    CHECK(d.calls == 0, "still waiting for the server");
+    double t0 = now_ms();
+    oh_hooks_cancel(h, id);
+    jval *o = done_wait(&d, 3000);
+    double dt = now_ms() - t0;
+    CHECK_JSTR(o, "error.code", "cancelled");
+    CHECK(dt < 100 + slack(), "the HTTP wait ended %.0f ms after cancel", dt);
+    done_free(&d);
+    close(srv);
+}
+
 #define RACE 200
 static void test_cancel_races_completion(void) {
     OhHooks *h = ENG(cbcfg("preToolUse", "now", NULL), NULL);
@@ -670,6 +704,7 @@ int main(void) {
     RUN(test_async_fire);
     RUN(test_cancel_kills_the_group);
     RUN(test_cancel_callback_wait);
+    RUN(test_cancel_http_wait);
     RUN(test_cancel_races_completion);
     RUN(test_free_waits_for_async_fires);
     RUN(test_done_reenters);
