@@ -201,7 +201,7 @@ export type OhHooksErrorCode =
   | 'closed'
   /** fireSync ran a callback that returned a Promise (use `await hooks.fire()`). */
   | 'promise_in_fire_sync'
-  /** close() was called from a callback that fireSync is running. */
+  /** closeSync() was called from a callback that fireSync is running. */
   | 'closed_in_callback';
 
 /**
@@ -333,14 +333,27 @@ export class Hooks {
   reload(): void;
 
   /**
-   * Releases the engine, waiting for its background hooks. Idempotent.
-   * With fire() calls in flight, the instance is closed for new calls at once and the engine is
-   * released when the last pending fire settles (those promises still resolve, their callbacks
-   * still answered). When the engine is released, callbacks still waiting for an answer fail
-   * (deny, "the Hooks instance was closed") instead of holding it up.
+   * Closes the instance for new calls at once, then releases the engine off the event loop: after
+   * the fire() calls in flight settle (they still resolve, their callbacks still answered), the
+   * engine is freed on the libuv thread pool, which waits for its background hooks. Callbacks still
+   * waiting for an answer then fail (deny, "the Hooks instance was closed") instead of holding it
+   * up. May be called from a callback (the release happens after it returns). Idempotent: every
+   * call returns the same promise.
+   */
+  close(): Promise<void>;
+
+  /**
+   * Releases the engine now, blocking this thread while its background hooks finish (with fire()
+   * calls in flight, the last of them releases it). Idempotent.
    * @throws OhHooksError `closed_in_callback` when called from a callback that fireSync runs.
    */
-  close(): void;
+  closeSync(): void;
+
+  /** `using hooks = new Hooks()`: closeSync() at the end of the block. */
+  [Symbol.dispose](): void;
+
+  /** `await using hooks = new Hooks()`: await close() at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void>;
 
   /** True once close() has been called. */
   readonly closed: boolean;

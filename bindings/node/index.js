@@ -2,20 +2,62 @@
 // Node.js binding of oh-hooks. Objects in, objects out: this file does the
 // JSON; build/oh_hooks.node (src/addon.c) only moves strings across the C ABI.
 
+const fs = require('node:fs');
 const path = require('node:path');
 
-let native;
-try {
-  native = require(path.join(__dirname, 'build', 'oh_hooks.node'));
-} catch (e) {
-  const err = new Error(
-    `oh-hooks: could not load the native addon ${path.join(__dirname, 'build', 'oh_hooks.node')} ` +
-      `(${e.message}). Build it with \`npm run build\` after \`cargo build --release\` in the repository root.`,
-  );
-  err.code = 'ERR_OH_HOOKS_ADDON';
-  err.cause = e;
-  throw err;
+// The platform key of a prebuilt addon: process.platform-process.arch, plus -musl on a Linux
+// whose C library is not glibc (a glibc build does not load there).
+function platformKey() {
+  let key = `${process.platform}-${process.arch}`;
+  if (process.platform === 'linux') {
+    const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null;
+    if (report && report.header && !report.header.glibcVersionRuntime) key += '-musl';
+  }
+  return key;
 }
+
+// The addon: a from-source build in build/ when there is one (`npm run build`), else the
+// prebuild for this platform, which links the engine statically (no library path needed).
+function loadNative() {
+  const key = platformKey();
+  const candidates = [
+    path.join(__dirname, 'build', 'oh_hooks.node'),
+    path.join(__dirname, 'prebuilds', key, 'oh_hooks.node'),
+  ];
+  const found = candidates.find((file) => fs.existsSync(file));
+  if (!found) {
+    let shipped = [];
+    try {
+      shipped = fs.readdirSync(path.join(__dirname, 'prebuilds'));
+    } catch {
+      /* a source checkout has no prebuilds/ */
+    }
+    const err = new Error(
+      `oh-hooks: no prebuilt addon for ${key} (this package has prebuilds for: ` +
+        `${shipped.length ? shipped.join(', ') : 'none'}). Build it from source: in a clone of the ` +
+        'oh-hooks repository run `cargo build --release`, then in this package ' +
+        '`OH_HOOKS_LIB_DIR=<clone>/target/release npm run build` (needs gcc and Node\'s headers); ' +
+        'see "Install" in the README.',
+    );
+    err.code = 'ERR_OH_HOOKS_NO_PREBUILD';
+    throw err;
+  }
+  try {
+    return require(found);
+  } catch (e) {
+    const err = new Error(
+      `oh-hooks: could not load the native addon ${found} (${e.message}). ` +
+        (found.includes(`${path.sep}build${path.sep}`)
+          ? 'Rebuild it with `npm run build` after `cargo build --release` in the repository root.'
+          : `The prebuild for ${key} does not load on this system; build from source (see "Install" in the README).`),
+    );
+    err.code = 'ERR_OH_HOOKS_ADDON';
+    err.cause = e;
+    throw err;
+  }
+}
+
+const native = loadNative();
 
 /**
  * Error thrown by `new Hooks()`, `reload()`, and by any call on a closed
@@ -149,6 +191,7 @@ function makeState() {
   const state = {
     callbacks: new Map(), // regId -> { name, fn }
     pending: new Map(), // ticket -> { resolve, reject, signal, onAbort, keep }
+    idle: [], // resolvers waiting for `pending` to empty (close())
     observer: null,
     promiseInSync: null, // the first callback that returned a Promise inside fireSync
     regSeq: 0,
@@ -205,6 +248,9 @@ function done(state, ticket, outcomeJson) {
   const entry = state.pending.get(ticket);
   if (entry === undefined) return;
   state.pending.delete(ticket);
+  if (state.pending.size === 0 && state.idle.length > 0) {
+    for (const wake of state.idle.splice(0)) wake();
+  }
   if (entry.onAbort !== null) entry.signal.removeEventListener('abort', entry.onAbort);
   if (outcomeJson === null) {
     entry.reject(new OhHooksError('internal', 'could not convert the outcome to a JS string'));
@@ -239,6 +285,7 @@ class Hooks {
   #handle;
   #state;
   #closed = false;
+  #closing = null; // the promise close() returned
   #observing = false;
 
   /**
@@ -398,14 +445,36 @@ class Hooks {
   }
 
   /**
-   * Releases the engine (waiting for its background hooks). Idempotent.
-   * With fire() calls still in flight, the instance is closed at once for new
-   * calls and the engine is released when the last of them settles; those
-   * promises resolve normally. Callbacks still waiting for an answer when the
-   * engine is released fail (deny) with a reason saying so.
+   * Closes the instance at once for new calls, then releases the engine off
+   * the event loop: after the fire() calls still in flight settle (they
+   * resolve normally, their callbacks still answered), the engine is freed on
+   * the libuv thread pool, which waits for its background hooks. Callbacks
+   * still waiting for an answer then fail (deny) with a reason saying so.
+   * Resolves when all that is done. Idempotent: every call returns the same
+   * promise.
    */
   close() {
-    if (this.#closed) return;
+    if (this.#closing) return this.#closing;
+    this.#closed = true;
+    const state = this.#state;
+    const handle = this.#handle;
+    this.#closing = (async () => {
+      // Never free the engine under a fireSync running on this stack (close() called from a
+      // callback): the native part runs after the current JS has returned.
+      await null;
+      while (state.pending.size) await new Promise((resolve) => state.idle.push(resolve));
+      await native.closeAsync(handle);
+    })();
+    return this.#closing;
+  }
+
+  /**
+   * close() that blocks: releases the engine now, on this thread, waiting
+   * for its background hooks (with fire() calls in flight, the last of them
+   * releases it). Idempotent; for `using` and for code that cannot await.
+   * Throws OhHooksError('closed_in_callback') from a callback that fireSync runs.
+   */
+  closeSync() {
     native.close(this.#handle);
     this.#closed = true;
   }
@@ -421,9 +490,15 @@ class Hooks {
   }
 }
 
+// `using hooks = new Hooks()` closes with closeSync(); `await using` with close().
 if (typeof Symbol.dispose === 'symbol') {
   Hooks.prototype[Symbol.dispose] = function dispose() {
-    this.close();
+    this.closeSync();
+  };
+}
+if (typeof Symbol.asyncDispose === 'symbol') {
+  Hooks.prototype[Symbol.asyncDispose] = function asyncDispose() {
+    return this.close();
   };
 }
 

@@ -17,6 +17,10 @@
  *   observe(handle, on)                  -> undefined, or an error JSON string
  *   reload(handle)                       -> undefined, or an error JSON string
  *   close(handle)                        -> true if released now, false if deferred
+ *   closeAsync(handle)                   -> Promise<void>: the engine is freed on the libuv thread
+ *                                           pool (freeing waits for its background hooks, which
+ *                                           must not block the event loop); with fires in flight
+ *                                           it is close() (the last DONE releases the engine)
  *   pending(handle)                      -> number of fire() calls still in flight
  *   version()                            -> oh_hooks_version()
  *   headerVersion                        -> "MAJOR.MINOR.PATCH" of the header compiled against
@@ -106,10 +110,12 @@ struct Handle {
     bool tsfn_refd;           /* the TSFN keeps the event loop alive (fires in flight) */
     bool cleanup_hook;        /* env_cleanup is registered */
     bool closing;             /* the engine is being freed: answer callbacks at once (g_mu) */
+    bool freeing;             /* closeAsync's worker is freeing the engine (g_mu, g_cv) */
 };
 
 /* The calls waiting for JS, of every handle in the process (worker threads included). */
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER; /* a closeAsync worker finished */
 static PendingCall *g_calls;
 static double g_next_call_id;
 
@@ -443,13 +449,10 @@ static void maybe_free_handle(Handle *h) {
     if (--h->refs == 0) free(h);
 }
 
-/* Frees the engine without ever waiting for the JS thread: every call still waiting for JS is
- * answered now, and callbacks that arrive while the engine drains are answered at once. */
-static void free_engine(Handle *h) {
+/* From now on callbacks of `h` are answered at once with a failure, and so is every call still
+ * waiting for JS: freeing the engine then never waits for the JS thread. */
+static void begin_closing(Handle *h) {
     PendingCall *pc, *next, *mine = NULL;
-    OhHooks *e = h->engine;
-    if (!e) return;
-    h->engine = NULL;
 
     pthread_mutex_lock(&g_mu);
     h->closing = true;
@@ -476,6 +479,14 @@ static void free_engine(Handle *h) {
             free(pc);
         }
     }
+}
+
+/* Frees the engine on this thread, without ever waiting for the JS thread. */
+static void free_engine(Handle *h) {
+    OhHooks *e = h->engine;
+    if (!e) return;
+    h->engine = NULL;
+    begin_closing(h);
     oh_hooks_free(e);
 }
 
@@ -484,12 +495,14 @@ static void env_cleanup(void *arg) {
     Handle *h = arg;
     h->cleanup_hook = false;
     free_engine(h);
+    /* A closeAsync worker may still be freeing it: engine threads may use the TSFN until then. */
+    pthread_mutex_lock(&g_mu);
+    while (h->freeing) pthread_cond_wait(&g_cv, &g_mu);
+    pthread_mutex_unlock(&g_mu);
 }
 
-/* JS thread: the engine is no longer needed (closed or collected, no fire in flight). */
-static void release_engine(napi_env env, Handle *h) {
-    if (!h->engine) return;
-    free_engine(h);
+/* JS thread, once the engine is freed: nothing will use the TSFN or the dispatch function again. */
+static void finish_release(napi_env env, Handle *h) {
     if (h->cleanup_hook) {
         napi_remove_env_cleanup_hook(env, env_cleanup, h);
         h->cleanup_hook = false;
@@ -500,6 +513,13 @@ static void release_engine(napi_env env, Handle *h) {
     }
     /* Items already queued (records, releases) are still delivered; then the TSFN finalizes. */
     napi_release_threadsafe_function(h->tsfn, napi_tsfn_release);
+}
+
+/* JS thread: the engine is no longer needed (closed or collected, no fire in flight). */
+static void release_engine(napi_env env, Handle *h) {
+    if (!h->engine) return; /* released already, or a closeAsync worker is freeing it */
+    free_engine(h);
+    finish_release(env, h);
 }
 
 static void finalize_handle(napi_env env, void *data, void *hint) {
@@ -929,6 +949,114 @@ static napi_value js_close(napi_env env, napi_callback_info info) {
     return result;
 }
 
+/* ------------------------------------------------------------- closeAsync */
+
+typedef struct {
+    napi_async_work work;
+    napi_deferred deferred;
+    napi_ref keep;   /* strong ref to the external while queued */
+    Handle *h;       /* JS thread only */
+    OhHooks *engine; /* taken from the Handle on the JS thread; freed by the worker */
+} CloseJob;
+
+/* libuv worker thread: no napi_* calls. Callbacks arriving meanwhile are answered at once
+ * (begin_closing ran), and records still go through the TSFN, released only afterwards. */
+static void close_execute(napi_env env, void *data) {
+    CloseJob *job = data;
+    (void)env;
+    oh_hooks_free(job->engine);
+    job->engine = NULL;
+    pthread_mutex_lock(&g_mu);
+    job->h->freeing = false;
+    pthread_cond_broadcast(&g_cv);
+    pthread_mutex_unlock(&g_mu);
+}
+
+/* JS thread. */
+static void close_complete(napi_env env, napi_status status, void *data) {
+    CloseJob *job = data;
+    napi_value undef = NULL;
+    (void)status;
+    if (job->engine) { /* cancelled before it ran: free here */
+        oh_hooks_free(job->engine);
+        pthread_mutex_lock(&g_mu);
+        job->h->freeing = false;
+        pthread_mutex_unlock(&g_mu);
+    }
+    finish_release(env, job->h);
+    napi_get_undefined(env, &undef);
+    napi_resolve_deferred(env, job->deferred, undef);
+    napi_delete_reference(env, job->keep);
+    napi_delete_async_work(env, job->work);
+    free(job);
+}
+
+static napi_value js_close_async(napi_env env, napi_callback_info info) {
+    size_t argc = 1;
+    napi_value argv[1], promise, name, undef;
+    napi_deferred deferred;
+    Handle *h;
+    CloseJob *job;
+
+    NAPI_OK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL), "napi_get_cb_info");
+    if (argc < 1) {
+        napi_throw_type_error(env, "ERR_MISSING_ARGS", "closeAsync(handle) needs 1 argument");
+        return NULL;
+    }
+    if (!(h = get_handle(env, argv[0], false))) return NULL;
+    if (h->sync_depth > 0) {
+        throw_code(env, "closed_in_callback",
+                   "the engine cannot be freed from a callback that fireSync is running; close after it returns");
+        return NULL;
+    }
+    h->closed = true; /* idempotent */
+    if (h->in_flight > 0 || h->engine == NULL) {
+        /* Nothing to free now: already released (or being freed), or the last DONE releases it. */
+        NAPI_OK(env, napi_create_promise(env, &deferred, &promise), "napi_create_promise");
+        NAPI_OK(env, napi_get_undefined(env, &undef), "napi_get_undefined");
+        NAPI_OK(env, napi_resolve_deferred(env, deferred, undef), "napi_resolve_deferred");
+        return promise;
+    }
+    job = calloc(1, sizeof *job);
+    if (!job) {
+        throw_code(env, "internal", "oh-hooks addon: out of memory");
+        return NULL;
+    }
+    job->h = h;
+    if (napi_create_string_utf8(env, "oh_hooks.close", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_create_reference(env, argv[0], 1, &job->keep) != napi_ok ||
+        napi_create_async_work(env, NULL, name, close_execute, close_complete, job, &job->work) != napi_ok ||
+        napi_create_promise(env, &job->deferred, &promise) != napi_ok) {
+        throw_napi_failure(env, "preparing the close");
+        if (job->work) napi_delete_async_work(env, job->work);
+        if (job->keep) napi_delete_reference(env, job->keep);
+        free(job);
+        return NULL;
+    }
+    /* The handle lets go of the engine before the work is queued (the worker may start at once);
+     * no other path frees it from here on. */
+    begin_closing(h);
+    job->engine = h->engine;
+    h->engine = NULL;
+    pthread_mutex_lock(&g_mu);
+    h->freeing = true;
+    pthread_mutex_unlock(&g_mu);
+    if (napi_queue_async_work(env, job->work) != napi_ok) {
+        /* Not queued: free it here, on this thread, as close() would. */
+        h->engine = job->engine;
+        pthread_mutex_lock(&g_mu);
+        h->freeing = false;
+        pthread_mutex_unlock(&g_mu);
+        release_engine(env, h);
+        napi_get_undefined(env, &undef);
+        napi_resolve_deferred(env, job->deferred, undef);
+        napi_delete_reference(env, job->keep);
+        napi_delete_async_work(env, job->work);
+        free(job);
+    }
+    return promise;
+}
+
 static napi_value js_pending(napi_env env, napi_callback_info info) {
     size_t argc = 1;
     napi_value argv[1], result;
@@ -976,6 +1104,7 @@ NAPI_MODULE_INIT() {
         {"observe", NULL, js_observe, NULL, NULL, NULL, napi_enumerable, NULL},
         {"reload", NULL, js_reload, NULL, NULL, NULL, napi_enumerable, NULL},
         {"close", NULL, js_close, NULL, NULL, NULL, napi_enumerable, NULL},
+        {"closeAsync", NULL, js_close_async, NULL, NULL, NULL, napi_enumerable, NULL},
         {"pending", NULL, js_pending, NULL, NULL, NULL, napi_enumerable, NULL},
         {"version", NULL, js_version, NULL, NULL, NULL, napi_enumerable, NULL},
         {"headerVersion", NULL, NULL, NULL, NULL, header_version, napi_enumerable, NULL},

@@ -324,44 +324,47 @@ test('close() with fires in flight: their callbacks still answer, promises settl
     return { decision: 'deny', reason: 'late but in time' };
   });
   const p = h.fire({ event: 'preToolUse' });
-  h.close();
+  const closing = h.close();
   assert.equal(h.closed, true);
   assert.throws(() => h.register('x', () => null), (e) => e.code === 'closed');
   assert.throws(() => h.onDecision(() => {}), (e) => e.code === 'closed');
   const out = await p;
   assert.equal(out.reason, 'late but in time');
+  await closing;
   assert.equal(h.pendingFires, 0);
 });
 
-test('close() does not wait for a background callback that never answers', { timeout: 30000 }, async () => {
-  const h = inline({ hooks: { postToolUse: [cb('stuck', { timeout: 20000 })] } });
-  let called = false;
-  h.register('stuck', () => {
-    called = true;
-    return new Promise(() => {});
+for (const how of ['close', 'closeSync']) {
+  test(`${how}() does not wait for a background callback that never answers`, { timeout: 30000 }, async () => {
+    const h = inline({ hooks: { postToolUse: [cb('stuck', { timeout: 20000 })] } });
+    let called = false;
+    h.register('stuck', () => {
+      called = true;
+      return new Promise(() => {});
+    });
+    const records = [];
+    h.onDecision((r) => records.push(r));
+    await h.fire({ event: 'postToolUse' });
+    const deadline = Date.now() + 5000;
+    while (!called && Date.now() < deadline) await sleep(10);
+    assert.ok(called);
+    const started = Date.now();
+    await h[how]();
+    assert.ok(Date.now() - started < 3000, `${how}() took ${Date.now() - started} ms`);
+    while (records.length < 1 && Date.now() < deadline) await sleep(10);
+    // The record of that background hook still reaches the observer, with the failure.
+    assert.equal(records.length, 1);
+    assert.equal(records[0].outcome.hooks[0].type, 'callback');
+    assert.match(records[0].outcome.hooks[0].reason ?? records[0].outcome.hooks[0].error ?? '', /closed/);
   });
-  const records = [];
-  h.onDecision((r) => records.push(r));
-  await h.fire({ event: 'postToolUse' });
-  const deadline = Date.now() + 5000;
-  while (!called && Date.now() < deadline) await sleep(10);
-  assert.ok(called);
-  const started = Date.now();
-  h.close();
-  assert.ok(Date.now() - started < 3000, `close() took ${Date.now() - started} ms`);
-  await sleep(50);
-  // The record of that background hook still reaches the observer, with the failure.
-  assert.equal(records.length, 1);
-  assert.equal(records[0].outcome.hooks[0].type, 'callback');
-  assert.match(records[0].outcome.hooks[0].reason ?? records[0].outcome.hooks[0].error ?? '', /closed/);
-});
+}
 
-test('close() from inside a fireSync callback is refused, not a crash', () =>
-  withHooks(inline(pre(cb('c'))), (h) => {
+test('closing from inside a fireSync callback: closeSync() is refused, close() happens after fireSync returns', () =>
+  withHooks(inline(pre(cb('c'))), async (h) => {
     let err;
     h.register('c', () => {
       try {
-        h.close();
+        h.closeSync();
       } catch (e) {
         err = e;
       }
@@ -370,6 +373,15 @@ test('close() from inside a fireSync callback is refused, not a crash', () =>
     assert.equal(h.fireSync({ event: 'preToolUse' }).allowed, true);
     assert.equal(err.code, 'closed_in_callback');
     assert.equal(h.closed, false);
+    let closing;
+    h.register('c', () => {
+      closing = h.close();
+      return { decision: 'deny', reason: 'closing' };
+    });
+    assert.equal(h.fireSync({ event: 'preToolUse' }).reason, 'closing');
+    assert.equal(h.closed, true);
+    await closing;
+    assert.throws(() => h.fireSync({ event: 'preToolUse' }), (e) => e.code === 'closed');
   }));
 
 test('registered callbacks and observers neither keep the process alive nor leak when never closed', { timeout: 30000 }, () => {
