@@ -100,6 +100,9 @@ enum State {
 struct Pending {
     engine: u64,
     state: Mutex<State>,
+    /// The fire is asleep on `ready`: only then does an answer pay for a wake-up (a futex
+    /// syscall, the larger part of an answer given at once).
+    sleeping: AtomicBool,
     ready: Condvar,
 }
 
@@ -126,13 +129,19 @@ fn shard(id: u64) -> MutexGuard<'static, Option<HashMap<u64, Arc<Pending>>>> {
 
 /// Asks `f` and waits for its answer, at most `timeout`, or until `cancel` fires.
 pub fn ask(engine: u64, f: &dyn HostFunction, request: &str, timeout: Duration, cancel: Option<&Cancel>) -> Asked {
-    let deadline = Instant::now().checked_add(timeout);
     let id = NEXT_CALL.fetch_add(2, Ordering::Relaxed);
-    let pending = Arc::new(Pending { engine, state: Mutex::new(State::Waiting), ready: Condvar::new() });
+    let pending = Arc::new(Pending {
+        engine,
+        state: Mutex::new(State::Waiting),
+        sleeping: AtomicBool::new(false),
+        ready: Condvar::new(),
+    });
     shard(id).get_or_insert_with(HashMap::new).insert(id, pending.clone());
     f.call(request, id);
     // Registered after the call: an answer given inside it needs no wake-up.
     let watch = cancel.and_then(|c| c.watch(pending.clone()).map(|key| (c, key)));
+    // Taken only when the answer did not come during the call (the clock costs on the fast path).
+    let mut deadline: Option<Option<Instant>> = None;
     let asked = {
         let mut state = pending.state.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
@@ -145,12 +154,16 @@ pub fn ask(engine: u64, f: &dyn HostFunction, request: &str, timeout: Duration, 
                 break Asked::Cancelled;
             }
             let now = Instant::now();
+            let deadline = *deadline.get_or_insert_with(|| now.checked_add(timeout));
             let left = deadline.map_or(Duration::from_secs(86_400), |d| d.saturating_duration_since(now));
             if left.is_zero() {
                 *state = State::Abandoned;
                 break Asked::TimedOut;
             }
+            // Set and cleared under the lock that `answer` takes before reading it.
+            pending.sleeping.store(true, Ordering::Relaxed);
             state = pending.ready.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+            pending.sleeping.store(false, Ordering::Relaxed);
         }
     };
     if let Some((c, key)) = watch {
@@ -168,8 +181,11 @@ pub fn answer(id: u64, response: Option<Vec<u8>>) -> bool {
     let mut state = pending.state.lock().unwrap_or_else(PoisonError::into_inner);
     if let State::Waiting = *state {
         *state = State::Answered(response);
+        let sleeping = pending.sleeping.load(Ordering::Relaxed);
         drop(state);
-        pending.ready.notify_all();
+        if sleeping {
+            pending.ready.notify_all();
+        }
     }
     true
 }

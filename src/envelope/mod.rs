@@ -4,12 +4,12 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
-use indexmap::IndexMap;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Context field → variable (§5). `prompt` and `effort.level` have rules of their own.
 const FIELD_VARS: &[(&str, &str)] = &[
@@ -137,6 +137,35 @@ impl<'de> RawHead<'de> {
             }
         }
         d.deserialize_any(V { check_depth })
+    }
+}
+
+/// An envelope's fields in order, keys borrowed where they have no escapes. A repeated key keeps
+/// its first place and its last value (as a map would); envelopes are small, so a linear search
+/// beats hashing every key.
+struct Fields<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Fields<'de>, A::Error> {
+                let mut fields: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::with_capacity(16);
+                while let Some(Text(key)) = map.next_key::<Text>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    match fields.iter_mut().find(|(k, _)| *k == key) {
+                        Some(slot) => slot.1 = value,
+                        None => fields.push((key, value)),
+                    }
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -271,17 +300,26 @@ pub struct Envelope {
     /// Compact JSON, `event` first, then the other fields in the order received, each value's
     /// text as received minus insignificant whitespace.
     pub json: String,
-    /// The `OH_*` variables this envelope sets, `OH_EVENT` first.
-    pub vars: Vec<(&'static str, String)>,
+    /// The `OH_*` variables this envelope sets, `OH_EVENT` first: made on first use, since only
+    /// command hooks read them (a fire of callback or HTTP hooks never does).
+    vars: OnceLock<Vec<(&'static str, String)>>,
 }
 
 impl Envelope {
     /// The full look, after [`parse_head`] accepted the same text. Values are kept as raw JSON
     /// text: nothing is built for fields no hook reads.
     pub fn parse(text: &str, event: Event) -> Result<Envelope> {
-        let fields: IndexMap<String, &RawValue> = serde_json::from_str(text)
+        let Fields(fields) = serde_json::from_str(text)
             .map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?;
-        Ok(Envelope::build(event, fields.iter().map(|(k, v)| (k.as_str(), v.get()))))
+        // What hosts usually send is already the compact form (`event` first, no repeated key, no
+        // whitespace between tokens): then it is the envelope's JSON as it is.
+        let event_first = fields.first().is_some_and(|(k, v)| {
+            k == "event" && v.get().len() == event.name().len() + 2 && v.get()[1..].starts_with(event.name())
+        });
+        if event_first && verbatim(text, &fields) {
+            return Ok(Envelope { event, json: text.to_string(), vars: OnceLock::new() });
+        }
+        Ok(Envelope::build(event, fields.iter().map(|(k, v)| (&**k, v.get()))))
     }
 
     /// An envelope the engine makes itself (`configChange`).
@@ -299,13 +337,43 @@ impl Envelope {
         json.push(b'"');
         for (key, raw) in fields.clone().filter(|(k, _)| *k != "event") {
             json.push(b',');
-            serde_json::to_writer(&mut json, key).expect("writing to a Vec cannot fail");
+            // Most keys need no escaping (plain ASCII letters): copied as they are.
+            if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
+                json.push(b'"');
+                json.extend_from_slice(key.as_bytes());
+                json.push(b'"');
+            } else {
+                serde_json::to_writer(&mut json, key).expect("writing to a Vec cannot fail");
+            }
             json.push(b':');
             push_compact(&mut json, raw);
         }
         json.push(b'}');
         let json = String::from_utf8(json).expect("JSON text from UTF-8 parts is UTF-8");
+        Envelope { event, json, vars: OnceLock::new() }
+    }
 
+    /// The `OH_*` variables this envelope sets, `OH_EVENT` first.
+    pub fn vars(&self) -> &[(&'static str, String)] {
+        self.vars.get_or_init(|| {
+            // `json` is JSON this module wrote, without duplicate keys.
+            let fields = serde_json::from_str(&self.json).map_or_else(|_| Vec::new(), |Fields(f)| f);
+            variables(self.event, fields.iter().map(|(k, v)| (&**k, v.get())))
+        })
+    }
+
+    /// The first variable whose value holds a NUL byte, which no process environment can carry.
+    pub fn nul_variable(&self) -> Option<&'static str> {
+        self.vars().iter().find(|(_, v)| v.contains('\0')).map(|(k, _)| *k)
+    }
+}
+
+/// The `OH_*` variables of an envelope's fields (keys and their values' JSON text).
+fn variables<'a>(
+    event: Event,
+    fields: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+) -> Vec<(&'static str, String)> {
+    {
         let get = |name: &str| fields.clone().find(|(k, _)| *k == name).map(|(_, v)| v);
         let mut vars = vec![("OH_EVENT", event.name().to_string())];
         for (field, var) in FIELD_VARS {
@@ -325,40 +393,98 @@ impl Envelope {
             .and_then(|effort| effort.get("level").map(Value::to_string))
             .and_then(|raw| variable_text(&raw));
         vars.extend(level.map(|l| ("OH_EFFORT", l)));
-        Envelope { event, json, vars }
-    }
-
-    /// The first variable whose value holds a NUL byte, which no process environment can carry.
-    pub fn nul_variable(&self) -> Option<&'static str> {
-        self.vars.iter().find(|(_, v)| v.contains('\0')).map(|(k, _)| *k)
+        vars
     }
 }
 
-/// Appends valid JSON text without its insignificant whitespace.
-fn push_compact(out: &mut Vec<u8>, raw: &str) {
-    if !raw.bytes().any(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
-        out.extend_from_slice(raw.as_bytes());
-        return;
-    }
-    let (mut in_string, mut escaped) = (false, false);
-    // Bytes, not chars: every byte that matters here is ASCII, and UTF-8 continuation bytes
-    // never look like ASCII.
-    for c in raw.bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == b'\\' {
-                escaped = true;
-            } else if c == b'"' {
-                in_string = false;
-            }
-        } else if c == b'"' {
-            in_string = true;
-        } else if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-            continue;
+/// Valid JSON text with no whitespace between tokens (inside strings it is content).
+fn is_compact(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = after_string(b, i + 1),
+            b' ' | b'\n' | b'\r' | b'\t' => return false,
+            _ => i += 1,
         }
-        out.push(c);
     }
+    true
+}
+
+/// Whether `text` is exactly `{` + each field as `"key":value` joined by `,` + `}`, with compact
+/// values: then it has no repeated key (a repeat would leave a gap) and no whitespace between
+/// tokens. Keys and values are slices of `text`, so their places are checked by address.
+fn verbatim(text: &str, fields: &[(Cow<'_, str>, &RawValue)]) -> bool {
+    let (b, base) = (text.as_bytes(), text.as_ptr() as usize);
+    if b.first() != Some(&b'{') {
+        return false;
+    }
+    let mut pos = 1;
+    for (i, (key, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            if b.get(pos) != Some(&b',') {
+                return false;
+            }
+            pos += 1;
+        }
+        let Cow::Borrowed(key) = key else { return false };
+        if key.as_ptr() as usize != base + pos + 1 || b.get(pos + key.len() + 2) != Some(&b':') {
+            return false;
+        }
+        pos += key.len() + 3;
+        let raw = value.get();
+        if raw.as_ptr() as usize != base + pos || (matches!(raw.as_bytes()[0], b'{' | b'[') && !is_compact(raw)) {
+            return false;
+        }
+        pos += raw.len();
+    }
+    pos + 1 == b.len() && b[pos] == b'}'
+}
+
+/// The index after the closing quote of the string whose content starts at `i`.
+fn after_string(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+            Some(j) if b[i + j] == b'\\' => i += j + 2,
+            Some(j) => return i + j + 1,
+            None => return b.len(),
+        }
+    }
+}
+
+/// Appends valid JSON text without its insignificant whitespace, copying the runs between
+/// whitespace whole and jumping through strings with memchr.
+fn push_compact(out: &mut Vec<u8>, raw: &str) {
+    let b = raw.as_bytes();
+    let (mut i, mut start) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                // To the closing quote: past every escape (a backslash and the byte after it).
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &b[i..]) {
+                        Some(j) if b[i + j] == b'\\' => i = (i + j + 2).min(b.len()),
+                        Some(j) => {
+                            i += j + 1;
+                            break;
+                        }
+                        None => {
+                            i = b.len();
+                            break;
+                        }
+                    }
+                }
+            }
+            b' ' | b'\n' | b'\r' | b'\t' => {
+                out.extend_from_slice(&b[start..i]);
+                i += 1;
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.extend_from_slice(&b[start..]);
 }
 
 /// From a value's JSON text: a non-empty string as itself; a number or boolean as its JSON
@@ -387,6 +513,22 @@ pub fn cut_at_char_boundary(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_input_is_kept_and_anything_else_rebuilt() {
+        let compact = r#"{"event":"preToolUse","toolName":"Bash","x":{"a":[1,"b\"c: d"]},"s":"a b"}"#;
+        assert_eq!(Envelope::parse(compact, Event::PreToolUse).unwrap().json, compact);
+        for (text, want) in [
+            (r#"{"toolName":"Bash","event":"preToolUse"}"#, r#"{"event":"preToolUse","toolName":"Bash"}"#),
+            (r#"{"event":"preToolUse","a":1,"a":2}"#, r#"{"event":"preToolUse","a":2}"#),
+            (r#"{ "event" : "preToolUse", "a" : [1, 2] }"#, r#"{"event":"preToolUse","a":[1,2]}"#),
+            (r#"{"event":"pre\u0054oolUse"}"#, r#"{"event":"preToolUse"}"#),
+            (r#"{"event":"preToolUse","k\"":"v"}"#, r#"{"event":"preToolUse","k\"":"v"}"#),
+        ] {
+            assert_eq!(Envelope::parse(text, Event::PreToolUse).unwrap().json, want, "{text}");
+        }
+        assert!(!verbatim(r#"{"a":1} "#, &[]));
+    }
 
     #[test]
     fn head() {
@@ -430,7 +572,7 @@ mod tests {
         // A repeated key keeps its first position and its last value.
         let repeated = Envelope::parse(r#"{"a":1,"event":"preToolUse","b":2,"a":3}"#, Event::PreToolUse).unwrap();
         assert_eq!(repeated.json, r#"{"event":"preToolUse","a":3,"b":2}"#);
-        let get = |k: &str| env.vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| env.vars().iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("OH_EVENT"), Some("preToolUse"));
         assert_eq!(get("OH_TOOL_NAME"), Some("Bash"));
         assert_eq!(get("OH_TURN_NUMBER"), Some("0"));
@@ -445,10 +587,10 @@ mod tests {
         let prompt = "é".repeat(5000); // 10000 bytes
         let env =
             Envelope::parse(&serde_json::json!({ "prompt": prompt }).to_string(), Event::UserPromptSubmit).unwrap();
-        let p = &env.vars.iter().find(|(n, _)| *n == "OH_PROMPT").unwrap().1;
+        let p = &env.vars().iter().find(|(n, _)| *n == "OH_PROMPT").unwrap().1;
         assert_eq!(p.len(), 8192);
         let empty: Map<String, Value> = serde_json::from_value(serde_json::json!({ "prompt": "" })).unwrap();
         let env = Envelope::from_fields(Event::UserPromptSubmit, &empty);
-        assert!(env.vars.iter().any(|(n, v)| *n == "OH_PROMPT" && v.is_empty()));
+        assert!(env.vars().iter().any(|(n, v)| *n == "OH_PROMPT" && v.is_empty()));
     }
 }

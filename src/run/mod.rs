@@ -114,7 +114,7 @@ fn run_command(
         argv,
         cwd: cx.cwd,
         env: cx.env,
-        vars: &cx.envelope.vars,
+        vars: cx.envelope.vars(),
         stdin: json_io.then_some(cx.envelope.json.as_bytes()),
         capture_stdout: json_io,
         max_stdout: cx.max_output_bytes,
