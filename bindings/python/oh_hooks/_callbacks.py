@@ -181,23 +181,27 @@ def _call_async(reg: Registration, awaitable: Any, call: int) -> None:
 def _on_call(user_data: Optional[int], request: Optional[bytes], call: Optional[int]) -> None:
     if not call:
         return
+    respond = _ffi.lib().respond
     try:
         reg = registrations.get(user_data or 0)
         if reg is None:
-            _ffi.lib().respond(call, failure("?", "its registration is gone"))
+            respond(call, failure("?", "its registration is gone"))
             return
         try:
             result = reg.fn(json.loads(request or b"null"))
         except BaseException as e:  # noqa: BLE001 - nothing may cross into C
-            _ffi.lib().respond(call, failure(reg.name, f"it raised {_exc_text(e)}"))
+            respond(call, failure(reg.name, f"it raised {_exc_text(e)}"))
             return
-        if inspect.isawaitable(result):
+        # The common answers first: no decision, or a dict.
+        if result is None:
+            respond(call, None)
+        elif type(result) is not dict and inspect.isawaitable(result):
             _call_async(reg, result, call)
         else:
-            _ffi.lib().respond(call, answer_json(reg.name, result))
+            respond(call, answer_json(reg.name, result))
     except BaseException as e:  # noqa: BLE001 - last resort: answer, never leave the hook hanging
         try:
-            _ffi.lib().respond(call, failure("?", f"the binding raised {_exc_text(e)}"))
+            respond(call, failure("?", f"the binding raised {_exc_text(e)}"))
         except BaseException:  # noqa: BLE001
             pass
 
