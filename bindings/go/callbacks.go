@@ -268,7 +268,7 @@ func decodeRecord(raw []byte, r *Record) error {
 	r.Outcome = w.Outcome
 	r.Raw = raw
 	if len(w.Envelope) > 0 && !bytes.Equal(w.Envelope, []byte("null")) {
-		return json.Unmarshal(w.Envelope, &r.Envelope)
+		return decodeEnvelope(w.Envelope, &r.Envelope)
 	}
 	return nil
 }

@@ -37,6 +37,14 @@
 // that becomes unreachable without Close, but Close should be called explicitly: the finalizer runs
 // at an unknown time and the engine holds threads and child processes until then.
 //
+// # Host functions
+//
+// A config's `callback: <name>` hooks call the Go function registered with [Hooks.Register]
+// (or [Hooks.RegisterJSON]) under that name, and its prompt hooks call the evaluator registered
+// with [Hooks.RegisterPrompt]; [Hooks.OnDecision] receives one [Record] per fire, for audit logs.
+// Each call runs on a goroutine of its own unless registered with [Inline]; an error or a panic
+// fails the hook, and the hook's timeout bounds the wait for an answer.
+//
 // # Linking
 //
 // The published module links the static library it carries for the platform
