@@ -4,9 +4,12 @@
 // Rows (interleaved, order shuffled each round): fireSync(object), fireSync(string),
 // await fire(object) on an engine with no hook for preToolUse; and fireSync(object),
 // await fire(object) on an engine whose one preToolUse hook is `callback: bench`, a JS function
-// that answers at once with no decision. One sample = a batch of calls, timed as a whole; ns per
-// call is appended to OUT_FILE as `<row> <ns>` lines.
+// that answers at once with no decision; and, for comparison, openHarness's own route to its host:
+// await fire(object) on an engine whose one hook is an HTTP hook posting to an http server in this
+// process, answering `{}`. One sample = a batch of calls, timed as a whole; ns per call is
+// appended to OUT_FILE as `<row> <ns>` lines.
 const fs = require('node:fs');
+const http = require('node:http');
 const path = require('node:path');
 const { Hooks } = require(path.join(__dirname, '..', '..', 'bindings', 'node'));
 
@@ -36,9 +39,19 @@ cbHooks.register('bench', () => {
   return null;
 });
 
+// openHarness's route: the host serves its callback over loopback HTTP and the hook posts to it.
+const server = http.createServer({ keepAlive: true }, (req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 });
+    res.end('{}');
+  });
+});
+let httpHooks;
+
 function check(out, hooks = 0) {
   if (!out || out.allowed !== true || !Array.isArray(out.hooks) || out.hooks.length !== hooks || out.error ||
-      (hooks && out.hooks[0].type !== 'callback')) {
+      (hooks && out.hooks[0].type !== 'callback' && out.hooks[0].status !== 200)) {
     console.error(`error: node bench: unexpected outcome ${JSON.stringify(out)}`);
     process.exit(1);
   }
@@ -72,9 +85,21 @@ const rows = {
     for (let i = 0; i < ASYNC_BATCH; i++) await cbHooks.fire(obj);
     return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
   },
+  'node.fire.http': async () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < ASYNC_BATCH; i++) await httpHooks.fire(obj);
+    return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
+  },
 };
 
 (async () => {
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  httpHooks = new Hooks({
+    cwd: process.cwd(),
+    trusted: true,
+    config: { hooks: { [obj.event]: [{ http: `http://127.0.0.1:${server.address().port}/can_use_tool` }] } },
+  });
+  check(await httpHooks.fire(obj), 1);
   check(hooks.fireSync(obj));
   check(hooks.fireSync(text));
   check(await hooks.fire(obj));
@@ -94,8 +119,10 @@ const rows = {
     }
     for (const n of names) lines.push(`${n} ${(await rows[n]()).toFixed(1)}`);
   }
-  hooks.close();
-  cbHooks.close();
+  hooks.closeSync();
+  cbHooks.closeSync();
+  await httpHooks.close();
+  server.close();
   fs.appendFileSync(outFile, lines.join('\n') + '\n');
 })().catch((e) => {
   console.error(`error: node bench: ${e.stack || e}`);
