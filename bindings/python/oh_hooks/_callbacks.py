@@ -91,12 +91,15 @@ class Host:
         self.closing = False
         self.loop: Optional[asyncio.AbstractEventLoop] = None
         self.observer: Optional[Callable[[Dict[str, Any]], Any]] = None
-        # Calls a coroutine will answer: key -> the engine's call pointer.
+        # Calls a coroutine will answer: key -> the engine's call pointer, and the coroutine's
+        # concurrent future (cancelled when the Hooks object closes).
         self.calls: Dict[int, int] = {}
+        self.futures: Dict[int, Any] = {}
 
     def answer(self, key: int, response: Optional[bytes]) -> None:
         with self.lock:
             call = self.calls.pop(key, None)
+            self.futures.pop(key, None)
         if call is not None:
             _ffi.lib().respond(call, response)
 
@@ -106,9 +109,12 @@ class Host:
         with self.lock:
             self.closing = True
             calls, self.calls = self.calls, {}
+            futures, self.futures = self.futures, {}
         respond = _ffi.lib().respond
         for call in calls.values():
             respond(call, FAIL_CLOSED)
+        for fut in futures.values():
+            fut.cancel()  # the coroutines stop at their next await
 
 
 class Registration:
@@ -173,9 +179,14 @@ def _call_async(reg: Registration, awaitable: Any, call: int) -> None:
             host.answer(key, answer_json(reg.name, f.result()))
 
     try:
-        asyncio.run_coroutine_threadsafe(_await(awaitable), loop).add_done_callback(finished)
+        cfut = asyncio.run_coroutine_threadsafe(_await(awaitable), loop)
     except RuntimeError as e:  # the loop closed in between
         host.answer(key, failure(reg.name, f"its event loop is gone ({e})"))
+        return
+    with host.lock:
+        if key in host.calls:
+            host.futures[key] = cfut
+    cfut.add_done_callback(finished)
 
 
 def _on_call(user_data: Optional[int], request: Optional[bytes], call: Optional[int]) -> None:

@@ -367,6 +367,33 @@ class AsyncTests(unittest.TestCase):
 
         self.run_async(main())
 
+    def test_task_cancel_with_a_pending_coroutine_and_close_cancels_it(self) -> None:
+        async def main():
+            h = Hooks(inline({"preToolUse": [cb("co", timeout=20000)]}))
+            started = asyncio.Event()
+            cancelled = asyncio.Event()
+
+            async def hangs(env):
+                started.set()
+                try:
+                    await asyncio.Event().wait()
+                except asyncio.CancelledError:
+                    cancelled.set()
+                    raise
+
+            h.register("co", hangs)
+            task = asyncio.ensure_future(h.fire_async({"event": "preToolUse"}))
+            await asyncio.wait_for(started.wait(), 10)
+            start = time.monotonic()
+            task.cancel()
+            with self.assertRaises(asyncio.CancelledError):
+                await task
+            self.assertLess(time.monotonic() - start, 2)
+            h.close()  # the coroutine nobody waits for any more is cancelled
+            await asyncio.wait_for(cancelled.wait(), 5)
+
+        self.run_async(main())
+
     def test_close_with_pending_fire_async(self) -> None:
         async def main():
             h = Hooks(inline({"preToolUse": [{"command": "sleep 0.3; exit 1"}]}))
