@@ -186,6 +186,11 @@ def _call_async(reg: Registration, awaitable: Any, call: int) -> None:
     with host.lock:
         if key in host.calls:
             host.futures[key] = cfut
+            stale = False
+        else:  # answered already, or the Hooks object closed in between
+            stale = host.closing
+    if stale:
+        cfut.cancel()
     cfut.add_done_callback(finished)
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import ctypes
 import json
 import threading
+import weakref
 from typing import Any, Callable, Dict, Optional, Union
 
 from . import _callbacks, _ffi
@@ -41,6 +43,20 @@ def _encode_raw(text: Union[str, bytes]) -> bytes:
     if b"\0" in data:
         raise ValueError("embedded NUL byte: a C string cannot carry it")
     return data
+
+
+# Engines still open. At interpreter exit they are closed while Python still runs, so that no
+# engine thread calls a registered function (or the observer) into a finalizing interpreter.
+_open: "weakref.WeakSet[Hooks]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for hooks in list(_open):
+        try:
+            hooks.close()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
 
 
 class Hooks:
@@ -97,6 +113,7 @@ class Hooks:
         if err.value:  # the contract says NULL on success; never leak it if not
             self._lib.string_free(err.value)
         self._handle = handle
+        _open.add(self)
 
     # -- the handle's lifetime -------------------------------------------------
 

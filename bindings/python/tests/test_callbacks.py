@@ -434,5 +434,24 @@ class LifetimeTests(unittest.TestCase):
         self.assertEqual(out.stdout.strip(), "0 0")
 
 
+class ExitTests(unittest.TestCase):
+    def test_exit_with_callbacks_still_registered_and_background_hooks_running(self) -> None:
+        code = (
+            "import sys, time\n"
+            "from oh_hooks import Hooks\n"
+            "h = Hooks({'trusted': True, 'config': {'hooks': {'postToolUse': [{'callback': 'c'},"
+            " {'command': 'sleep 0.3'}, {'callback': 'c'}]}}})\n"
+            "h.register('c', lambda env: time.sleep(0.05))\n"
+            "h.on_decision(lambda r: sys.stdout.write(f\"record {len(r['outcome']['hooks'])}\\n\"))\n"
+            "for _ in range(5):\n"
+            "    h.fire({'event': 'postToolUse'})\n"
+            "print('exiting', flush=True)\n"
+        )
+        out = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code], cwd=PROJECT_DIR,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.count("record 3"), 5, out.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
