@@ -1182,7 +1182,7 @@ static int cmd_report(int argc, char **argv) {
                fmt_t(b, cref.med));
     }
 
-    printf("\n[6] Bindings with host callbacks: a fire whose one hook is a callback answering at once with no\n"
+    printf("\n[5b] Bindings with host callbacks: a fire whose one hook is a callback answering at once with no\n"
            "    decision, each in its language (same envelope); the engine's async fire with no hook; the\n"
            "    C rows of [3b] for reference (from the main C run, not these interleaved rounds)\n");
     printf(hdr, "row", "median", "p95", "vs", "ratio", "target", "");
