@@ -227,6 +227,10 @@ func ohhooksGoCall(ud C.uintptr_t, req *C.char, call C.uintptr_t) {
 	// The answer comes from a goroutine of its own, so the engine (which waits for the answer
 	// with the hook's timeout) bounds a function that blocks.
 	go func() { hs.answer(id, r.run(request)) }()
+	// This thread is about to go back into C, where the engine waits, with its P still attached:
+	// the new goroutine would sit in that P's queue until the runtime noticed (about 0.1 ms).
+	// Yielding hands the P over now (measured: about 100 µs down to about 25 µs a call).
+	runtime.Gosched()
 }
 
 //export ohhooksGoRelease
