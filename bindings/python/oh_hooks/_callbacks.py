@@ -204,7 +204,7 @@ def _on_call(user_data: Optional[int], request: Optional[bytes], call: Optional[
             respond(call, failure("?", "its registration is gone"))
             return
         try:
-            result = reg.fn(json.loads(request or b"null"))
+            result = reg.fn(json.loads((request or b"null").decode("utf-8")))
         except BaseException as e:  # noqa: BLE001 - nothing may cross into C
             respond(call, failure(reg.name, f"it raised {_exc_text(e)}"))
             return
