@@ -2,14 +2,18 @@
 CARGO  ?= cargo
 PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
 RELEASE := target/release
+# What `make install` copies: the C tree `make dist` builds (stripped, LTO, SONAME).
+CDIST   := dist/c/oh-hooks-$(VERSION)-linux-$(shell uname -m)
 
-.PHONY: help lib demo test install uninstall bench clean
+.PHONY: help lib demo test dist install uninstall bench clean
 
 help:
-	@echo "make demo       build, then show the example policy allowing and denying real envelopes"
+	@echo "make demo       build, then show the example policy allowing and denying real envelopes, and a C harness with host callbacks"
 	@echo "make test       every test suite: Rust, C (shared, static, valgrind, ASan+UBSan), Node, Go, Python"
-	@echo "make install    header, libraries and oh_hooks.pc under PREFIX (default /usr/local)"
+	@echo "make dist       this platform's packages in dist/: C tarball, Python wheel + sdist, npm tarball, Go module"
+	@echo "make install    what the C tarball holds (header, libraries, oh_hooks.pc, CLI) under PREFIX (default /usr/local)"
 	@echo "make bench      the performance table (figures, not a test)"
 
 lib:
@@ -21,21 +25,33 @@ demo: lib
 test:
 	./tests/run-all.sh
 
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 644 include/oh_hooks.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(RELEASE)/liboh_hooks.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(RELEASE)/liboh_hooks.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(RELEASE)/oh-hooks $(DESTDIR)$(PREFIX)/bin/
+dist:
+	./packaging/dist.sh
+
+install:
+	./packaging/dist.sh c
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	           $(DESTDIR)$(PREFIX)/share/doc/oh-hooks
+	install -m 644 $(CDIST)/include/oh_hooks.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(CDIST)/lib/liboh_hooks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf liboh_hooks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/liboh_hooks.so.$(MAJOR)
+	ln -sf liboh_hooks.so.$(MAJOR) $(DESTDIR)$(PREFIX)/lib/liboh_hooks.so
+	install -m 644 $(CDIST)/lib/liboh_hooks.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(CDIST)/bin/oh-hooks $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(CDIST)/LICENSE-MIT $(CDIST)/LICENSE-APACHE $(DESTDIR)$(PREFIX)/share/doc/oh-hooks/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' oh_hooks.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/oh_hooks.pc
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/oh_hooks.h $(DESTDIR)$(PREFIX)/lib/liboh_hooks.so \
+	      $(DESTDIR)$(PREFIX)/lib/liboh_hooks.so.$(MAJOR) $(DESTDIR)$(PREFIX)/lib/liboh_hooks.so.$(VERSION) \
 	      $(DESTDIR)$(PREFIX)/lib/liboh_hooks.a $(DESTDIR)$(PREFIX)/bin/oh-hooks \
 	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/oh_hooks.pc
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/oh-hooks
 
 bench: lib
 	./bench/run.sh
 
 clean:
 	$(CARGO) clean
+	rm -rf dist

@@ -32,6 +32,17 @@ fire 1 examples/envelopes/permission-webfetch.json "permission for WebFetch is r
 fire 0 examples/envelopes/post-tool.json    "postToolUse writes an audit line (non-blocking)"
 printf '\n== audit log (%s)\n' "$OH_HOOKS_AUDIT_LOG"
 cat "$OH_HOOKS_AUDIT_LOG" || failures=$((failures + 1))
+
+# The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
+printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
+printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
+harness=target/demo-harness
+if gcc -std=c11 -Wall -Wextra -Werror -Iinclude examples/c/harness.c -o "$harness" -Ltarget/release -loh_hooks \
+    -Wl,-rpath,"$PWD/target/release" -lpthread; then
+  "$harness" || failures=$((failures + 1))
+else
+  echo "-> the harness does not compile (gcc is needed)"; failures=$((failures + 1))
+fi
 echo
 # Host callbacks need a host: the Python example harness registers a permission callback and a
 # prompt evaluator (a stub model) and keeps an audit log through the decision observer.

@@ -7,8 +7,9 @@
 //! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
 //! bounded [`Pool`] with a [`Cancel`] token each.
 
+use crate::config::layers::{self, Failure};
 use crate::config::trust::{self, Trust};
-use crate::config::watch::{coarse_now, Watch, CHECK_INTERVAL};
+use crate::config::watch::{Check, State, Watch};
 use crate::config::{self, Config};
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
@@ -17,7 +18,7 @@ use crate::host::{self, Host, HostFunction, Observer};
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
-use crate::pool::Pool;
+use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::cancel::Cancel;
 use crate::run::http::HttpClient;
 use crate::run::spawn::EnvTemplate;
@@ -27,8 +28,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -40,11 +40,12 @@ struct Inner {
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
-    background: Mutex<Vec<JoinHandle<()>>>,
+    /// Background hooks of non-blocking events and configChange: bounded (§3.11).
+    background: Pool,
     host: Host,
     /// Names this engine's pending host calls ([`host::forget_engine`]).
     id: u64,
-    /// Asynchronous fires.
+    /// Asynchronous fires: their own bounded pool, so background hooks cannot starve them.
     pool: Pool,
     /// The cancel tokens of asynchronous fires not yet completed, by fire id.
     fires: Mutex<HashMap<u64, Arc<Cancel>>>,
@@ -64,24 +65,39 @@ struct Snapshot {
     /// Shared with the snapshot that replaces this one when a broken edit only adds a warning.
     config: Arc<Config>,
     trust: Trust,
-    /// A broken edit of a config file, reported in every outcome until fixed.
+    /// The config's own warnings, then a failed reload's, reported in every outcome.
     warnings: Vec<String>,
+}
+
+impl Snapshot {
+    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>) -> Snapshot {
+        let mut warnings = config.warnings.clone();
+        warnings.extend(extra);
+        Snapshot { config, trust, warnings }
+    }
+}
+
+/// The trust verdict, or "untrusted for now" when the store cannot be read right now (then the
+/// second value is the warning, and the caller must ask again at the next check).
+fn evaluate_trust(options: &Options) -> (Trust, Option<String>) {
+    match trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd) {
+        Ok(t) => (t, None),
+        Err(why) => (
+            Trust::Untrusted(format!("untrusted for now: {why}")),
+            Some(format!("the trust store could not be read ({why}); project layers are not loaded until it can be")),
+        ),
+    }
 }
 
 impl Engine {
     /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
     pub fn new(options_json: Option<&str>) -> Result<Engine> {
         let options = Options::parse(options_json)?;
-        let watch = Watch {
-            config_files: config::config_files(&options),
-            trust_store: if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None },
-            seen: Mutex::new(Vec::new()),
-            next_check: AtomicU64::new(coarse_now() + CHECK_INTERVAL.as_nanos() as u64),
-        };
-        // Fingerprints first: an edit racing this load is then seen by the next check.
-        *watch.seen.lock().unwrap_or_else(PoisonError::into_inner) = watch.fingerprints();
-        let config = config::load(&options)?;
-        let trust = trust::evaluate(options.trusted, options.home.as_deref(), &options.cwd);
+        let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
+        let watch = Watch::new(layers::files(&options), store);
+        let (trust, unread) = evaluate_trust(&options);
+        let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
+        watch.lock().retry = unread.is_some();
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().collect();
@@ -90,9 +106,9 @@ impl Engine {
             inner: Arc::new(Inner {
                 env,
                 http: HttpClient::new(options.http_proxy.clone()),
-                state: ArcSwap::from_pointee(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }),
+                state: ArcSwap::from_pointee(Snapshot::new(Arc::new(config), trust, unread)),
                 watch,
-                background: Mutex::new(Vec::new()),
+                background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
                 host: Host::default(),
                 id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
                 pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
@@ -239,28 +255,25 @@ impl Engine {
         self.inner.state.load().trust.clone()
     }
 
+    /// What every outcome's `warnings` says right now.
+    pub fn warnings(&self) -> Vec<String> {
+        self.inner.state.load().warnings.clone()
+    }
+
     pub fn config_files(&self) -> &[PathBuf] {
         &self.inner.watch.config_files
     }
 
-    /// Waits for the hooks running in the background.
+    /// Waits for the hooks running (or queued) in the background.
     pub fn drain(&self) {
-        loop {
-            let handles = std::mem::take(&mut *self.inner.background.lock().unwrap_or_else(PoisonError::into_inner));
-            if handles.is_empty() {
-                return;
-            }
-            for h in handles {
-                let _ = h.join();
-            }
-        }
+        self.inner.background.drain();
     }
 }
 
 impl Drop for Engine {
     fn drop(&mut self) {
         // Asynchronous fires first: they may start background hooks.
-        self.inner.pool.join();
+        self.inner.pool.drain();
         self.drain();
         // Every use of the host's functions has ended: release them here, not on whichever
         // thread happens to drop the last reference.
@@ -319,15 +332,23 @@ impl Inner {
     /// Fires one event. Returns the outcome and, when an observer is set and the record is the
     /// caller's to deliver, the envelope for it (background hooks deliver their own record).
     fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<String>) {
-        let head = match envelope::parse_head(json) {
-            Ok(h) => h,
-            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
-        };
         if self.options.watch && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
+        let config = &snapshot.config;
+        // The head gathers the fields for the envelope when a hook of the event is sure to run
+        // (one without `match`): a second parse is saved there, and nothing is spent on events
+        // whose hooks all filter by tool and usually do not match.
+        let sure = |e: Event| {
+            !config.disable_all_hooks
+                && config.hooks.of(e).iter().any(|h| matches!(h.matcher, crate::matcher::Matcher::Any))
+        };
+        let head = match envelope::parse_head_for(json, &sure) {
+            Ok(h) => h,
+            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
+        };
         let event = head.event;
         if snapshot.config.disable_all_hooks {
             return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
@@ -339,7 +360,7 @@ impl Inner {
         if matching.is_empty() {
             return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
         }
-        let envelope = match Envelope::parse(json, event) {
+        let envelope = match Envelope::parse_with(json, event, head.fields) {
             Ok(e) => e,
             Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
         };
@@ -352,18 +373,19 @@ impl Inner {
             let outcome = self.run_concurrently(&snapshot, &envelope, &matching, cancel);
             (outcome, record())
         } else {
-            let warnings = snapshot.warnings.clone();
-            self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            let mut warnings = snapshot.warnings.clone();
+            let dropped = self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
+            if dropped > 0 {
+                warnings.push(format!(
+                    "background queue full: {dropped} hook(s) of this fire dropped ({} since the engine started; at most {BACKGROUND_THREADS} run at once and {BACKGROUND_QUEUE} wait)",
+                    self.background.dropped()
+                ));
+            }
             (Outcome::allowed(warnings), None)
         }
     }
 
-    fn context<'a>(
-        &'a self,
-        snapshot: &'a Snapshot,
-        envelope: &'a Envelope,
-        cancel: Option<&'a Cancel>,
-    ) -> Context<'a> {
+    fn context<'a>(&'a self, envelope: &'a Envelope, cancel: Option<&'a Cancel>) -> Context<'a> {
         Context {
             envelope,
             cwd: &self.options.cwd,
@@ -371,7 +393,6 @@ impl Inner {
             default_timeout: self.options.default_timeout,
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,
-            trust: &snapshot.trust,
             http: &self.http,
             host: &self.host,
             engine_id: self.id,
@@ -387,7 +408,7 @@ impl Inner {
         matching: &[usize],
         cancel: Option<&Cancel>,
     ) -> Outcome {
-        let cx = self.context(snapshot, envelope, cancel);
+        let cx = self.context(envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len());
@@ -415,7 +436,7 @@ impl Inner {
         matching: &[usize],
         cancel: Option<&Cancel>,
     ) -> Outcome {
-        let cx = self.context(snapshot, envelope, cancel);
+        let cx = self.context(envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let ran: Vec<Ran> = std::thread::scope(|scope| {
             let handles: Vec<_> = matching[1..]
@@ -440,46 +461,48 @@ impl Inner {
         gathered(ran, snapshot.warnings.clone())
     }
 
-    /// Non-blocking events: each hook on a thread of its own; `fire` does not wait. With an
-    /// observer, the last hook to finish delivers the fire's record with every trace.
-    fn spawn_background(self: &Arc<Self>, snapshot: Arc<Snapshot>, envelope: Arc<Envelope>, matching: Vec<usize>) {
+    /// Non-blocking events: each hook is a job of the engine's bounded pool; `fire` does not
+    /// wait. Returns how many were dropped because the pool's queue was full. With an observer,
+    /// the last hook to finish delivers the fire's record with every trace (a dropped hook's
+    /// trace says so).
+    fn spawn_background(
+        self: &Arc<Self>,
+        snapshot: Arc<Snapshot>,
+        envelope: Arc<Envelope>,
+        matching: Vec<usize>,
+    ) -> usize {
         let record = self.host.observing().then(|| {
             Arc::new(Mutex::new(Record { ran: (0..matching.len()).map(|_| None).collect(), left: matching.len() }))
         });
-        let mut background = self.background.lock().unwrap_or_else(PoisonError::into_inner);
-        // Reap the threads that finished, so a long-running host does not accumulate handles.
-        let (done, running): (Vec<_>, Vec<_>) = background.drain(..).partition(|h| h.is_finished());
-        *background = running;
-        for h in done {
-            let _ = h.join();
-        }
+        let mut dropped = 0;
         for (slot, i) in matching.into_iter().enumerate() {
-            let (inner, snap, env, record) = (self.clone(), snapshot.clone(), envelope.clone(), record.clone());
-            let job = move || {
-                let cx = inner.context(&snap, &env, None);
+            let (inner, snap, env, rec) = (self.clone(), snapshot.clone(), envelope.clone(), record.clone());
+            let job = Box::new(move || {
+                let cx = inner.context(&env, None);
                 let ran = hook::run(&snap.config.hooks.of(env.event)[i], &cx);
-                if let Some(record) = record {
-                    inner.background_finished(&record, slot, ran, &env, &snap);
-                }
-            };
-            let job = Arc::new(Mutex::new(Some(job)));
-            let take = |j: &Arc<Mutex<Option<_>>>| j.lock().unwrap_or_else(PoisonError::into_inner).take();
-            let j2 = job.clone();
-            let spawned = std::thread::Builder::new().name("oh-hooks-bg".into()).spawn(move || {
-                if let Some(job) = take(&j2) {
-                    job()
+                if let Some(rec) = rec {
+                    inner.background_finished(&rec, slot, ran, &env, &snap);
                 }
             });
-            match spawned {
-                Ok(h) => background.push(h),
-                // No thread to be had: run it here rather than drop it.
-                Err(_) => {
-                    if let Some(job) = take(&job) {
-                        job()
-                    }
+            if self.background.submit(job).is_err() {
+                dropped += 1;
+                if let Some(rec) = &record {
+                    let spec = &snapshot.config.hooks.of(envelope.event)[i];
+                    let ran = Ran {
+                        result: None,
+                        trace: Trace {
+                            index: spec.index,
+                            kind: spec.type_name(),
+                            result: "none",
+                            error: Some("not run: the background queue was full".to_string()),
+                            ..Trace::default()
+                        },
+                    };
+                    self.background_finished(rec, slot, ran, &envelope, &snapshot);
                 }
             }
         }
+        dropped
     }
 
     fn background_finished(&self, record: &Mutex<Record>, slot: usize, ran: Ran, env: &Envelope, snap: &Snapshot) {
@@ -496,49 +519,77 @@ impl Inner {
         self.observe(&env.json, &gathered(ran, snap.warnings.clone()));
     }
 
-    /// Looks at the files (`force`: reloads even when nothing changed). A change that fails
-    /// validation leaves the old config in force with a warning. Returns the load error.
+    /// Looks at the files (`force`: reads them now, settled or not). A change is read once it
+    /// has settled; a read that fails (other than "does not exist") changes nothing and is
+    /// retried at the next check; a change that fails validation leaves the old config in force
+    /// with a warning. Returns the load error.
     fn reload(self: &Arc<Self>, force: bool) -> Result<()> {
-        let mut seen = if force {
-            self.watch.seen.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut state = if force {
+            self.watch.lock()
         } else {
             // Another thread is already reloading: this fire uses the current config.
-            match self.watch.seen.try_lock() {
+            match self.watch.state.try_lock() {
                 Ok(g) => g,
-                Err(_) => return Ok(()),
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
-        let now = self.watch.fingerprints();
-        let config_count = self.watch.config_files.len();
-        let changed_config: Option<PathBuf> = self
-            .watch
-            .config_files
-            .iter()
-            .zip(now.iter().zip(seen.iter()))
-            .find(|(_, (a, b))| a != b)
-            .map(|(p, _)| p.clone());
-        let changed_trust = now[config_count..] != seen[config_count..];
-        if !force && changed_config.is_none() && !changed_trust {
+        let now = if force {
+            self.watch.fingerprints()
+        } else {
+            match self.watch.check(&mut state) {
+                Check::Read(now) => now,
+                Check::Unchanged | Check::Settling => return Ok(()),
+            }
+        };
+        let old = self.state.load_full();
+        let (trust, unread) = evaluate_trust(&self.options);
+        if let Some(why) = unread {
+            // No verdict: keep the old config and the old verdict, and ask again.
+            return Err(self.keep(&mut state, &old, Error::new(ErrorCode::IoError, why), true));
+        }
+        let loaded = layers::load(&self.options, &trust);
+        // A file that changed while it was read is not settled: read it again later.
+        if !force && self.watch.fingerprints() != now {
+            state.pending = None;
             return Ok(());
         }
-        *seen = now;
-        let old = self.state.load_full();
-        let trust = trust::evaluate(self.options.trusted, self.options.home.as_deref(), &self.options.cwd);
-        match config::load(&self.options) {
+        match loaded {
             Ok(config) => {
-                self.state.store(Arc::new(Snapshot { config: Arc::new(config), trust, warnings: Vec::new() }));
-                drop(seen);
-                if let Some(file) = changed_config {
+                let changed = self.watch.changed_file(&state.adopted, &now);
+                state.adopted = now;
+                state.pending = None;
+                state.retry = false;
+                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None)));
+                drop(state);
+                if let Some(file) = changed {
                     self.config_changed(&file);
                 }
                 Ok(())
             }
-            Err(e) => {
-                let warning = format!("config not reloaded, the previous one stays in force: {}", e.message);
-                self.state.store(Arc::new(Snapshot { config: old.config.clone(), trust, warnings: vec![warning] }));
-                Err(e)
+            Err(Failure::Read(e)) => Err(self.keep(&mut state, &old, e, true)),
+            Err(Failure::Invalid(e)) => {
+                state.adopted = now;
+                state.pending = None;
+                Err(self.keep(&mut state, &old, e, false))
             }
         }
+    }
+
+    /// Keeps the old config and verdict after a failed reload, with a warning; `retry`: the
+    /// failure was a read error, so the files are read again at the next check.
+    fn keep(&self, state: &mut MutexGuard<State>, old: &Snapshot, e: Error, retry: bool) -> Error {
+        state.retry = retry;
+        let warning = if retry {
+            format!(
+                "config not reloaded, the previous one stays in force (read again at the next check): {}",
+                e.message
+            )
+        } else {
+            format!("config not reloaded, the previous one stays in force: {}", e.message)
+        };
+        self.state.store(Arc::new(Snapshot::new(old.config.clone(), old.trust.clone(), Some(warning))));
+        e
     }
 
     /// Runs the new config's `configChange` hooks in the background.

@@ -12,7 +12,7 @@
 //! - [`merge`]: combining results on blocking events.
 //! - [`outcome`]: the outcome JSON.
 //! - [`host`]: the host's registered functions, their pending calls, the decision observer.
-//! - [`pool`]: the bounded pool of engine threads for asynchronous fires.
+//! - [`pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
 //! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 
 pub mod config;

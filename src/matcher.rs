@@ -3,14 +3,19 @@
 //! The fire path calls [`Matcher::matches`] for every hook of the event, so the common forms
 //! (substring, glob) are plain string operations; only `/regex/` patterns use the regex engine.
 
-use regex::{Regex, RegexBuilder};
+use regex_automata::meta;
+use regex_automata::util::syntax;
+
+/// Compiled size one regex may take (the config loader passes its own, the same today).
+pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 #[derive(Debug, Clone)]
 pub enum Matcher {
     /// No `match`, or `""`.
     Any,
-    /// `/pattern/flags`: unanchored regex.
-    Regex(Regex),
+    /// `/pattern/flags`: unanchored regex. regex-automata's `meta::Regex` (what `regex::Regex`
+    /// wraps) because it reports its memory, which the load budget adds up.
+    Regex(meta::Regex),
     /// Contains `*`: anchored at both ends; `*` is any run of characters, all else literal.
     /// Stored as the literal pieces between the stars.
     Glob(Vec<String>),
@@ -19,27 +24,25 @@ pub enum Matcher {
 }
 
 impl Matcher {
-    /// Compiles a `match` value. The error says what is wrong and what was expected.
+    /// Compiles a `match` value with the default regex size limit ([`REGEX_SIZE_LIMIT`]).
     pub fn parse(pattern: &str) -> Result<Matcher, String> {
+        Matcher::parse_limited(pattern, REGEX_SIZE_LIMIT)
+    }
+
+    /// Compiles a `match` value; a regex may compile to at most `size_limit` bytes. The error
+    /// says what is wrong and what was expected.
+    pub fn parse_limited(pattern: &str, size_limit: usize) -> Result<Matcher, String> {
         if pattern.is_empty() {
             return Ok(Matcher::Any);
         }
         if let Some((body, flags)) = split_regex_literal(pattern) {
-            let mut builder = RegexBuilder::new(body);
+            let mut syntax = syntax::Config::new();
             for flag in flags.chars() {
                 match flag {
-                    'i' => {
-                        builder.case_insensitive(true);
-                    }
-                    'm' => {
-                        builder.multi_line(true);
-                    }
-                    's' => {
-                        builder.dot_matches_new_line(true);
-                    }
-                    'u' => {
-                        builder.unicode(true);
-                    }
+                    'i' => syntax = syntax.case_insensitive(true),
+                    'm' => syntax = syntax.multi_line(true),
+                    's' => syntax = syntax.dot_matches_new_line(true),
+                    'u' => syntax = syntax.unicode(true),
                     // JavaScript's global, sticky and indices flags mean nothing for a yes/no test.
                     'g' | 'y' | 'd' => {}
                     other => {
@@ -49,17 +52,39 @@ impl Matcher {
                     }
                 }
             }
-            return builder.build().map(Matcher::Regex).map_err(|e| {
-                format!(
-                    "regex `{body}` does not compile ({}); the Rust regex syntax has no lookaround or backreferences",
-                    first_line(&e.to_string())
-                )
+            let config = meta::Config::new()
+                .nfa_size_limit(Some(size_limit))
+                .onepass_size_limit(Some(size_limit))
+                .dfa_size_limit(Some(size_limit))
+                .hybrid_cache_capacity(size_limit);
+            return meta::Builder::new().configure(config).syntax(syntax).build(body).map(Matcher::Regex).map_err(|e| {
+                if let Some(limit) = e.size_limit() {
+                    format!(
+                        "regex `{body}` compiles to more than {} KiB (the regex size limit); expected a smaller pattern (Unicode classes such as `\\w` repeated many times are large: `(?-u:\\w)` is ASCII-only and small)",
+                        limit >> 10
+                    )
+                } else {
+                    format!(
+                        "regex `{body}` does not compile ({}); the Rust regex syntax has no lookaround or backreferences",
+                        first_line(&e.syntax_error().map_or_else(|| e.to_string(), |s| s.to_string()))
+                    )
+                }
             });
         }
         if pattern.contains('*') {
             return Ok(Matcher::Glob(pattern.split('*').map(str::to_owned).collect()));
         }
         Ok(Matcher::Substring(Box::new(memchr::memmem::Finder::new(pattern.as_bytes()).into_owned())))
+    }
+
+    /// Heap bytes this matcher holds.
+    pub fn memory_usage(&self) -> usize {
+        match self {
+            Matcher::Regex(re) => re.memory_usage(),
+            Matcher::Glob(pieces) => pieces.iter().map(String::len).sum(),
+            Matcher::Substring(f) => f.needle().len(),
+            Matcher::Any => 0,
+        }
     }
 
     /// Whether a hook with this matcher runs for `tool` (the envelope's `toolName`; `None` or

@@ -161,3 +161,14 @@ fn check_lists_the_callbacks_the_host_must_register() {
             .unwrap();
     assert!(!text.contains("callbacks the host must register"), "{text}");
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    // `oh-hooks --help | grep -q Usage`: the reader goes away before the writer is done.
+    let mut child = cli().arg("--help").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}

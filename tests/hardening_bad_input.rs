@@ -719,9 +719,12 @@ fn e4_config_layer_that_is_a_fifo_does_not_hang() {
     let (tx, rx) = mpsc::channel();
     let e2 = e.clone();
     std::thread::spawn(move || {
+        // The first check sees the change, the next one (once it has settled) reads it.
+        fire(&e2, json!({ "event": "preToolUse" }));
+        std::thread::sleep(Duration::from_millis(300));
         let _ = tx.send(fire(&e2, json!({ "event": "preToolUse" })));
     });
-    let at_fire = rx.recv_timeout(Duration::from_secs(2));
+    let at_fire = rx.recv_timeout(Duration::from_secs(3));
     if at_fire.is_err() {
         release_fifo(&layer);
         let _ = rx.recv_timeout(Duration::from_secs(5));

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make install` into a temporary prefix, then the README's C example built exactly as the
-# README says, with pkg-config, and run.
+# `make install` into a temporary prefix (it installs what the C tarball of `make dist` holds),
+# then the README's C example built exactly as the README says, with pkg-config, and run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pass=0; fail=0
@@ -11,9 +11,13 @@ command -v pkg-config >/dev/null || { echo "error: pkg-config not found (Debian 
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 if make -s install PREFIX="$prefix" >/dev/null; then ok "make install PREFIX=$prefix"; else bad "make install"; finish; fi
-for f in include/oh_hooks.h lib/liboh_hooks.so lib/liboh_hooks.a lib/pkgconfig/oh_hooks.pc bin/oh-hooks; do
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+for f in include/oh_hooks.h lib/liboh_hooks.so lib/liboh_hooks.so.0 "lib/liboh_hooks.so.$version" lib/liboh_hooks.a \
+  lib/pkgconfig/oh_hooks.pc bin/oh-hooks share/doc/oh-hooks/LICENSE-MIT share/doc/oh-hooks/LICENSE-APACHE; do
   [ -e "$prefix/$f" ] && ok "installed $f" || bad "installed $f"
 done
+grep -q <<<"$(readelf -d "$prefix/lib/liboh_hooks.so.$version")" 'SONAME.*\[liboh_hooks.so.0\]' && ok "SONAME liboh_hooks.so.0" || bad "SONAME liboh_hooks.so.0"
+grep -q <<<"$(readelf -S "$prefix/lib/liboh_hooks.so.$version")" '\.debug_info' && bad "the installed library is stripped" || ok "the installed library is stripped"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion oh_hooks)" = "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)" ] && ok "pkg-config --modversion matches Cargo.toml" || bad "pkg-config version"
 # shellcheck disable=SC2046

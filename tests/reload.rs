@@ -176,3 +176,41 @@ fn watch_false_pins_the_config() {
     e.reload().unwrap();
     assert_eq!(outcome(&e)["allowed"], true, "an explicit reload reads the files");
 }
+
+/// Issue 9 item 10: a config rewritten in place (truncate, then write) every 100 ms while
+/// firing. Version 1 adopted the half-written (valid, empty) file: 98 of 600 fires ran without
+/// the deny hook. A change is now adopted only once it has settled.
+#[test]
+fn half_written_files_are_never_adopted() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (_home, cwd, e) = setup();
+    let file = cwd.path().join(".oh/config.yaml");
+    let text = "hooks:\n  preToolUse:\n    - command: exit 1\n";
+    write(&file, text);
+    e.reload().unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, file) = (stop.clone(), file.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let mut f = std::fs::File::create(&file).unwrap(); // truncates
+                std::thread::sleep(Duration::from_millis(20));
+                f.write_all(text.as_bytes()).unwrap();
+                drop(f);
+                std::thread::sleep(Duration::from_millis(80));
+            }
+        })
+    };
+    let mut without_deny = 0;
+    for _ in 0..600 {
+        if outcome(&e)["allowed"] == true {
+            without_deny += 1;
+        }
+        std::thread::sleep(Duration::from_millis(3));
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    eprintln!("fires that ran without the deny hook: {without_deny} of 600");
+    assert_eq!(without_deny, 0, "a half-written config was adopted");
+}

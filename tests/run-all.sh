@@ -13,6 +13,8 @@ need_pkgs=()
 command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 command -v valgrind >/dev/null || need_pkgs+=(valgrind)
 command -v openssl >/dev/null || need_pkgs+=(openssl)   # the https test's certificate and server
+command -v unzip >/dev/null || need_pkgs+=(unzip)       # the dist suite unpacks the Go module zip
+command -v script >/dev/null || need_pkgs+=(bsdutils)   # the CLI test gives fire a terminal
 if [ ${#need_pkgs[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "== installing ${need_pkgs[*]} (Debian packages)"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
@@ -48,6 +50,7 @@ run_suite c-shared tests/c/run.sh shared
 run_suite c-static tests/c/run.sh static
 run_suite c-valgrind tests/c/run.sh valgrind
 run_suite c-asan tests/c/run.sh asan
+run_suite dist tests/dist.sh
 run_suite install tests/install.sh
 run_suite node bindings/node/test.sh
 run_suite go bindings/go/test.sh

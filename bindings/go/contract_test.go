@@ -118,14 +118,14 @@ func TestLayersAndTrustStore(t *testing.T) {
 	}
 	h.Close()
 
-	// The project layer's hooks replace the user's whole; the local layer replaces those.
+	// Hooks add up (version 1.1): the user's still run beside the project's.
 	writeFile(t, filepath.Join(cwd, ".oh", "config.yaml"), "hooks:\n  userPromptSubmit:\n    - command: exit 1\n")
 	h, err = New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := fireOK(t, h, Envelope{Event: "preToolUse"}); !out.Allowed || len(out.Hooks) != 0 {
-		t.Errorf("project hooks should replace user hooks: %+v", out)
+	if out := fireOK(t, h, Envelope{Event: "preToolUse"}); out.Allowed || len(out.Hooks) != 1 {
+		t.Errorf("the user's hooks still run beside the project's: %+v", out)
 	}
 	if out := fireOK(t, h, Envelope{Event: "userPromptSubmit", Prompt: "x"}); out.Allowed {
 		t.Errorf("project layer: %+v", out)
@@ -148,8 +148,9 @@ func TestLayersAndTrustStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := fireOK(t, h, Envelope{Event: "userPromptSubmit", Prompt: "x"}); !out.Allowed || len(out.Hooks) != 1 ||
-		out.Hooks[0].Result != ResultSkipped {
+	// Untrusted: the project's file is not read at all, and the outcome says so.
+	if out := fireOK(t, h, Envelope{Event: "userPromptSubmit", Prompt: "x"}); !out.Allowed || len(out.Hooks) != 0 ||
+		len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "was not loaded") {
 		t.Errorf("untrusted cwd: %+v", out)
 	}
 	h.Close()
@@ -163,7 +164,7 @@ func TestLayersAndTrustStore(t *testing.T) {
 	h.Close()
 	writeFile(t, store, `{"trusted": "everything"}`)
 	h, _ = New(opts)
-	if out := fireOK(t, h, Envelope{Event: "userPromptSubmit", Prompt: "x"}); !out.Allowed || out.Hooks[0].Result != ResultSkipped {
+	if out := fireOK(t, h, Envelope{Event: "userPromptSubmit", Prompt: "x"}); !out.Allowed || len(out.Hooks) != 0 {
 		t.Errorf("malformed store: %+v", out)
 	}
 	h.Close()

@@ -329,7 +329,8 @@ func TestUntrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Allowed || len(out.Hooks) != 1 || out.Hooks[0].Result != ResultSkipped {
+	// The inline config is the host's own: trust does not gate it (version 1.1).
+	if out.Allowed || len(out.Hooks) != 1 || out.Hooks[0].Result != ResultDeny {
 		t.Fatalf("untrusted: %+v", out)
 	}
 }

@@ -55,7 +55,7 @@ func (e *Error) Is(target error) bool {
 // Options{Trusted: ohhooks.Ptr(true)}.
 func Ptr[T any](v T) *T { return &v }
 
-// Options configures an engine (CONTRACT §2). The zero value means all defaults: the user, project
+// Options configures an engine (the README's "Options"). The zero value means all defaults: the user, project
 // and local layers of the process's working directory, with openHarness's trust store.
 type Options struct {
 	// Cwd is the directory the project layers are read from and hooks run in (default: the
@@ -121,7 +121,7 @@ type Effort struct {
 	Level string `json:"level,omitempty"`
 }
 
-// Envelope is one event with its context (CONTRACT §4 and §5). Event is required; every other field
+// Envelope is one event with its context (the README's "The envelope"). Event is required; every other field
 // is optional and left out when zero (numbers and booleans are pointers, so that 0 and false can be
 // sent: TurnNumber: ohhooks.Ptr(0)).
 //
@@ -308,7 +308,7 @@ const (
 	HookCallback HookType = "callback" // a function registered with Hooks.Register
 )
 
-// Outcome is the merged result of one fire (CONTRACT §4).
+// Outcome is the merged result of one fire (the README's "The outcome").
 type Outcome struct {
 	// Allowed is false when the harness must not go on (the tool must not run, the prompt must not
 	// be sent). It is always true on non-blocking events and false when Error is set.

@@ -3,10 +3,14 @@
 // Builds build/oh_hooks.node with gcc (no node-gyp: it would download headers).
 //
 //   node build.js            # or: npm run build
+//   node build.js --static --lib-dir DIR --out FILE
+//                            # links DIR/liboh_hooks.a into the addon (how `make dist` makes the
+//                            # prebuild for prebuilds/<platform>-<arch>/): no library at run time
 //
 // Environment:
 //   OH_HOOKS_LIB_DIR      directory holding liboh_hooks.so   (default: ../../target/release)
-//   OH_HOOKS_INCLUDE_DIR  directory holding oh_hooks.h       (default: ../../include)
+//   OH_HOOKS_INCLUDE_DIR  directory holding oh_hooks.h       (default: include/ in a package,
+//                                                             else ../../include)
 //   NODE_API_INCLUDE_DIR  directory holding node_api.h       (default: /usr/include/node,
 //                         then the npm package node-api-headers if installed)
 //   CC                    C compiler                          (default: gcc)
@@ -46,21 +50,38 @@ function findNodeApiHeaders() {
   );
 }
 
-const libDir = path.resolve(process.env.OH_HOOKS_LIB_DIR || path.join(here, '..', '..', 'target', 'release'));
-const includeDir = path.resolve(process.env.OH_HOOKS_INCLUDE_DIR || path.join(here, '..', '..', 'include'));
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+function value(name) {
+  const i = argv.indexOf(name);
+  if (i < 0) return undefined;
+  if (i + 1 >= argv.length) fail(`${name} needs a value`);
+  return argv[i + 1];
+}
+for (const a of argv) {
+  if (a.startsWith('--') && !['--static', '--lib-dir', '--out'].includes(a)) fail(`unknown option ${a}`);
+}
+const linkStatic = flag('--static');
+const libDir = path.resolve(value('--lib-dir') || process.env.OH_HOOKS_LIB_DIR || path.join(here, '..', '..', 'target', 'release'));
+const packagedInclude = path.join(here, 'include');
+const includeDir = path.resolve(
+  process.env.OH_HOOKS_INCLUDE_DIR ||
+    (fs.existsSync(path.join(packagedInclude, 'oh_hooks.h')) ? packagedInclude : path.join(here, '..', '..', 'include')),
+);
 const cc = process.env.CC || 'gcc';
+const libFile = path.join(libDir, linkStatic ? 'liboh_hooks.a' : 'liboh_hooks.so');
 
-if (!fs.existsSync(path.join(libDir, 'liboh_hooks.so'))) {
-  fail(`${path.join(libDir, 'liboh_hooks.so')} not found: run \`cargo build --release\` in the repository root, or set OH_HOOKS_LIB_DIR`);
+if (!fs.existsSync(libFile)) {
+  fail(`${libFile} not found: run \`cargo build --release\` in the repository root, or set OH_HOOKS_LIB_DIR`);
 }
 if (!fs.existsSync(path.join(includeDir, 'oh_hooks.h'))) {
   fail(`${path.join(includeDir, 'oh_hooks.h')} not found: run \`cargo build --release\` in the repository root, or set OH_HOOKS_INCLUDE_DIR`);
 }
 const napiInclude = findNodeApiHeaders();
 
-const outDir = path.join(here, 'build');
+const out = path.resolve(value('--out') || path.join(here, 'build', 'oh_hooks.node'));
+const outDir = path.dirname(out);
 fs.mkdirSync(outDir, { recursive: true });
-const out = path.join(outDir, 'oh_hooks.node');
 const tmp = out + '.tmp';
 
 // $ORIGIN-relative path from build/ to the library directory.
@@ -79,10 +100,10 @@ const args = [
   `-I${napiInclude}`,
   `-I${includeDir}`,
   path.join(here, 'src', 'addon.c'),
-  `-L${libDir}`,
-  '-loh_hooks',
-  `-Wl,-rpath,${libDir}`,
-  `-Wl,-rpath,$ORIGIN/${originRel}`,
+  ...(linkStatic
+    ? // The engine inside the addon, its symbols kept private to it; unused code dropped.
+      [libFile, '-lpthread', '-ldl', '-lm', '-Wl,--exclude-libs,ALL', '-Wl,--gc-sections']
+    : [`-L${libDir}`, '-loh_hooks', `-Wl,-rpath,${libDir}`, `-Wl,-rpath,$ORIGIN/${originRel}`]),
   '-o',
   tmp,
 ];

@@ -1,5 +1,5 @@
 // TypeScript declarations for the oh-hooks Node.js binding.
-// The shapes are those of the repository README ("Options", "The envelope", "The outcome", "Errors").
+// The shapes follow the README's "Options", "The envelope", "The outcome" and "Errors" sections.
 
 /** Events whose hooks can block (`allowed` can be false). */
 export type BlockingEvent = 'preToolUse' | 'userPromptSubmit' | 'permissionRequest' | 'elicitation';
@@ -55,7 +55,7 @@ export interface HooksConfig {
   [harnessKey: string]: unknown;
 }
 
-/** Engine options (README "Options"). Every key is optional. */
+/** Engine options (README, "Options"). Every key is optional. */
 export interface HooksOptions {
   /** Directory the project layers are read from and hooks run in. Default: process cwd. */
   cwd?: string;
@@ -79,9 +79,13 @@ export interface HooksOptions {
   maxOutputBytes?: number;
   /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
   waitNonBlocking?: boolean;
+  /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
+  watch?: boolean;
+  /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
+  httpProxy?: string;
 }
 
-/** What a hook is told about (README "The envelope"). Unknown fields are passed to hooks unchanged. */
+/** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */
 export interface Envelope {
   event: HookEvent;
   toolName?: string;
@@ -116,7 +120,7 @@ export interface Envelope {
   [field: string]: unknown;
 }
 
-/** The trace of one hook that matched (README "The outcome"). */
+/** The trace of one hook that matched (README, "The outcome"). */
 export interface HookTrace {
   /** Position in the event's configured list. */
   index: number;
@@ -157,7 +161,7 @@ export type OutcomeErrorCode =
   | 'cancelled';
 
 /**
- * The merged result of one fire (README "The outcome").
+ * The merged result of one fire (README, "The outcome").
  *
  * Bad input (malformed JSON, a missing or unknown `event`, ...) is NOT thrown:
  * fire()/fireSync() return an outcome with `error` set, `allowed: false` and

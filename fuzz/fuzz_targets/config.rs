@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oh_hooks::config::{self, Config};
+use oh_hooks::config::{self, layers, trust::Trust};
 use oh_hooks::options::Options;
 use oh_hooks::{ErrorCode, Event};
 use std::path::Path;
@@ -14,9 +14,9 @@ use std::path::Path;
 fn check_layer(file: &str, bytes: &[u8]) {
     match config::parse_file(Path::new(file), bytes) {
         Ok(layer) => {
-            let config = Config::merge([layer]);
+            let hooks = layer.hooks.unwrap_or_default();
             for event in Event::ALL {
-                for spec in config.hooks.of(*event) {
+                for spec in hooks.of(*event) {
                     for tool in [None, Some(""), Some("Bash"), Some("mcp__x__read"), Some("FileEdit")] {
                         let _ = spec.matcher.matches(tool);
                     }
@@ -43,7 +43,8 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(text) {
             let options = serde_json::json!({ "trusted": true, "config": map }).to_string();
             if let Ok(options) = Options::parse(Some(&options)) {
-                if let Err(e) = config::load(&options) {
+                if let Err(e) = layers::load(&options, &Trust::Trusted) {
+                    let e = e.into_error();
                     assert_eq!(e.code, ErrorCode::InvalidConfig, "{e}");
                 }
             }

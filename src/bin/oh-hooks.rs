@@ -2,8 +2,16 @@
 
 use oh_hooks::{Engine, Error, Event};
 use serde_json::{Map, Value};
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
+
+/// println! that ignores a closed stdout (`oh-hooks --help | head -1`) instead of panicking;
+/// the exit status still says what happened.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 
 const USAGE: &str = "\
 Usage:
@@ -79,7 +87,7 @@ fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(Parsed::Run(a)) => a,
         Ok(Parsed::Help) => {
-            println!("{USAGE}");
+            say!("{USAGE}");
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -91,7 +99,7 @@ fn main() -> ExitCode {
         "fire" => fire(args),
         "check" => check(args),
         "version" | "--version" => {
-            println!("oh-hooks {}", env!("CARGO_PKG_VERSION"));
+            say!("oh-hooks {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
         other => {
@@ -129,7 +137,7 @@ fn fire(args: Args) -> ExitCode {
         Err(code) => return code,
     };
     let outcome = engine.fire(&envelope);
-    println!("{}", outcome.to_json());
+    say!("{}", outcome.to_json());
     if let Some(error) = &outcome.error {
         eprintln!("oh-hooks: {}: {}", error.code.as_str(), error.message);
         return ExitCode::from(2);
@@ -150,43 +158,46 @@ fn check(args: Args) -> ExitCode {
     };
     let files = engine.config_files();
     if files.is_empty() {
-        println!("config: inline (--options)");
+        say!("config: inline (--options)");
     }
     for file in files {
         let state = if file.exists() { "read" } else { "absent" };
-        println!("config: {} ({state})", file.display());
+        say!("config: {} ({state})", file.display());
     }
     if !files.is_empty() && !files.iter().any(|f| f.exists()) {
-        println!("no config file found: none of the files above exists, so no hook will run");
+        say!("no config file found: none of the files above exists, so no hook will run");
     }
     match engine.trust() {
-        oh_hooks::config::trust::Trust::Trusted => println!("trust: trusted"),
+        oh_hooks::config::trust::Trust::Trusted => say!("trust: trusted"),
         oh_hooks::config::trust::Trust::Untrusted(why) => {
-            println!("trust: {why} (command and HTTP hooks will not run)")
+            say!("trust: {why} (the project's files are not read; your own config still applies)")
         }
     }
+    for warning in engine.warnings() {
+        say!("warning: {warning}");
+    }
     if engine.disable_all_hooks() {
-        println!("disableAllHooks: true (no hook runs)");
+        say!("disableAllHooks: true (no hook runs)");
     }
     let events = engine.describe();
     let mut total = 0;
     for (event, hooks) in &events {
         let kind = if event.is_blocking() { "blocking" } else { "non-blocking" };
-        println!("{event} ({kind}):");
+        say!("{event} ({kind}):");
         for (i, hook) in hooks.iter().enumerate() {
-            println!("  [{i}] {hook}");
+            say!("  [{i}] {hook}");
         }
         total += hooks.len();
     }
     let callbacks = engine.callback_names();
     if !callbacks.is_empty() {
         // The CLI registers nothing: these hooks fail here, and run in a host that registers them.
-        println!(
+        say!(
             "callbacks the host must register: {} (\"prompt\" evaluates prompt hooks; without a registration the hook fails)",
             callbacks.join(", ")
         );
     }
-    println!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
+    say!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
     ExitCode::SUCCESS
 }
 

@@ -1,21 +1,23 @@
 //! Reading configs (CONTRACT §3.1): the internal hook list every dialect produces, which files a
 //! source reads, and how layers combine.
 //!
+//! - [`budget`]: the bounds on loading one config (expansion, regexes, time).
+//! - [`layers`]: which sources are read (own vs project layers, the trust gate) and how they add up.
 //! - [`openharness`]: the `.oh/*.yaml` dialect and its validation.
 //! - [`trust`]: the workspace-trust verdict.
 //! - [`watch`]: noticing changed files for live reload.
 
+pub mod budget;
+pub mod layers;
 pub mod openharness;
 pub mod trust;
 pub mod watch;
 
 pub use openharness::parse_file;
 
-use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
 use crate::matcher::Matcher;
-use crate::options::{Options, Source};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// What a hook runs.
@@ -70,92 +72,29 @@ impl EventHooks {
         &self.0[event.index()]
     }
 
+    pub fn list_mut(&mut self, event: Event) -> &mut Vec<HookSpec> {
+        &mut self.0[event.index()]
+    }
+
     pub fn total(&self) -> usize {
         self.0.iter().map(Vec::len).sum()
     }
 }
 
-/// The effective config after merging layers.
+/// The effective config: every loaded layer's hooks, added up ([`layers::load`]).
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     pub disable_all_hooks: bool,
     pub hooks: EventHooks,
+    /// Said at load and repeated in every outcome: project files not loaded, suspicious matchers.
+    pub warnings: Vec<String>,
 }
 
-/// One file's (or the inline object's) settings; `None` means the key is absent, so an earlier
-/// layer's value stands.
+/// One file's (or the inline object's) settings; `None` means the key is absent.
 #[derive(Debug, Default)]
 pub struct Layer {
     pub disable_all_hooks: Option<bool>,
     pub hooks: Option<EventHooks>,
-}
-
-impl Config {
-    /// openHarness's shallow merge: a top-level key of a later layer replaces the earlier one whole.
-    pub fn merge(layers: impl IntoIterator<Item = Layer>) -> Config {
-        let mut config = Config::default();
-        for layer in layers {
-            if let Some(d) = layer.disable_all_hooks {
-                config.disable_all_hooks = d;
-            }
-            if let Some(h) = layer.hooks {
-                config.hooks = h;
-            }
-        }
-        config
-    }
-}
-
-/// The files a source reads, in merge order: the layer files (present or not, so that one
-/// created later is noticed), or the `configPath` file. An inline config reads none.
-pub fn config_files(options: &Options) -> Vec<PathBuf> {
-    match &options.source {
-        Source::Layers { user, project, local } => {
-            let mut files = Vec::new();
-            if *user {
-                if let Some(home) = &options.home {
-                    files.push(home.join(".oh").join("config.yaml"));
-                }
-            }
-            if *project {
-                files.push(options.cwd.join(".oh").join("config.yaml"));
-            }
-            if *local {
-                files.push(options.cwd.join(".oh").join("config.local.yaml"));
-            }
-            files
-        }
-        Source::Path(p) => vec![p.clone()],
-        Source::Inline(_) => Vec::new(),
-    }
-}
-
-/// Reads and validates the config the options point at.
-pub fn load(options: &Options) -> Result<Config> {
-    match &options.source {
-        Source::Inline(value) => {
-            let layer = serde_path_to_error::deserialize(value).map_err(|e| {
-                let path = e.path().to_string();
-                openharness::position_error(None, None, &path, &e.into_inner().to_string())
-            })?;
-            Ok(Config::merge([layer]))
-        }
-        Source::Path(path) => {
-            let text = read_regular_file(path).map_err(|e| io_error(path, &e))?;
-            Ok(Config::merge([parse_file(path, &text)?]))
-        }
-        Source::Layers { .. } => {
-            let mut layers = Vec::new();
-            for path in config_files(options) {
-                match read_regular_file(&path) {
-                    Ok(text) => layers.push(parse_file(&path, &text)?),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(io_error(&path, &e)),
-                }
-            }
-            Ok(Config::merge(layers))
-        }
-    }
 }
 
 /// Reads a file that must be a regular file. A FIFO or device in a config's place would block
@@ -170,11 +109,4 @@ pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-fn io_error(path: &Path, e: &std::io::Error) -> Error {
-    Error {
-        file: Some(path.display().to_string()),
-        ..Error::new(ErrorCode::IoError, format!("cannot read config file {}: {e}", path.display()))
-    }
 }

@@ -2,6 +2,7 @@
 //! serde visitors so that every error knows its position: serde_yaml and serde_json report the
 //! line, serde_path_to_error the path (`hooks.preToolUse[0].timeout`).
 
+use super::budget;
 use super::{EventHooks, Handler, HookSpec, Layer};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
@@ -12,8 +13,23 @@ use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
-/// Parses one file: JSON when its name ends in `.json`, YAML otherwise.
+/// Parses the inline `config` option's value.
+pub fn parse_value(value: &serde_json::Value) -> Result<Layer> {
+    super::budget::scope(|| {
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            position_error(None, None, &path, &e.into_inner().to_string())
+        })
+    })
+}
+
+/// Parses one file: JSON when its name ends in `.json`, YAML otherwise, within the load bounds
+/// of [`super::budget`].
 pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Layer> {
+    super::budget::scope(|| parse_file_unbounded(path, bytes))
+}
+
+fn parse_file_unbounded(path: &Path, bytes: &[u8]) -> Result<Layer> {
     let file = path.display().to_string();
     let text = std::str::from_utf8(bytes).map_err(|e| Error {
         file: Some(file.clone()),
@@ -133,6 +149,7 @@ impl<'de> Deserialize<'de> for Layer {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Layer, A::Error> {
                 let mut layer = Layer::default();
                 while let Some(key) = map.next_key::<String>()? {
+                    budget::charge(key.len()).map_err(de::Error::custom)?;
                     match key.as_str() {
                         "hooks" => {
                             let hooks: Option<EventHooks> = map.next_value()?;
@@ -140,6 +157,7 @@ impl<'de> Deserialize<'de> for Layer {
                         }
                         "disableAllHooks" => layer.disable_all_hooks = Some(map.next_value::<StrictBool>()?.0),
                         // Every other top-level key belongs to the harness.
+                        // (serde_yaml skips an ignored value without expanding its aliases.)
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -218,6 +236,7 @@ impl<'de> Deserialize<'de> for HookList {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<HookList, A::Error> {
                 let mut list = Vec::new();
                 while let Some(mut spec) = seq.next_element::<HookSpec>()? {
+                    budget::charge(0).map_err(de::Error::custom)?;
                     spec.index = list.len();
                     list.push(spec);
                 }
@@ -314,6 +333,7 @@ impl<'de> Deserialize<'de> for HookSpec {
                 let mut json_io = None;
                 let mut seen: Vec<EntryKey> = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
+                    budget::charge(name.len()).map_err(de::Error::custom)?;
                     let Some(key) = EntryKey::parse(&name) else {
                         map.next_value_seed(Reject(format!(
                             "unknown key `{name}` in a hook entry{}; expected {}",
@@ -405,6 +425,7 @@ impl<'de> Deserialize<'de> for NonEmpty {
                 f.write_str("a non-empty string")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<NonEmpty, E> {
+                budget::charge(v.len()).map_err(E::custom)?;
                 if v.trim().is_empty() {
                     Err(E::custom("expected a non-empty string, found an empty one"))
                 } else if v.contains('\0') {
@@ -443,7 +464,7 @@ impl<'de> Deserialize<'de> for MatchValue {
                 f.write_str("a string: a tool name substring, a glob with `*`, or `/regex/flags`")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<MatchValue, E> {
-                Matcher::parse(v).map(|m| MatchValue(m, v.to_string())).map_err(E::custom)
+                budget::matcher(v).map(|m| MatchValue(m, v.to_string())).map_err(E::custom)
             }
         }
         d.deserialize_any(V)
@@ -486,7 +507,6 @@ impl<'de> Deserialize<'de> for Timeout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
 
     fn yaml(text: &str) -> Result<Layer> {
         parse_file(Path::new("/p/.oh/config.yaml"), text.as_bytes())
@@ -560,15 +580,5 @@ mod tests {
         assert_eq!(e.line, Some(1));
         let ok = parse_file(Path::new("/x/c.json"), br#"{"hooks": {"preToolUse": [{"command": "x"}]}}"#).unwrap();
         assert_eq!(ok.hooks.unwrap().total(), 1);
-    }
-
-    #[test]
-    fn shallow_merge() {
-        let user = yaml("disableAllHooks: true\nhooks:\n  preToolUse:\n    - command: user\n").unwrap();
-        let project = yaml("hooks:\n  postToolUse:\n    - command: project\n").unwrap();
-        let config = Config::merge([user, project]);
-        assert!(config.disable_all_hooks);
-        assert!(config.hooks.of(Event::PreToolUse).is_empty());
-        assert_eq!(config.hooks.of(Event::PostToolUse).len(), 1);
     }
 }

@@ -1,5 +1,7 @@
 //! Noticing that config files changed (CONTRACT §3.1): fingerprints of the watched files, read
-//! at most once per interval on a coarse clock.
+//! at most once per interval on a coarse clock, and the rule for when a change may be adopted:
+//! only once it has settled (the same fingerprints at two checks at least [`SETTLE`] apart), so
+//! a file caught between an editor's truncate and its write is never loaded.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
@@ -10,13 +12,40 @@ use std::time::Duration;
 /// Config files are looked at, on fire, at most this often.
 pub const CHECK_INTERVAL: Duration = Duration::from_millis(250);
 
+/// A changed file is adopted when its fingerprint has not changed for at least this long.
+pub const SETTLE: Duration = Duration::from_millis(100);
+
 /// The files whose changes reload the engine: the config files, then the trust store.
 pub struct Watch {
     pub config_files: Vec<PathBuf>,
     pub trust_store: Option<PathBuf>,
-    pub seen: Mutex<Vec<Option<Fingerprint>>>,
+    pub state: Mutex<State>,
     /// `coarse_now()` before which no fire looks at the files again.
     pub next_check: AtomicU64,
+}
+
+pub type Fingerprints = Vec<Option<Fingerprint>>;
+
+/// What the watcher knows; locked by the one thread that checks.
+pub struct State {
+    /// The fingerprints the current config was read from.
+    pub adopted: Fingerprints,
+    /// Fingerprints different from `adopted`, first seen at `coarse_now()` time `.1`.
+    pub pending: Option<(Fingerprints, u64)>,
+    /// The last read failed (not "does not exist"): read again at the next check even if no
+    /// fingerprint changed, because nothing was learnt from the failed read.
+    pub retry: bool,
+}
+
+/// What a check decided.
+#[derive(Debug, PartialEq)]
+pub enum Check {
+    /// Nothing to do.
+    Unchanged,
+    /// Changed, but not settled yet: look again at the next check.
+    Settling,
+    /// Read the files now (these fingerprints).
+    Read(Fingerprints),
 }
 
 /// Enough of a file's metadata to notice an edit, a replacement, a creation or a deletion.
@@ -41,12 +70,54 @@ impl Watch {
         self.config_files.iter().chain(self.trust_store.iter())
     }
 
-    pub fn fingerprints(&self) -> Vec<Option<Fingerprint>> {
+    pub fn fingerprints(&self) -> Fingerprints {
         self.files().map(fingerprint).collect()
+    }
+
+    pub fn new(config_files: Vec<PathBuf>, trust_store: Option<PathBuf>) -> Watch {
+        let watch = Watch {
+            config_files,
+            trust_store,
+            state: Mutex::new(State { adopted: Vec::new(), pending: None, retry: false }),
+            next_check: AtomicU64::new(coarse_now() + CHECK_INTERVAL.as_nanos() as u64),
+        };
+        // Fingerprints before the first read: an edit racing it is then seen by the next check.
+        watch.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).adopted = watch.fingerprints();
+        watch
     }
 
     pub fn is_empty(&self) -> bool {
         self.config_files.is_empty() && self.trust_store.is_none()
+    }
+
+    /// Whether the files should be read now. A change is read only once its fingerprints are
+    /// the same at two checks at least [`SETTLE`] apart; a failed read is retried as it is.
+    pub fn check(&self, state: &mut State) -> Check {
+        let now = self.fingerprints();
+        if now == state.adopted {
+            state.pending = None;
+            return if state.retry { Check::Read(now) } else { Check::Unchanged };
+        }
+        let t = coarse_now();
+        match &state.pending {
+            Some((seen, since)) if *seen == now && t.saturating_sub(*since) >= SETTLE.as_nanos() as u64 => {
+                Check::Read(now)
+            }
+            Some((seen, _)) if *seen == now => Check::Settling,
+            _ => {
+                state.pending = Some((now, t));
+                Check::Settling
+            }
+        }
+    }
+
+    /// The first config file whose fingerprint differs between the two lists.
+    pub fn changed_file(&self, old: &Fingerprints, new: &Fingerprints) -> Option<PathBuf> {
+        self.config_files.iter().zip(old.iter().zip(new.iter())).find(|(_, (a, b))| a != b).map(|(p, _)| p.clone())
+    }
+
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// True at most once per interval across all threads.

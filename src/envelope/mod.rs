@@ -56,6 +56,10 @@ pub struct Head<'a> {
     pub event: Event,
     /// The text matchers test: `toolName` when it is a string, number or boolean.
     pub tool: Option<Cow<'a, str>>,
+    /// Every field as raw JSON text, in order, repeats merged (see [`Fields`]), gathered on the
+    /// way at almost no cost so that a fire whose hooks run need not parse the text again.
+    /// `None` for deeply nested input, which takes the depth-checking path.
+    pub fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
 }
 
 fn invalid(message: String) -> Error {
@@ -65,11 +69,18 @@ fn invalid(message: String) -> Error {
 /// Validates the whole envelope (syntax and nesting depth) but keeps only `event` and
 /// `toolName`, borrowing them from the input when they have no escapes.
 pub fn parse_head(json: &str) -> Result<Head<'_>> {
+    parse_head_for(json, &|_| false)
+}
+
+/// [`parse_head`], also gathering [`Head::fields`] when `event` comes first and `wanted(event)`:
+/// the fire path asks for them when the event has hooks, so that the no-hook path allocates
+/// nothing.
+pub fn parse_head_for<'a>(json: &'a str, wanted: &dyn Fn(Event) -> bool) -> Result<Head<'a>> {
     let mut de = serde_json::Deserializer::from_str(json);
     // Fewer brackets than the recursion limit cannot nest past it: then the values can be
     // skipped by serde_json's own (faster, but depth-blind) `IgnoredAny`.
     let check_depth = memchr::memchr2_iter(b'[', b'{', json.as_bytes()).take(128).count() >= 128;
-    let raw = RawHead::read(&mut de, check_depth).and_then(|h| de.end().map(|_| h)).map_err(|e| match e.classify() {
+    let raw = RawHead::read(&mut de, check_depth, wanted).and_then(|h| de.end().map(|_| h)).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => invalid(format!("invalid envelope: {e}")),
         _ => invalid(format!(
             "the envelope is not valid JSON ({e}); expected a JSON object such as {{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}}"
@@ -87,30 +98,52 @@ pub fn parse_head(json: &str) -> Result<Head<'_>> {
             ),
         )
     })?;
-    Ok(Head { event, tool: raw.tool })
+    Ok(Head { event, tool: raw.tool, fields: raw.fields })
 }
 
 struct RawHead<'a> {
     event: Option<Cow<'a, str>>,
     tool: Option<Cow<'a, str>>,
+    fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
 }
 
 impl<'de> RawHead<'de> {
-    fn read<D: Deserializer<'de>>(d: D, check_depth: bool) -> std::result::Result<Self, D::Error> {
-        struct V {
+    fn read<D: Deserializer<'de>>(
+        d: D,
+        check_depth: bool,
+        wanted: &dyn Fn(Event) -> bool,
+    ) -> std::result::Result<Self, D::Error> {
+        struct V<'w> {
             check_depth: bool,
+            wanted: &'w dyn Fn(Event) -> bool,
         }
-        impl<'de> Visitor<'de> for V {
+        impl<'de> Visitor<'de> for V<'_> {
             type Value = RawHead<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON object with an `event` string")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawHead<'de>, A::Error> {
-                let mut head = RawHead { event: None, tool: None };
+                let mut head = RawHead { event: None, tool: None, fields: None };
+                let mut first = true;
                 while let Some(Text(key)) = map.next_key::<Text>()? {
+                    // A value is read as raw text when it is kept in `fields` (`event` never is:
+                    // the envelope's JSON writes it from the name), by `Skip` on the depth-checking
+                    // path, and by `IgnoredAny` otherwise.
+                    let keep = head.fields.is_some() && key != "event";
+                    let was_first = std::mem::replace(&mut first, false);
+                    let raw: Option<&'de RawValue> = if keep { Some(map.next_value()?) } else { None };
+                    let scalar = |raw: Option<&'de RawValue>, map: &mut A| match raw {
+                        Some(r) => serde_json::from_str::<Scalar<'de>>(r.get()).map_err(de::Error::custom),
+                        None => map.next_value::<Scalar>(),
+                    };
                     match &*key {
-                        "event" => match map.next_value::<Scalar>()? {
-                            Scalar::Text(t) => head.event = Some(t),
+                        "event" => match scalar(raw, &mut map)? {
+                            Scalar::Text(t) => {
+                                if was_first && !self.check_depth && Event::from_name(&t).is_some_and(self.wanted) {
+                                    head.fields = Some(Vec::with_capacity(12));
+                                }
+                                head.event = Some(t)
+                            }
                             other => {
                                 return Err(de::Error::custom(format!(
                                     "`event` must be a string naming the event, found {}",
@@ -119,12 +152,13 @@ impl<'de> RawHead<'de> {
                             }
                         },
                         "toolName" => {
-                            head.tool = match map.next_value::<Scalar>()? {
+                            head.tool = match scalar(raw, &mut map)? {
                                 Scalar::Text(t) => Some(t),
                                 Scalar::Other(Some(t)) => Some(Cow::Owned(t)),
                                 Scalar::Other(None) => None,
                             }
                         }
+                        _ if raw.is_some() => {}
                         _ if self.check_depth => {
                             map.next_value::<Skip>()?;
                         }
@@ -132,15 +166,22 @@ impl<'de> RawHead<'de> {
                             map.next_value::<de::IgnoredAny>()?;
                         }
                     }
+                    if let (Some(fields), Some(raw), true) = (&mut head.fields, raw, keep) {
+                        match fields.iter_mut().find(|(k, _)| *k == key) {
+                            Some(slot) => slot.1 = raw,
+                            None => fields.push((key, raw)),
+                        }
+                    }
                 }
                 Ok(head)
             }
         }
-        d.deserialize_any(V { check_depth })
+        d.deserialize_any(V { check_depth, wanted })
     }
 }
 
-/// An envelope's fields in order, keys borrowed where they have no escapes. A repeated key keeps
+/// An envelope's fields in order but `event` (the envelope writes it from its name), keys
+/// borrowed where they have no escapes. A repeated key keeps
 /// its first place and its last value (as a map would); envelopes are small, so a linear search
 /// beats hashing every key.
 struct Fields<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
@@ -156,6 +197,10 @@ impl<'de> Deserialize<'de> for Fields<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Fields<'de>, A::Error> {
                 let mut fields: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::with_capacity(16);
                 while let Some(Text(key)) = map.next_key::<Text>()? {
+                    if key == "event" {
+                        map.next_value::<de::IgnoredAny>()?;
+                        continue;
+                    }
                     let value: &'de RawValue = map.next_value()?;
                     match fields.iter_mut().find(|(k, _)| *k == key) {
                         Some(slot) => slot.1 = value,
@@ -309,14 +354,31 @@ impl Envelope {
     /// The full look, after [`parse_head`] accepted the same text. Values are kept as raw JSON
     /// text: nothing is built for fields no hook reads.
     pub fn parse(text: &str, event: Event) -> Result<Envelope> {
-        let Fields(fields) = serde_json::from_str(text)
-            .map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?;
+        Envelope::parse_with(text, event, None)
+    }
+
+    /// [`Envelope::parse`], from the fields [`parse_head`] gathered when it has them.
+    pub fn parse_with<'a>(
+        text: &'a str,
+        event: Event,
+        fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
+    ) -> Result<Envelope> {
+        let fields = match fields {
+            Some(f) => f,
+            None => {
+                serde_json::from_str::<Fields>(text)
+                    .map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?
+                    .0
+            }
+        };
         // What hosts usually send is already the compact form (`event` first, no repeated key, no
         // whitespace between tokens): then it is the envelope's JSON as it is.
-        let event_first = fields.first().is_some_and(|(k, v)| {
-            k == "event" && v.get().len() == event.name().len() + 2 && v.get()[1..].starts_with(event.name())
-        });
-        if event_first && verbatim(text, &fields) {
+        // `{"event":"<name>"` exactly, then the other fields.
+        let head = text
+            .strip_prefix(r#"{"event":""#)
+            .and_then(|t| t.strip_prefix(event.name()))
+            .filter(|t| t.starts_with('"'));
+        if head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
             return Ok(Envelope { event, json: text.to_string(), vars: OnceLock::new() });
         }
         Ok(Envelope::build(event, fields.iter().map(|(k, v)| (&**k, v.get()))))
@@ -336,6 +398,7 @@ impl Envelope {
         json.extend_from_slice(event.name().as_bytes());
         json.push(b'"');
         for (key, raw) in fields.clone().filter(|(k, _)| *k != "event") {
+            // (`Fields` has no `event`; `from_fields` may.)
             json.push(b',');
             // Most keys need no escaping (plain ASCII letters): copied as they are.
             if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
@@ -411,22 +474,17 @@ fn is_compact(text: &str) -> bool {
     true
 }
 
-/// Whether `text` is exactly `{` + each field as `"key":value` joined by `,` + `}`, with compact
+/// Whether `text` from `start` is exactly each field as `,"key":value`, then `}`, with compact
 /// values: then it has no repeated key (a repeat would leave a gap) and no whitespace between
 /// tokens. Keys and values are slices of `text`, so their places are checked by address.
-fn verbatim(text: &str, fields: &[(Cow<'_, str>, &RawValue)]) -> bool {
+fn verbatim(text: &str, start: usize, fields: &[(Cow<'_, str>, &RawValue)]) -> bool {
     let (b, base) = (text.as_bytes(), text.as_ptr() as usize);
-    if b.first() != Some(&b'{') {
-        return false;
-    }
-    let mut pos = 1;
-    for (i, (key, value)) in fields.iter().enumerate() {
-        if i > 0 {
-            if b.get(pos) != Some(&b',') {
-                return false;
-            }
-            pos += 1;
+    let mut pos = start;
+    for (key, value) in fields {
+        if b.get(pos) != Some(&b',') {
+            return false;
         }
+        pos += 1;
         let Cow::Borrowed(key) = key else { return false };
         if key.as_ptr() as usize != base + pos + 1 || b.get(pos + key.len() + 2) != Some(&b':') {
             return false;
@@ -527,7 +585,8 @@ mod tests {
         ] {
             assert_eq!(Envelope::parse(text, Event::PreToolUse).unwrap().json, want, "{text}");
         }
-        assert!(!verbatim(r#"{"a":1} "#, &[]));
+        assert!(!verbatim(r#"{"a":1} "#, 7, &[]));
+        assert!(verbatim(r#"{"a":1}"#, 6, &[]));
     }
 
     #[test]

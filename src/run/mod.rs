@@ -14,7 +14,6 @@ pub mod command;
 pub mod http;
 pub mod spawn;
 
-use crate::config::trust::Trust;
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
@@ -45,7 +44,6 @@ pub struct Context<'a> {
     pub default_timeout: Duration,
     pub max_output_bytes: usize,
     pub strict: bool,
-    pub trust: &'a Trust,
     pub http: &'a HttpClient,
     /// The host's registrations (callback hooks, the prompt evaluator).
     pub host: &'a Host,
@@ -55,7 +53,7 @@ pub struct Context<'a> {
     pub cancel: Option<&'a cancel::Cancel>,
 }
 
-/// A hook's part in the fire. `result` is `None` when the hook acts as absent (untrusted).
+/// A hook's part in the fire.
 pub struct Ran {
     pub result: Option<HookResult>,
     pub trace: Trace,
@@ -64,11 +62,6 @@ pub struct Ran {
 pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     let event = cx.envelope.event;
     let mut trace = Trace { index: spec.index, kind: spec.type_name(), ..Trace::default() };
-    if let (Trust::Untrusted(why), Handler::Command(_) | Handler::Http(_)) = (cx.trust, &spec.handler) {
-        trace.result = "skipped";
-        trace.reason = Some(why.clone());
-        return Ran { result: None, trace };
-    }
     let start = Instant::now();
     let timeout = spec.timeout.unwrap_or(cx.default_timeout);
     let result = match &spec.handler {

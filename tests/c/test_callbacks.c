@@ -685,6 +685,86 @@ static void test_done_reenters(void) {
     done_free(&last);
 }
 
+/* many threads fire at once; half the callbacks answer from yet another thread */
+typedef struct { OhHooks *h; int id; int ok; } Firer;
+static void *fire_many(void *p) {
+    Firer *f = p;
+    for (int i = 0; i < 40; i++) {
+        char env[128];
+        snprintf(env, sizeof env, "{\"event\":\"preToolUse\",\"toolName\":\"%s\",\"n\":%d}",
+                 (i + f->id) % 2 ? "Now" : "Later", i);
+        char *out = oh_hooks_fire(f->h, env);
+        int want_deny = (i + f->id) % 2 == 0;
+        f->ok += out && (want_deny ? strstr(out, "\"reason\":\"later\"") != NULL : strstr(out, "\"allowed\":true") != NULL);
+        oh_hooks_string_free(out);
+    }
+    return NULL;
+}
+
+static void test_threads_answering_across_threads(void) {
+    OhHooks *h = ENG(J("{`hooks`:{`preToolUse`:[{`callback`:`now`,`match`:`Now`},{`callback`:`later`,`match`:`Later`,`timeout`:5000}]}}"),
+                     NULL);
+    Cb now, later;
+    cb_init(&now, "{}", 0);
+    cb_init(&later, "{\"decision\":\"deny\",\"reason\":\"later\"}", 1);
+    later.delay_ms = 1;
+    if (!h) return;
+    oh_hooks_register(h, "now", cb_fn, &now, NULL, NULL);
+    oh_hooks_register(h, "later", cb_fn, &later, NULL, NULL);
+    enum { T = 6 };
+    pthread_t t[T];
+    Firer f[T];
+    for (int i = 0; i < T; i++) {
+        f[i] = (Firer){h, i, 0};
+        pthread_create(&t[i], NULL, fire_many, &f[i]);
+    }
+    int ok = 0;
+    for (int i = 0; i < T; i++) {
+        pthread_join(t[i], NULL);
+        ok += f[i].ok;
+    }
+    CHECK(ok == T * 40, "%d of %d fires decided as expected", ok, T * 40);
+    CHECK(atomic_load(&now.calls) + atomic_load(&later.calls) == T * 40, "every fire called its callback once");
+    sleep_ms(30); /* the answering threads' ignored second answers */
+    cb_done(&now);
+    cb_done(&later);
+}
+
+/* an asynchronous fire's record reaches the observer before its done; waitNonBlocking callbacks
+ * run on engine threads besides the first */
+static Obs *g_order_obs;
+static atomic_int g_order_records_at_done = -1;
+static void order_done(void *user, char *outcome) {
+    Done *d = user;
+    atomic_store(&g_order_records_at_done, obs_count(g_order_obs));
+    done_fn(d, outcome);
+}
+
+static void test_observer_async_and_waited(void) {
+    OhHooks *h = ENG(J("{`hooks`:{`preToolUse`:[{`callback`:`f`}],`postToolUse`:[{`callback`:`f`},{`callback`:`f`}]}}"),
+                     "`waitNonBlocking`:true");
+    Cb c;
+    cb_init(&c, "{\"hookSpecificOutput\":{\"additionalContext\":\"seen\"}}", 0);
+    Obs ob = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    if (!h) return;
+    oh_hooks_register(h, "f", cb_fn, &c, NULL, NULL);
+    oh_hooks_observe(h, obs_fn, &ob, NULL, NULL);
+    g_order_obs = &ob;
+    Done d;
+    done_init(&d);
+    oh_hooks_fire_async(h, "{\"event\":\"preToolUse\"}", order_done, &d);
+    CHECK_JSTR(done_wait(&d, 5000), "additionalContext", "seen");
+    CHECK(atomic_load(&g_order_records_at_done) == 1, "the record was delivered before done");
+    jval *o = FIREJ(h, "{`event`:`postToolUse`}");
+    CHECK_JSTR(o, "additionalContext", "seen\n\nseen");
+    CHECK_LEN(o, "hooks", 2);
+    CHECK(obs_count(&ob) == 2, "one record per fire");
+    CHECK_LEN(obs_take(&ob, 1), "outcome.hooks", 2);
+    obs_clear(&ob);
+    done_free(&d);
+    cb_done(&c);
+}
+
 int main(void) {
     setup("test_callbacks");
     setenv("HOME", g_dir, 1);
@@ -708,5 +788,7 @@ int main(void) {
     RUN(test_cancel_races_completion);
     RUN(test_free_waits_for_async_fires);
     RUN(test_done_reenters);
+    RUN(test_threads_answering_across_threads);
+    RUN(test_observer_async_and_waited);
     return DONE();
 }

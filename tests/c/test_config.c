@@ -192,14 +192,15 @@ static void test_json_config_path(void) {
     check_cfg_err(__LINE__, NEW_ERROR(opts_path(p)), p, 0, 0, NULL, NULL);
 }
 
-/* A layer file whose preToolUse hook answers with reason `who`. */
+/* A layer file whose preToolUse hook answers with reason and additionalContext `who`: the outcome's
+   context lists every layer whose hook ran, in order (hooks add up, version 1.1). */
 static const char *layer(const char *who) {
-    return xfmt("hooks:\n  preToolUse:\n    - command: \"printf '{\\\"reason\\\":\\\"%s\\\"}'\"\n      jsonIO: true\n", who);
+    return xfmt("hooks:\n  preToolUse:\n    - command: \"printf '{\\\"reason\\\":\\\"%s\\\",\\\"hookSpecificOutput\\\":{\\\"additionalContext\\\":\\\"%s\\\"}}'\"\n      jsonIO: true\n", who, who);
 }
 static const char *reason_of(OhHooks *h) {
     if (!h) return "(no engine)";
     jval *o = FIREJ(h, "{`event`:`preToolUse`,`toolName`:`Bash`}");
-    const char *r = json_str(json_get(o, "reason"));
+    const char *r = json_str(json_get(o, "additionalContext"));
     return r ? r : "(none)";
 }
 #define CHECK_REASON(h, want) \
@@ -211,15 +212,15 @@ static void test_layers(void) {
     put(home, ".oh/config.yaml", layer("user"));
     CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "user");
     put(cwd, ".oh/config.yaml", layer("project"));
-    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "project");
+    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "user\n\nproject");
     put(cwd, ".oh/config.local.yaml", layer("local"));
-    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "local");
+    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "user\n\nproject\n\nlocal");
     /* layers subset */
     CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[`user`]")), "user");
     CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[`project`]")), "project");
-    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[`user`,`project`]")), "project");
+    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[`user`,`project`]")), "user\n\nproject");
     CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[`local`]")), "local");
-    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[`user`,`local`]")), "local");
+    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[`user`,`local`]")), "user\n\nlocal");
     CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, "`layers`:[]")), "(none)");
     /* a bad file in a layer that is not read does not matter */
     char *cwd2 = newdir("proj-bad");
@@ -239,29 +240,29 @@ static void test_layers(void) {
     CHECK_REASON(ENG_OPTS(opts_layers(newdir("empty-home"), newdir("empty-proj"), NULL)), "(none)");
 }
 
-static void test_layers_shallow_merge(void) {
+/* Version 1.1: hooks add up, the user's first; a project switches off only its own. (Version 1
+   merged shallowly: a project `hooks:` replaced the user's whole.) */
+static void test_layers_add_up(void) {
     char *home = newdir("home"), *cwd = newdir("proj");
     put(home, ".oh/config.yaml", layer("user"));
-    /* a project `hooks:` replaces the user's whole (even for events it does not list) */
     put(cwd, ".oh/config.yaml", "hooks:\n  postToolUse:\n    - command: exit 0\n");
-    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "(none)");
-    /* a project `hooks: null` / `hooks: {}` replaces too */
+    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "user");
     put(cwd, ".oh/config.yaml", "hooks: {}\n");
-    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "(none)");
-    /* other top-level keys leave the user's hooks alone */
+    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "user");
     put(cwd, ".oh/config.yaml", "model: x\ndisableAllHooks: false\n");
     CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "user");
-    /* disableAllHooks from the user layer applies to the project's hooks */
-    put(home, ".oh/config.yaml", "disableAllHooks: true\n");
+    /* a project disableAllHooks switches off the project's hooks only */
     put(cwd, ".oh/config.yaml", layer("project"));
+    put(cwd, ".oh/config.local.yaml", "disableAllHooks: true\n");
+    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "user");
+    /* disableAllHooks in the user layer switches off everything, and no project lifts it */
+    put(home, ".oh/config.yaml", "disableAllHooks: true\n");
+    put(cwd, ".oh/config.local.yaml", "disableAllHooks: false\n");
     OhHooks *h = ENG_OPTS(opts_layers(home, cwd, NULL));
     if (h) {
         jval *o = FIREJ(h, "{`event`:`preToolUse`,`toolName`:`Bash`}");
         CHECK_OUT(o, "{`allowed`:true,`hooks`:[]}");
     }
-    /* and a later layer's disableAllHooks: false lifts it */
-    put(cwd, ".oh/config.local.yaml", "disableAllHooks: false\n");
-    CHECK_REASON(ENG_OPTS(opts_layers(home, cwd, NULL)), "project");
 }
 
 static void test_layer_errors_name_the_file(void) {
@@ -311,30 +312,27 @@ static void test_trust(void) {
     char real[4096];
     CHECK(realpath(cwd, real) != NULL, "realpath");
 
-    /* trusted:false → command hooks act as absent (traced as skipped, with a reason), on every event */
+    /* Version 1.1: the inline config is an own layer: trusted:false does not touch it, on any event. */
     OhHooks *h = ENG_OPTS(xfmt("{%s,\"trusted\":false,\"waitNonBlocking\":true,\"config\":%s}", base, c2));
     if (h) {
-        const char *evs[] = {"preToolUse", "userPromptSubmit", "permissionRequest", "postToolUse"};
-        for (int i = 0; i < 4; i++) {
+        const char *evs[] = {"preToolUse", "userPromptSubmit", "permissionRequest"};
+        for (int i = 0; i < 3; i++) {
+            unlink(mark);
             jval *o = FIRE(h, xfmt("{\"event\":\"%s\",\"toolName\":\"Bash\"}", evs[i]));
-            CHECK_JBOOL(o, "allowed", 1);
-            CHECK_ABSENT(o, "permissionDecision");
+            CHECK_JBOOL(o, "allowed", 0);
             CHECK_LEN(o, "hooks", 1);
-            CHECK_JSTR(o, "hooks.0.result", "skipped");
-            CHECK(json_str(json_path(o, "hooks.0.reason")) != NULL, "a skipped hook carries its reason: %s",
-                  gc_str(json_dump(o)));
-            CHECK_ABSENT(o, "hooks.0.exitCode");
+            CHECK_JSTR(o, "hooks.0.result", "deny");
+            CHECK(file_exists(mark), "an own hook did not run in an untrusted directory (%s)", evs[i]);
         }
-        CHECK(!file_exists(mark), "an untrusted hook ran");
     }
-    /* prompt hooks are not gated */
-    h = ENG_OPTS(xfmt("{%s,\"trusted\":false,\"config\":{\"hooks\":{\"preToolUse\":[{\"prompt\":\"ok?\"}]}}}", base));
-    if (h) CHECK_JSTR(FIREJ(h, "{`event`:`preToolUse`}"), "reason", "prompt hook has no evaluator");
+    unlink(mark);
 
-    /* no store file: everything is trusted */
-    h = ENG_OPTS(xfmt("{%s,\"config\":%s}", base, c));
+    /* The project file: read only when trusted; otherwise not opened, and the outcome says so. */
+    mkdirs(xfmt("%s/.oh", cwd));
+    write_file(xfmt("%s/.oh/config.yaml", cwd), c); /* JSON is YAML */
+    h = ENG_OPTS(xfmt("{%s,\"layers\":[\"project\"]}", base));
     if (h) CHECK_JSTR(FIREJ(h, "{`event`:`preToolUse`}"), "hooks.0.result", "deny");
-    CHECK(file_exists(mark), "with no trusted-dirs.json the hook runs");
+    CHECK(file_exists(mark), "with no trusted-dirs.json the project hook runs");
     unlink(mark);
 
     char *store = xfmt("%s/.oh/trusted-dirs.json", home);
@@ -358,18 +356,26 @@ static void test_trust(void) {
             char *link = xfmt("%s/trust-link", oht_root);
             CHECK(symlink(real, link) == 0, "symlink");
             write_file(store, xfmt("{\"trusted\":[%s]}", q(real)));
-            h = ENG_OPTS(xfmt("{\"home\":%s,\"cwd\":%s,\"config\":%s}", q(home), q(link), c));
+            h = ENG_OPTS(xfmt("{\"home\":%s,\"cwd\":%s,\"layers\":[\"project\"]}", q(home), q(link)));
         } else {
             write_file(store, cases[i].content);
-            h = ENG_OPTS(xfmt("{%s,\"config\":%s}", base, c));
+            h = ENG_OPTS(xfmt("{%s,\"layers\":[\"project\"]}", base));
         }
         if (!h) continue;
         jval *o = FIREJ(h, "{`event`:`preToolUse`,`toolName`:`Bash`}");
-        const char *res = json_str(json_path(o, "hooks.0.result"));
-        CHECK(streq(res, cases[i].trusted ? "deny" : "skipped") && file_exists(mark) == cases[i].trusted,
-              "store %s: hook %s, want %s", cases[i].content, show(res), cases[i].trusted ? "run" : "skipped");
+        if (cases[i].trusted) {
+            CHECK_JSTR(o, "hooks.0.result", "deny");
+        } else {
+            CHECK_JBOOL(o, "allowed", 1);
+            CHECK_LEN(o, "hooks", 0);
+            const char *w = json_str(json_path(o, "warnings.0"));
+            CHECK(w && strstr(w, "exists and was not loaded: untrusted"), "store %s: warning %s", cases[i].content,
+                  show(w));
+        }
+        CHECK(file_exists(mark) == cases[i].trusted, "store %s: the project hook %s", cases[i].content,
+              cases[i].trusted ? "did not run" : "ran");
         /* trusted:true lifts the gate */
-        h = ENG_OPTS(xfmt("{%s,\"trusted\":true,\"config\":%s}", base, c));
+        h = ENG_OPTS(xfmt("{%s,\"trusted\":true,\"layers\":[\"project\"]}", base));
         if (h) CHECK_JSTR(FIREJ(h, "{`event`:`preToolUse`}"), "hooks.0.result", "deny");
     }
 }
@@ -488,7 +494,7 @@ int main(void) {
     RUN(test_inline_config_errors);
     RUN(test_json_config_path);
     RUN(test_layers);
-    RUN(test_layers_shallow_merge);
+    RUN(test_layers_add_up);
     RUN(test_layer_errors_name_the_file);
     RUN(test_disable_all_hooks);
     RUN(test_trust);

@@ -98,12 +98,12 @@ test('options.env reaches hooks', () =>
     assert.equal(h.fireSync({ event: 'preToolUse', toolName: 'x' }).allowed, true);
   }));
 
-test('untrusted directory: command hooks are skipped', () =>
+test('untrusted directory: the inline config is the host\'s own and still runs', () =>
   withHooks(inline(gateBash, { trusted: false }), (h) => {
     const out = h.fireSync({ event: 'preToolUse', toolName: 'Bash' });
-    assert.equal(out.allowed, true);
+    assert.equal(out.allowed, false);
     assert.equal(out.hooks.length, 1);
-    assert.equal(out.hooks[0].result, 'skipped');
+    assert.equal(out.hooks[0].result, 'deny');
   }));
 
 test('non-blocking event returns allowed at once', () =>

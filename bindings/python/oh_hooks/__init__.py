@@ -11,12 +11,14 @@
 from ._callbacks import RawResponse
 from ._errors import OhHooksError
 from ._hooks import Hooks, library_path, version
-from ._types import HookTrace, Outcome, OutcomeError
+from ._types import Envelope, HookTrace, Options, Outcome, OutcomeError
 
 __all__ = [
+    "Envelope",
     "Hooks",
     "HookTrace",
     "OhHooksError",
+    "Options",
     "Outcome",
     "OutcomeError",
     "RawResponse",

@@ -32,6 +32,14 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 _PROJECT_DIR = _PACKAGE_DIR.parent
 
 
+# The names the dynamic loader is asked for when the library is installed system-wide
+# (`make install`, a distribution package): the SONAME first, then the development symlink.
+_SYSTEM_NAMES = {
+    "darwin": ["liboh_hooks.dylib"],
+    "win32": ["oh_hooks.dll"],
+}.get(sys.platform, ["liboh_hooks.so.0", "liboh_hooks.so"])
+
+
 def candidates() -> List[Tuple[str, Path]]:
     """The places the library is looked for, in order, as (label, path).
 
@@ -40,6 +48,9 @@ def candidates() -> List[Tuple[str, Path]]:
        silent fallback to some other build.
     2. Next to this module: ``oh_hooks/liboh_hooks.so`` (a wheel ships it there).
     3. The source tree's build output: ``bindings/python/../../target/release``.
+    4. The system library path, by name (``liboh_hooks.so.0``, then ``liboh_hooks.so``), as the
+       dynamic loader searches it: ``LD_LIBRARY_PATH``, the ld.so cache, /lib and /usr/lib.
+       These paths are bare file names, with no directory.
     """
     override = os.environ.get(ENV_VAR)
     if override:
@@ -47,7 +58,7 @@ def candidates() -> List[Tuple[str, Path]]:
     return [
         ("next to the package", _PACKAGE_DIR / LIB_NAME),
         ("the build tree", (_PROJECT_DIR / ".." / ".." / "target" / "release" / LIB_NAME).resolve()),
-    ]
+    ] + [("the system library path", Path(name)) for name in _SYSTEM_NAMES]
 
 
 class _Lib:
@@ -158,17 +169,36 @@ def lib() -> _Lib:
         return _lib
 
 
+def _mapped_file(name: str) -> Optional[Path]:
+    """The file the dynamic loader mapped for a library just loaded by bare name, read from
+    /proc/self/maps (Linux), so ``library_path()`` can say where it was found. No earlier
+    oh-hooks library is mapped (this is the first one loaded), so the first match is it."""
+    stem = name.split(".so")[0] + ".so"
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and Path(parts[5].strip()).name.startswith(stem):
+                    return Path(parts[5].strip())
+    except OSError:
+        pass
+    return None
+
+
 def _load() -> _Lib:
     tried = []
     for label, path in candidates():
-        if not path.is_file():
+        by_name = len(path.parts) == 1  # searched by the dynamic loader, not a file we can check
+        if not by_name and not path.is_file():
             tried.append(f"{path} ({label}): not found")
             continue
         try:
             cdll = ctypes.CDLL(str(path))
         except OSError as e:
-            tried.append(f"{path} ({label}): cannot load: {e}")
+            tried.append(f"{path} ({label}): " + ("not found" if by_name else f"cannot load: {e}"))
             continue
+        if by_name:
+            path = _mapped_file(path.name) or path
         try:
             return _Lib(cdll, path)
         except AttributeError as e:
@@ -176,5 +206,6 @@ def _load() -> _Lib:
     raise OhHooksError(
         "library_not_found",
         f"cannot find {LIB_NAME}; tried: " + "; ".join(tried)
-        + f". Build it with `cargo build --release`, or set {ENV_VAR} to its full path.",
+        + f". Install a wheel for this platform (pip install oh-hooks), build it with `cargo build --release`,"
+        f" or set {ENV_VAR} to its full path.",
     )

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Optional, Union
 
 from . import _callbacks, _ffi
 from ._errors import OhHooksError
-from ._types import Outcome
+from ._types import Envelope, Options, Outcome
 
 
 def _dumps(value: Any) -> bytes:
@@ -39,7 +39,7 @@ def _encode_raw(text: Union[str, bytes]) -> bytes:
     elif isinstance(text, (bytes, bytearray, memoryview)):
         data = bytes(text)
     else:
-        raise TypeError(f"fire_json() takes str or bytes, not {type(text).__name__}")
+        raise TypeError(f"raw envelope JSON must be str or bytes, not {type(text).__name__}")
     if b"\0" in data:
         raise ValueError("embedded NUL byte: a C string cannot carry it")
     return data
@@ -88,7 +88,7 @@ class Hooks:
     coroutine with a failure, so it never waits for a blocked event loop.
     """
 
-    def __init__(self, options: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, options: Optional[Options] = None) -> None:
         # Set first, so __del__ is safe even if the constructor raises.
         self._handle: Optional[int] = None
         # Reentrant, so that close() from a signal handler that interrupted this very
@@ -189,15 +189,23 @@ class Hooks:
 
     # -- calls -----------------------------------------------------------------
 
-    def fire(self, envelope: Dict[str, Any]) -> Outcome:
+    def fire(self, envelope: Union[Envelope, str, bytes]) -> Outcome:
         """Fire one event; ``envelope`` is ``{"event": ..., **context}``.
+
+        A ``str`` (or ``bytes``) is the envelope as raw JSON text, passed
+        through unchanged as Node's ``fire`` does, so ``fire('{"event": ...}')``
+        works and malformed text is reported by the engine.
 
         Bad input does not raise: the outcome then has ``error`` set and
         ``allowed`` false. Raises ``OhHooksError`` (code ``closed``) after
         ``close()``, and ``TypeError``/``ValueError`` for a value JSON cannot
-        carry (an object that is not JSON, NaN).
+        carry (an object that is not JSON, NaN) or a NUL byte in raw text.
         """
-        return Outcome.from_json(json.loads(self._fire(_dumps(envelope), "fire")))
+        if isinstance(envelope, (str, bytes, bytearray, memoryview)):
+            data = _encode_raw(envelope)
+        else:
+            data = _dumps(envelope)
+        return Outcome.from_json(json.loads(self._fire(data, "fire")))
 
     def fire_json(self, envelope_json: Union[str, bytes]) -> str:
         """Fire with the envelope as raw JSON text, returning the outcome JSON text unchanged.

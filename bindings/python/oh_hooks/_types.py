@@ -1,13 +1,84 @@
-"""Typed, frozen views of the outcome JSON (CONTRACT.md §4).
+"""Types of what goes in and out: ``Options`` and ``Envelope`` (TypedDicts, so a type checker
+catches a misspelt key) and typed, frozen views of the outcome JSON (the README's "The outcome").
 
-Every class keeps the JSON it was built from in ``raw``, so nothing the engine
+Every outcome class keeps the JSON it was built from in ``raw``, so nothing the engine
 reports is lost even if a later engine adds fields this module does not know.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
+
+
+class Options(TypedDict, total=False):
+    """Engine options (the README's "Options"); every key is optional.
+
+    The engine refuses an unknown key at run time with a "did you mean"; this type lets a type
+    checker catch it before.
+    """
+
+    cwd: str
+    """Directory the project layers are read from and hooks run in (default: the process's)."""
+    home: str
+    """Base of the user layer ``<home>/.oh/config.yaml`` and of the trust store (default: $HOME)."""
+    layers: List[Literal["user", "project", "local"]]
+    configPath: str
+    """Read this one YAML or JSON file instead of the layers."""
+    config: Mapping[str, Any]
+    """An inline config instead of any file (never watched)."""
+    trusted: bool
+    defaultTimeoutMs: int
+    env: Dict[str, str]
+    strict: bool
+    maxOutputBytes: int
+    waitNonBlocking: bool
+    watch: bool
+    """False: config files are not watched for changes (``reload()`` still re-reads them)."""
+    httpProxy: str
+    """Proxy URL for HTTP hooks (the ``*_proxy`` environment variables are never read)."""
+
+
+class _EnvelopeEvent(TypedDict):
+    event: str
+
+
+class Envelope(_EnvelopeEvent, total=False):
+    """One event and its context (the README's "The envelope"); only ``event`` is required.
+
+    A field this type does not list still reaches the hooks: pass such an envelope as a plain
+    ``Dict[str, Any]`` through ``typing.cast(Envelope, ...)``, or as JSON text.
+    """
+
+    toolName: str
+    toolArgs: str
+    toolOutput: str
+    toolInputJson: str
+    sessionId: str
+    model: str
+    provider: str
+    permissionMode: str
+    cost: Union[float, str]
+    tokens: Union[int, str]
+    filePath: str
+    newCwd: str
+    agentId: str
+    message: str
+    prompt: str
+    toolError: str
+    errorMessage: str
+    permissionAction: str
+    turnNumber: int
+    turnReason: str
+    worktreePath: str
+    worktreeParent: str
+    worktreeForced: bool
+    elicitationServer: str
+    elicitationMessage: str
+    elicitationSchema: str
+    elicitationAction: str
+    elicitationContent: str
+    effort: Dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import dataclasses
 import gc
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,6 +68,32 @@ class LibraryTests(unittest.TestCase):
                 os.environ["OH_HOOKS_LIB"] = saved
         self.assertEqual(places[0], str(PROJECT_DIR / "oh_hooks" / _ffi.LIB_NAME))
         self.assertEqual(places[1], str((PROJECT_DIR / ".." / ".." / "target" / "release" / _ffi.LIB_NAME).resolve()))
+        self.assertEqual(places[2:], ["liboh_hooks.so.0", "liboh_hooks.so"])
+
+    def test_found_on_the_system_library_path(self) -> None:
+        # A copy of the package with no library beside it and no build tree above it; the
+        # library only in a directory of LD_LIBRARY_PATH, under its SONAME.
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(PROJECT_DIR / "oh_hooks", Path(tmp) / "pkg" / "oh_hooks",
+                            ignore=shutil.ignore_patterns("liboh_hooks.*", "__pycache__"))
+            libdir = Path(tmp) / "lib"
+            libdir.mkdir()
+            os.symlink(oh_hooks.library_path(), libdir / "liboh_hooks.so.0")
+            env = {k: v for k, v in os.environ.items() if k != "OH_HOOKS_LIB"}
+            env["LD_LIBRARY_PATH"] = str(libdir)
+            code = "import oh_hooks; print(oh_hooks.library_path()); print(oh_hooks.version())"
+            out = subprocess.run([sys.executable, "-c", code], cwd=Path(tmp) / "pkg", env=env,
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            path, version = out.stdout.split()
+            self.assertEqual(Path(path).resolve(), Path(oh_hooks.library_path()).resolve())
+            self.assertEqual(version, oh_hooks.version())
+            # Without it on the path, every place is named in the error.
+            del env["LD_LIBRARY_PATH"]
+            code = "import oh_hooks\ntry:\n    oh_hooks.Hooks()\nexcept oh_hooks.OhHooksError as e:\n    print(e.message)"
+            out = subprocess.run([sys.executable, "-c", code], cwd=Path(tmp) / "pkg", env=env,
+                                 capture_output=True, text=True, timeout=60)
+            self.assertIn("liboh_hooks.so.0 (the system library path): not found", out.stdout)
 
 
 class OptionsErrorTests(TmpDirTest):
@@ -186,6 +213,15 @@ class EnvelopeErrorTests(unittest.TestCase):
 
     def test_invalid_utf8(self) -> None:
         self.assertOutcomeError(self.raw(b'{"event":"preToolUse","toolName":"\xff"}'), "invalid_utf8")
+
+    def test_fire_with_a_str_is_raw_json_like_node(self) -> None:
+        out = self.hooks.fire('{"event":"sessionStart"}')
+        self.assertIsNone(out.error)
+        self.assertTrue(out.allowed)
+        self.assertEqual(self.hooks.fire(b'{"event":"sessionStart"}').raw, out.raw)
+        bad = self.hooks.fire('{"event": "preToolUse"')
+        self.assertOutcomeError(bad, "invalid_envelope")
+        self.assertIn("not valid JSON", bad.error.message if bad.error else "")
 
     def test_fire_json_returns_the_exact_text(self) -> None:
         text = self.hooks.fire_json('{"event":"sessionStart"}')

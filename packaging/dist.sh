@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# `make dist`: builds this machine's platform packages into dist/ from one LTO build
+# (cargo profile `dist`), shipping stripped binaries and keeping their debug info in dist/debug/.
+#
+#   packaging/dist.sh [c|python|npm|go|all]...      (default: all)
+#
+# dist/oh-hooks-<version>-<os>-<arch>.tar.gz        C: include/, lib/ (.so.<version> + symlinks, .a,
+#                                                   pkgconfig/oh_hooks.pc), bin/oh-hooks, licences
+# dist/c/oh-hooks-<version>-<os>-<arch>/            the same, unpacked (what `make install` copies)
+# dist/python/oh_hooks-<version>-py3-none-<tag>.whl the platform wheel; <tag> from the glibc symbols
+# dist/python/oh_hooks-<version>.tar.gz             the sdist (builds the library with cargo)
+# dist/npm/oh-hooks-<version>.tgz                   every prebuild in dist/npm/prebuilds/
+# dist/npm/prebuilds/<platform>-<arch>/oh_hooks.node  this platform's addon, engine linked in
+# dist/go/ohhooks/                                  the Go module; lib/<goos>-<goarch>/liboh_hooks.a
+# dist/go/github.com/oh-hooks/ohhooks@v<version>.zip  the module zip (and a GOPROXY layout in proxy/)
+# dist/debug/<platform>/*.debug                     split-off debug info (not shipped)
+#
+# Adding a platform is building on it: run `make dist` there with the other platforms' dist/
+# copied in; npm/prebuilds/* and go/ohhooks/lib/* of every platform present are packed together.
+# Tools: cargo, gcc, binutils, python3 (venv), node + npm, go. Python build tools come from PyPI
+# into target/dist-tools/venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+major=${version%%.*}
+out=$root/dist
+built=$root/target/dist
+stage=$root/target/dist-stage
+export GOTOOLCHAIN=local
+
+die() { echo "dist: error: $*" >&2; exit 1; }
+
+os=$(uname -s | tr '[:upper:]' '[:lower:]')
+arch=$(uname -m)
+case $arch in
+  x86_64) go_arch=amd64; node_arch=x64 ;;
+  aarch64 | arm64) arch=aarch64; go_arch=arm64; node_arch=arm64 ;;
+  *) die "no package names known for the architecture $arch: add it to packaging/dist.sh" ;;
+esac
+[ "$os" = linux ] || die "only Linux is packaged so far (this is $os): the .so/.a names and strip flags are ELF's"
+c_plat=$os-$arch
+go_plat=$os-$go_arch
+node_plat=$os-$node_arch
+# A Linux without glibc (musl) needs prebuilds of its own; index.js asks for <platform>-<arch>-musl.
+case $(getconf GNU_LIBC_VERSION 2>/dev/null) in glibc*) ;; *) node_plat=$node_plat-musl ;; esac
+
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(all)
+want() { local p; for p in "${parts[@]}"; do [ "$p" = all ] || [ "$p" = "$1" ] && return 0; done; return 1; }
+
+# --- the one LTO build ----------------------------------------------------------------------------
+echo "== cargo build --profile dist --locked (LTO; SONAME liboh_hooks.so.$major)"
+OH_HOOKS_SONAME=1 cargo build --profile dist --locked
+grep -q <<<"$(readelf -d "$built/liboh_hooks.so")" "SONAME.*\[liboh_hooks.so.$major\]" ||
+  die "$built/liboh_hooks.so has no SONAME liboh_hooks.so.$major (build.rs sets it when OH_HOOKS_SONAME=1)"
+
+# The static library gets an LTO build of its own: built in one rustc run with the cdylib and the
+# rlib, the archive keeps every crate's objects un-optimised across crates (55 MiB stripped against
+# 11 MiB). Its own target dir, so neither build invalidates the other.
+echo "== cargo rustc --profile dist --lib --crate-type staticlib (LTO)"
+cargo rustc --profile dist --locked --lib --crate-type staticlib --target-dir "$root/target/dist-static"
+mkdir -p "$out" "$out/debug/$c_plat"
+# strip_split SRC DEST: DEST is SRC stripped; the debug info goes to dist/debug/<platform>/.
+strip_split() {
+  local src=$1 dest=$2 dbg
+  dbg=$out/debug/$c_plat/$(basename "$dest").debug
+  objcopy --only-keep-debug "$src" "$dbg"
+  strip --strip-unneeded -o "$dest" "$src"
+  objcopy --add-gnu-debuglink="$dbg" "$dest"
+}
+static_lib=$stage/liboh_hooks.a # the static library stripped of debug info (symbols kept)
+mkdir -p "$stage"
+strip --strip-debug -o "$static_lib" "$root/target/dist-static/dist/liboh_hooks.a"
+
+# --- C ----------------------------------------------------------------------------------------------
+c_name=oh-hooks-$version-$c_plat
+c_dir=$out/c/$c_name
+if want c || want python || want install; then
+  echo "== C: $c_dir"
+  rm -rf "$c_dir"
+  mkdir -p "$c_dir/include" "$c_dir/lib/pkgconfig" "$c_dir/bin"
+  install -m 644 include/oh_hooks.h "$c_dir/include/"
+  strip_split "$built/liboh_hooks.so" "$c_dir/lib/liboh_hooks.so.$version"
+  chmod 755 "$c_dir/lib/liboh_hooks.so.$version"
+  ln -s "liboh_hooks.so.$version" "$c_dir/lib/liboh_hooks.so.$major"
+  ln -s "liboh_hooks.so.$major" "$c_dir/lib/liboh_hooks.so"
+  install -m 644 "$static_lib" "$c_dir/lib/liboh_hooks.a"
+  # Relocatable: the prefix is wherever the tarball was unpacked. `make install` writes its own.
+  sed -e 's|@PREFIX@|${pcfiledir}/../..|' -e "s|@VERSION@|$version|" oh_hooks.pc.in >"$c_dir/lib/pkgconfig/oh_hooks.pc"
+  strip_split "$built/oh-hooks" "$c_dir/bin/oh-hooks"
+  chmod 755 "$c_dir/bin/oh-hooks"
+  install -m 644 LICENSE-MIT LICENSE-APACHE README.md "$c_dir/"
+  tar -C "$out/c" --owner=0 --group=0 --numeric-owner -czf "$out/$c_name.tar.gz" "$c_name"
+fi
+
+# --- Python ------------------------------------------------------------------------------------------
+if want python; then
+  echo "== Python: wheel and sdist"
+  venv=$root/target/dist-tools/venv
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import build, setuptools, auditwheel' 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check 'build>=1' 'setuptools>=70.1' 'auditwheel>=6'
+  fi
+  py=$stage/python
+  rm -rf "$py" && mkdir -p "$py/rust"
+  (cd bindings/python && tar --exclude=build --exclude='*.egg-info' --exclude=__pycache__ --exclude=tests \
+    --exclude='liboh_hooks.*' -cf - .) | tar -C "$py" -xf -
+  install -m 644 LICENSE-MIT LICENSE-APACHE "$py/"
+  # The crate, for the sdist's build from source.
+  tar --exclude=target -cf - Cargo.toml Cargo.lock build.rs cbindgen.toml rustfmt.toml src include \
+    LICENSE-MIT LICENSE-APACHE | tar -C "$py/rust" -xf -
+  # manylinux_2_<minor>: the newest glibc symbol version the library needs.
+  lib=$c_dir/lib/liboh_hooks.so.$version
+  glibc=$(objdump -T "$lib" | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n | tail -1)
+  [ -n "$glibc" ] || die "no versioned glibc symbols found in $lib"
+  plat=manylinux_2_${glibc#GLIBC_2.}_$arch
+  rm -f "$out"/python/oh_hooks-"$version"*
+  OH_HOOKS_WHEEL_LIB=$lib OH_HOOKS_WHEEL_PLAT=$plat \
+    "$venv/bin/python" -m build --no-isolation --sdist --wheel --outdir "$out/python" "$py" >"$stage/python-build.log" 2>&1 ||
+    { cat "$stage/python-build.log"; die "building the wheel failed"; }
+  wheel=$out/python/oh_hooks-$version-py3-none-$plat.whl
+  [ -f "$wheel" ] || die "expected $wheel; got: $(ls "$out/python")"
+  # auditwheel reads the library's symbol versions and needed libraries itself; its verdict must
+  # be the tag the wheel carries.
+  shown=$("$venv/bin/auditwheel" show "$wheel" 2>&1) || { echo "$shown"; die "auditwheel show failed"; }
+  grep -q "consistent with the following platform tag: \"$plat\"" <<<"$(tr '\n' ' ' <<<"$shown")" ||
+    { echo "$shown"; die "auditwheel does not agree with the tag $plat"; }
+  echo "   auditwheel: consistent with $plat (needs $glibc)"
+fi
+
+# --- npm ---------------------------------------------------------------------------------------------
+if want npm; then
+  echo "== npm: prebuild for $node_plat and the tarball"
+  prebuild=$out/npm/prebuilds/$node_plat/oh_hooks.node
+  mkdir -p "$(dirname "$prebuild")"
+  node bindings/node/build.js --static --lib-dir "$stage" --out "$stage/oh_hooks.node"
+  strip --strip-unneeded -o "$prebuild" "$stage/oh_hooks.node"
+  np=$stage/npm
+  rm -rf "$np" && mkdir -p "$np/src" "$np/include"
+  (cd bindings/node && install -m 644 package.json index.js index.d.ts build.js README.md "$np/")
+  install -m 644 bindings/node/src/addon.c "$np/src/"
+  install -m 644 include/oh_hooks.h "$np/include/"
+  install -m 644 LICENSE-MIT LICENSE-APACHE "$np/"
+  cp -r "$out/npm/prebuilds" "$np/"
+  rm -f "$out"/npm/oh-hooks-*.tgz
+  (cd "$np" && npm pack --silent --pack-destination "$out/npm" >/dev/null)
+  [ -f "$out/npm/oh-hooks-$version.tgz" ] || die "npm pack did not write $out/npm/oh-hooks-$version.tgz"
+fi
+
+# --- Go ----------------------------------------------------------------------------------------------
+if want go; then
+  echo "== Go: module github.com/oh-hooks/ohhooks v$version with lib/$go_plat"
+  mod=$out/go/ohhooks
+  mkdir -p "$mod/lib/$go_plat"
+  # Everything but the platform libraries is rewritten from the sources.
+  find "$mod" -mindepth 1 -maxdepth 1 ! -name lib -exec rm -rf {} +
+  install -m 644 "$static_lib" "$mod/lib/$go_plat/liboh_hooks.a"
+  for f in bindings/go/*.go bindings/go/*.c bindings/go/*.h; do
+    [ -e "$f" ] || continue
+    case $f in *_test.go | */link_repo_*.go) continue ;; esac
+    install -m 644 "$f" "$mod/"
+  done
+  install -m 644 bindings/go/go.mod bindings/go/README.md LICENSE-MIT LICENSE-APACHE "$mod/"
+  mkdir -p "$mod/include"
+  install -m 644 include/oh_hooks.h "$mod/include/"
+  packaging/go-module.sh "$mod" "$version"
+fi
+
+# --- sizes -------------------------------------------------------------------------------------------
+echo "== sizes"
+size() { [ -e "$1" ] && awk -v n="${1#"$root"/}" -v b="$(stat -Lc %s "$1")" 'BEGIN { printf "%-64s %8.2f MiB\n", n, b / 1048576 }'; }
+size "$c_dir/lib/liboh_hooks.so.$version" || true
+size "$c_dir/lib/liboh_hooks.a" || true
+size "$c_dir/bin/oh-hooks" || true
+size "$out/$c_name.tar.gz" || true
+for f in "$out"/python/*.whl "$out"/python/*.tar.gz "$out"/npm/*.tgz "$out"/npm/prebuilds/*/oh_hooks.node "$out"/go/github.com/oh-hooks/*.zip; do
+  size "$f" || true
+done

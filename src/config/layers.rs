@@ -1,0 +1,191 @@
+//! Which config sources an engine reads and how they combine (CONTRACT §2, §3.7, version 1.1).
+//!
+//! Every source is an [`Entry`]: where it is, whose it is ([`Kind`]) and which dialect it is
+//! written in. The **own** layers (the user's `<home>/.oh/config.yaml`, an inline `config`, a
+//! `configPath` file) were written by the user or the host and always apply. The **project**
+//! layers come from the repository in `cwd`, which may be hostile: they are read only when `cwd`
+//! is trusted, and otherwise not even opened (only stat'ed, so the outcome can say they exist).
+//! Hooks add up per event in entry order, the user's first; `disableAllHooks` in an own layer
+//! disables everything, in a project layer only the project's hooks.
+//!
+//! A new dialect (Claude Code's `.claude/settings.json`...) is more entries in [`entries`] and a
+//! parser arm in [`parse_entry`].
+
+use super::trust::Trust;
+use super::{openharness, Config, EventHooks, Layer};
+use crate::error::{Error, ErrorCode};
+use crate::event::Event;
+use crate::options::{Options, Source};
+use std::path::{Path, PathBuf};
+
+/// Whose a layer is, which decides whether trust gates it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Own,
+    Project,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    OpenHarness,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    File(PathBuf),
+    /// The `config` option (its value is in the options).
+    Inline,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub origin: Origin,
+    pub kind: Kind,
+    pub dialect: Dialect,
+    /// A missing file is simply absent, except the `configPath` the host named.
+    pub required: bool,
+}
+
+/// The sources the options name, in layer order.
+pub fn entries(options: &Options) -> Vec<Entry> {
+    let file = |path: PathBuf, kind| Entry {
+        origin: Origin::File(path),
+        kind,
+        dialect: Dialect::OpenHarness,
+        required: false,
+    };
+    match &options.source {
+        Source::Layers { user, project, local } => {
+            let mut list = Vec::new();
+            if let (true, Some(home)) = (*user, &options.home) {
+                list.push(file(home.join(".oh").join("config.yaml"), Kind::Own));
+            }
+            if *project {
+                list.push(file(options.cwd.join(".oh").join("config.yaml"), Kind::Project));
+            }
+            if *local {
+                list.push(file(options.cwd.join(".oh").join("config.local.yaml"), Kind::Project));
+            }
+            list
+        }
+        Source::Path(p) => vec![Entry { required: true, ..file(p.clone(), Kind::Own) }],
+        Source::Inline(_) => {
+            vec![Entry { origin: Origin::Inline, kind: Kind::Own, dialect: Dialect::OpenHarness, required: false }]
+        }
+    }
+}
+
+/// The files among the entries (the watched ones).
+pub fn files(options: &Options) -> Vec<PathBuf> {
+    entries(options)
+        .into_iter()
+        .filter_map(|e| match e.origin {
+            Origin::File(p) => Some(p),
+            Origin::Inline => None,
+        })
+        .collect()
+}
+
+/// Why a load produced no config.
+#[derive(Debug)]
+pub enum Failure {
+    /// A file exists but could not be read right now (EMFILE, EACCES, EIO...): nothing about
+    /// its content is known, so nothing may be concluded; the caller keeps what it had and
+    /// reads again later.
+    Read(Error),
+    /// A file was read and is not a valid config.
+    Invalid(Error),
+}
+
+impl Failure {
+    pub fn into_error(self) -> Error {
+        match self {
+            Failure::Read(e) | Failure::Invalid(e) => e,
+        }
+    }
+}
+
+/// Reads and combines the layers; `trust` decides whether the project layers are read at all.
+pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
+    let mut config = Config::default();
+    let mut own_disabled = false;
+    let mut project_disabled = false;
+    let mut layers: Vec<(Kind, EventHooks)> = Vec::new();
+    let entries = entries(options);
+    for entry in &entries {
+        if is_also_own(entry, &entries) {
+            continue;
+        }
+        if let (Kind::Project, Trust::Untrusted(why), Origin::File(path)) = (entry.kind, trust, &entry.origin) {
+            // lstat only: the file is not opened, so a symlink to a secret or a FIFO costs nothing.
+            if std::fs::symlink_metadata(path).is_ok() {
+                config.warnings.push(format!("{} exists and was not loaded: {why}", path.display()));
+            }
+            continue;
+        }
+        let Some(layer) = parse_entry(options, entry)? else { continue };
+        let disabled = layer.disable_all_hooks == Some(true);
+        match entry.kind {
+            Kind::Own => own_disabled |= disabled,
+            Kind::Project => project_disabled |= disabled,
+        }
+        if let Some(hooks) = layer.hooks {
+            layers.push((entry.kind, hooks));
+        }
+    }
+    config.disable_all_hooks = own_disabled;
+    for &event in Event::ALL {
+        let list = config.hooks.list_mut(event);
+        for (kind, hooks) in &mut layers {
+            if *kind == Kind::Project && project_disabled {
+                continue;
+            }
+            list.append(hooks.list_mut(event));
+        }
+        // The trace's `index` is the position in the combined list.
+        for (i, spec) in list.iter_mut().enumerate() {
+            spec.index = i;
+        }
+    }
+    Ok(config)
+}
+
+/// A project file that is an own layer's file too (`cwd` is the home directory): it is the
+/// user's, read once as such, not a second time as the project's.
+fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
+    let Origin::File(path) = &entry.origin else { return false };
+    if entry.kind != Kind::Project {
+        return false;
+    }
+    let real = |p: &Path| {
+        p.parent().and_then(|d| std::fs::canonicalize(d).ok()).map(|d| d.join(p.file_name().unwrap_or_default()))
+    };
+    let mine = real(path);
+    mine.is_some()
+        && entries.iter().any(|e| matches!(&e.origin, Origin::File(p) if e.kind == Kind::Own && real(p) == mine))
+}
+
+/// One entry's layer; `None` when its file does not exist.
+fn parse_entry(options: &Options, entry: &Entry) -> Result<Option<Layer>, Failure> {
+    match (&entry.origin, entry.dialect) {
+        (Origin::Inline, Dialect::OpenHarness) => {
+            let Source::Inline(value) = &options.source else { return Ok(None) };
+            openharness::parse_value(value).map(Some).map_err(Failure::Invalid)
+        }
+        (Origin::File(path), Dialect::OpenHarness) => match super::read_regular_file(path) {
+            Ok(bytes) => openharness::parse_file(path, &bytes).map(Some).map_err(Failure::Invalid),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !entry.required => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.kind() == std::io::ErrorKind::InvalidInput => {
+                Err(Failure::Invalid(io_error(path, &e)))
+            }
+            Err(e) => Err(Failure::Read(io_error(path, &e))),
+        },
+    }
+}
+
+pub fn io_error(path: &Path, e: &std::io::Error) -> Error {
+    Error {
+        file: Some(path.display().to_string()),
+        ..Error::new(ErrorCode::IoError, format!("cannot read config file {}: {e}", path.display()))
+    }
+}

@@ -1,0 +1,109 @@
+//! A read error is never a verdict (CONTRACT §3.1, §3.7, version 1.1; issue 9 item 1): the
+//! process runs out of file descriptors for real (RLIMIT_NOFILE lowered to the lowest free fd)
+//! while a fire notices a changed file, or while the engine is created; once fds are back, the
+//! project's deny hook runs again. Version 1 stored "untrusted" from the EMFILE and skipped the
+//! hook until some file changed again. One test in this file: the limit is process-wide.
+
+mod common;
+use oh_hooks::Engine;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Runs `f` with every new fd refused with EMFILE.
+fn without_fds<T>(f: impl FnOnce() -> T) -> T {
+    let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: plain syscalls on a local struct.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut old), 0);
+        let lowest = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        assert!(lowest >= 0);
+        libc::close(lowest);
+        let low = libc::rlimit { rlim_cur: lowest as libc::rlim_t, rlim_max: old.rlim_max };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &low), 0);
+        assert!(std::fs::File::open("/dev/null").is_err_and(|e| e.raw_os_error() == Some(libc::EMFILE)));
+    }
+    let result = f();
+    // SAFETY: as above.
+    unsafe { assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &old), 0) };
+    result
+}
+
+fn fire(e: &Engine) -> Value {
+    serde_json::from_str(&e.fire(r#"{"event":"preToolUse","toolName":"Bash"}"#).to_json()).unwrap()
+}
+
+/// Rewrites a file with the same text (a new inode and mtime: a change to notice).
+fn touch(path: &Path) {
+    let text = std::fs::read(path).unwrap();
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+/// Fires until the project's deny hook runs, for at most 3 s; returns how long it took.
+fn deny_comes_back(e: &Engine, case: &str) -> Duration {
+    let start = Instant::now();
+    loop {
+        let out = fire(e);
+        if out["hooks"][0]["result"] == "deny" {
+            return start.elapsed();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{case}: fds are back, the deny hook still does not run: {out}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+struct Dirs {
+    home: tempfile::TempDir,
+    cwd: tempfile::TempDir,
+}
+
+fn dirs(store: bool) -> Dirs {
+    let d = Dirs { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() };
+    std::fs::create_dir_all(d.cwd.path().join(".oh")).unwrap();
+    std::fs::create_dir_all(d.home.path().join(".oh")).unwrap();
+    std::fs::write(d.cwd.path().join(".oh/config.yaml"), "hooks:\n  preToolUse:\n    - command: exit 1\n").unwrap();
+    if store {
+        std::fs::write(d.home.path().join(".oh/trusted-dirs.json"), json!({ "trusted": [d.cwd.path()] }).to_string())
+            .unwrap();
+    }
+    d
+}
+
+#[test]
+fn emfile_is_never_remembered_as_untrusted() {
+    // A and B: a fire notices a changed file (the trust store / the project config) while the
+    // process has no fd to spare.
+    for (case, store, changed) in [
+        ("A: trust store rewritten", true, ".oh/trusted-dirs.json"),
+        ("B: no store, config rewritten", false, ".oh/config.yaml"),
+    ] {
+        let d = dirs(store);
+        let e = Engine::new(Some(&json!({ "cwd": d.cwd.path(), "home": d.home.path() }).to_string())).unwrap();
+        assert_eq!(fire(&e)["hooks"][0]["result"], "deny", "{case}");
+        let base = if store { d.home.path() } else { d.cwd.path() };
+        touch(&base.join(changed));
+        std::thread::sleep(Duration::from_millis(300));
+        without_fds(|| {
+            // Two checks, so the change has settled and is read (and the read fails).
+            for _ in 0..3 {
+                fire(&e);
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        });
+        let took = deny_comes_back(&e, case);
+        eprintln!("{case}: the deny hook ran again {} ms after fds came back", took.as_millis());
+    }
+
+    // C: the engine is created while the trust store cannot be read.
+    let d = dirs(true);
+    let options = json!({ "cwd": d.cwd.path(), "home": d.home.path(), "layers": ["project", "local"] }).to_string();
+    let e = without_fds(|| Engine::new(Some(&options))).unwrap_or_else(|e| panic!("C: creation failed: {e}"));
+    let out = fire(&e);
+    let took = deny_comes_back(&e, "C: created without fds");
+    eprintln!("C: first outcome {out}; the deny hook ran {} ms after fds came back", took.as_millis());
+}
