@@ -1,7 +1,6 @@
 #!/bin/sh
 # Shows the engine on the shipped example policy: validates it, then fires real envelopes at
-# it through the oh-hooks CLI, then runs the Python example harness, whose host callbacks (a
-# permission callback, a prompt evaluator) decide. Run from the repository root after `cargo build --release`
+# it through the oh-hooks CLI. Run from the repository root after `cargo build --release`
 # (`make demo` does both).
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -44,20 +43,4 @@ else
   echo "-> the harness does not compile (gcc is needed)"; failures=$((failures + 1))
 fi
 echo
-# Host callbacks need a host: the Python example harness registers a permission callback and a
-# prompt evaluator (a stub model) and keeps an audit log through the decision observer.
-if command -v python3 >/dev/null 2>&1; then
-  printf '== a harness with host callbacks: python3 examples/python/harness.py\n'
-  if out=$(python3 examples/python/harness.py 2>&1); then
-    printf '%s\n' "$out" | grep -E 'model wants|hook #[0-9]+ \((callback|prompt)\)|BLOCKED|decision\(s\) recorded'
-    if printf '%s\n' "$out" | grep -q "hook #0 (prompt) -> deny \['model: a force-push"; then
-      echo "-> the prompt hook was decided by the harness's model (force-push denied)"
-    else
-      echo "-> UNEXPECTED: no prompt hook denied by the harness's model"; failures=$((failures + 1))
-    fi
-  else
-    printf '%s\n' "$out"; echo "-> UNEXPECTED: the harness failed"; failures=$((failures + 1))
-  fi
-  echo
-fi
 if [ "$failures" -eq 0 ]; then echo "demo: every decision was as expected"; else echo "demo: $failures unexpected decision(s)"; exit 1; fi
