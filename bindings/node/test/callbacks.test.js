@@ -425,3 +425,19 @@ test('RawResponse passes response text through unchanged (malformed text is malf
     assert.match(h.fireSync({ event: 'preToolUse' }).reason, /NUL/);
     assert.throws(() => new RawResponse(42), TypeError);
   }));
+
+test('waitNonBlocking: fireSync of a non-blocking event serves its callback hooks, and so does fire()', { timeout: 30000 }, () =>
+  withHooks(inline({ hooks: { postToolUse: [cb('audit', { timeout: 300 })] } }, { waitNonBlocking: true }), async (h) => {
+    let calls = 0;
+    h.register('audit', () => {
+      calls++;
+      return { hookSpecificOutput: { additionalContext: 'audited' } };
+    });
+    const s = h.fireSync({ event: 'postToolUse' });
+    assert.equal(s.hooks[0].timedOut, false, JSON.stringify(s));
+    assert.equal(s.additionalContext, 'audited');
+    const a = await h.fire({ event: 'postToolUse' });
+    assert.equal(a.hooks[0].timedOut, false, JSON.stringify(a));
+    assert.equal(a.additionalContext, 'audited');
+    assert.equal(calls, 2);
+  }));
