@@ -213,7 +213,10 @@ const char *oh_hooks_version(void);
  * only by the hooks' timeouts), register, observe and cancel; it must not call
  * `oh_hooks_free`. A call not answered within the hook's `timeout` fails like a timed-out
  * jsonIO hook (`hook failed (timeout or non-zero exit)` on a blocking event); its late answer is
- * accepted and dropped. May run concurrently with fires and other registrations.
+ * accepted and dropped. The timeout bounds the wait for the answer, not `fn` itself: a `fn` that
+ * blocks holds its thread (and, on a blocking event, the fire) until it returns, so a host that
+ * must wait for something (a model, a user, another fire) returns at once and answers later.
+ * May run concurrently with fires and other registrations.
  *
  * Errors (`code`): `null_argument` (`hooks` or `name` is NULL), `invalid_utf8` (`name`),
  * `invalid_options` (`name` empty), `internal`.
