@@ -82,6 +82,8 @@ static const char *NOMATCH_PATTERNS[20] = {
 #define THR_MAX 8
 #define THR_NOMATCH_TOTAL 16000 /* fires per sample, split among the threads */
 #define THR_SPAWN_TOTAL 24
+#define PERS_BATCH 20        /* fires per sample of the persistent-hook rows */
+#define THR_PERS_TOTAL 400   /* fires per sample of the persistent throughput rows */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Small helpers.                                                                              */
@@ -185,6 +187,9 @@ static OhHooks *new_engine(const char *hooks_json) {
 }
 
 static OhHooks *E_none, *E_20, *E_env1, *E_env1sh, *E_json1, *E_env5, *E_http, *E_cb;
+/* Persistent hooks (bench/policy.py, bench/policy.js, cat) and the same scripts spawned. */
+static OhHooks *E_pcat, *E_ppy, *E_spy, *E_pnode, *E_snode, *E_ppy4;
+static char g_bench_dir[PATH_MAX]; /* where policy.py and policy.js are */
 
 /* Checks one outcome of a row (outside the timed region). `runs` command or HTTP hooks ran. */
 static void check_outcome(const char *row, const char *out, int runs, const char *each) {
@@ -379,6 +384,61 @@ static void op_json_floor(void) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* The persistent floor: a process kept by the bench itself, one envelope line written to its   */
+/* stdin pipe and one answer line read from its stdout pipe, in plain blocking C.               */
+
+typedef struct {
+    pid_t pid;
+    int in, out;
+} Kept;
+
+static Kept g_kcat, g_kpy;
+
+static Kept kept_start(char *const argv[]) {
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) die("pipe2: %s", strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    Kept k = {0, in[1], out[0]};
+    int rc = posix_spawnp(&k.pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]);
+    close(out[1]);
+    if (rc) die("cannot start %s: %s", argv[0], strerror(rc));
+    return k;
+}
+
+static void kept_roundtrip(Kept *k, const char *row) {
+    static char line[sizeof ENVELOPE + 1];
+    if (!line[0]) {
+        memcpy(line, ENVELOPE, sizeof ENVELOPE - 1);
+        line[sizeof ENVELOPE - 1] = '\n';
+    }
+    if (write(k->in, line, sizeof ENVELOPE) != (ssize_t)sizeof ENVELOPE) die("%s: write: %s", row, strerror(errno));
+    char buf[4096];
+    size_t got = 0;
+    while (got == 0 || buf[got - 1] != '\n') {
+        ssize_t r = read(k->out, buf + got, sizeof buf - got);
+        if (r <= 0) die("%s: the kept process stopped answering", row);
+        got += (size_t)r;
+    }
+}
+
+static void kept_stop(Kept *k) {
+    if (!k->pid) return;
+    close(k->in);
+    char buf[4096];
+    while (read(k->out, buf, sizeof buf) > 0) {
+    }
+    close(k->out);
+    int st;
+    waitpid(k->pid, &st, 0);
+    k->pid = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* The loopback HTTP server (a thread per connection, HTTP/1.1 keep-alive, always 200 `{}`)    */
 /* and the raw kept-alive client that is the HTTP floor.                                      */
 
@@ -543,6 +603,19 @@ static double s_http(void) {
     return t;
 }
 
+/* PERS_BATCH fires of one persistent hook; time per fire. */
+static double s_persistent(OhHooks *e, const char *row) {
+    char *outs[PERS_BATCH];
+    double t0 = now_ns();
+    for (int i = 0; i < PERS_BATCH; i++) outs[i] = oh_hooks_fire(e, ENVELOPE);
+    double t = (now_ns() - t0) / PERS_BATCH;
+    for (int i = 0; i < PERS_BATCH; i++) {
+        check_outcome(row, outs[i], 1, "\"persistent\":true");
+        oh_hooks_string_free(outs[i]);
+    }
+    return t;
+}
+
 static double s_http_floor(void) {
     double t0 = now_ns();
     for (int i = 0; i < HTTP_BATCH; i++) op_http_floor();
@@ -599,7 +672,7 @@ static double s_async(void) {
 
 /* ---- threads: a pool of THR_MAX workers; a sample wakes them, N of them work. */
 
-enum { K_NOMATCH, K_ENV1, K_FLOOR, K_FLOOR_B };
+enum { K_NOMATCH, K_ENV1, K_FLOOR, K_FLOOR_B, K_PERS };
 static pthread_barrier_t g_start, g_end;
 static int g_thr_kind, g_thr_n, g_thr_quit;
 
@@ -612,6 +685,12 @@ static void *worker(void *arg) {
             int kind = g_thr_kind;
             if (kind == K_NOMATCH) {
                 for (int i = 0; i < THR_NOMATCH_TOTAL / g_thr_n; i++) oh_hooks_string_free(oh_hooks_fire(E_20, ENVELOPE));
+            } else if (kind == K_PERS) {
+                for (int i = 0; i < THR_PERS_TOTAL / g_thr_n; i++) {
+                    char *out = oh_hooks_fire(E_ppy4, ENVELOPE);
+                    check_outcome("threads, persistent Python hook", out, 1, "\"persistent\":true");
+                    oh_hooks_string_free(out);
+                }
             } else {
                 for (int i = 0; i < THR_SPAWN_TOTAL / g_thr_n; i++) {
                     if (kind == K_ENV1) {
@@ -649,7 +728,7 @@ static double s_threads(int kind, int n) {
     double t0 = now_ns();
     pthread_barrier_wait(&g_start);
     pthread_barrier_wait(&g_end);
-    double total = kind == K_NOMATCH ? THR_NOMATCH_TOTAL : THR_SPAWN_TOTAL;
+    double total = kind == K_NOMATCH ? THR_NOMATCH_TOTAL : kind == K_PERS ? THR_PERS_TOTAL : THR_SPAWN_TOTAL;
     return (now_ns() - t0) / total;
 }
 
@@ -663,7 +742,7 @@ typedef struct {
 
 enum {
     R_NOMATCH_NONE, R_NOMATCH_20, R_FLOOR_SH, R_FLOOR_TRUE, R_LADDER, R_ENV1, R_ENV1SH, R_JSON_FLOOR, R_JSON1,
-    R_ENV5, R_HTTP_FLOOR, R_HTTP, R_THREADS, R_CALLBACK, R_ASYNC
+    R_ENV5, R_HTTP_FLOOR, R_HTTP, R_THREADS, R_KEPT, R_PERS, R_SPAWNED, R_CALLBACK, R_ASYNC
 };
 
 static Row ROWS[] = {
@@ -699,6 +778,16 @@ static Row ROWS[] = {
     {"thr.floorB.2", R_THREADS, K_FLOOR_B * 100 + 2},
     {"thr.floorB.4", R_THREADS, K_FLOOR_B * 100 + 4},
     {"thr.floorB.8", R_THREADS, K_FLOOR_B * 100 + 8},
+    {"floor.pipe", R_KEPT, 0},
+    {"pers.cat", R_PERS, 0},
+    {"floor.pers.py", R_KEPT, 1},
+    {"pers.py", R_PERS, 1},
+    {"spawn.py", R_SPAWNED, 0},
+    {"pers.node", R_PERS, 2},
+    {"spawn.node", R_SPAWNED, 1},
+    {"thr.pers.1", R_THREADS, K_PERS * 100 + 1},
+    {"thr.pers.2", R_THREADS, K_PERS * 100 + 2},
+    {"thr.pers.4", R_THREADS, K_PERS * 100 + 4},
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
 
@@ -734,6 +823,14 @@ static double sample(const Row *r) {
     case R_THREADS: return s_threads(r->arg / 100, r->arg % 100);
     case R_CALLBACK: return s_callback();
     case R_ASYNC: return s_async();
+    case R_KEPT: {
+        Kept *k = r->arg ? &g_kpy : &g_kcat;
+        t0 = now_ns();
+        for (int i = 0; i < PERS_BATCH; i++) kept_roundtrip(k, r->id);
+        return (now_ns() - t0) / PERS_BATCH;
+    }
+    case R_PERS: return s_persistent(r->arg == 0 ? E_pcat : r->arg == 1 ? E_ppy : E_pnode, r->id);
+    case R_SPAWNED: return s_fire(r->id, r->arg ? E_snode : E_spy, 1, "\"exitCode\":0", NULL);
     }
     return NAN;
 }
@@ -744,6 +841,49 @@ static uint64_t rnd(void) {
     g_rng ^= g_rng >> 7;
     g_rng ^= g_rng << 17;
     return g_rng;
+}
+
+/* The persistent engines, each fired once (so their workers are running), and the kept floors. */
+static void setup_persistent(void) {
+    char cfg[4 * PATH_MAX];
+    E_pcat = new_engine("{\"preToolUse\":[{\"command\":\"cat\",\"persistent\":true}]}");
+    snprintf(cfg, sizeof cfg, "{\"preToolUse\":[{\"command\":\"python3 %s/policy.py\",\"persistent\":true}]}",
+             g_bench_dir);
+    E_ppy = new_engine(cfg);
+    snprintf(cfg, sizeof cfg,
+             "{\"preToolUse\":[{\"command\":\"python3 %s/policy.py\",\"persistent\":true,\"workers\":4}]}",
+             g_bench_dir);
+    E_ppy4 = new_engine(cfg);
+    snprintf(cfg, sizeof cfg, "{\"preToolUse\":[{\"command\":\"python3 %s/policy.py\",\"jsonIO\":true}]}", g_bench_dir);
+    E_spy = new_engine(cfg);
+    snprintf(cfg, sizeof cfg, "{\"preToolUse\":[{\"command\":\"node %s/policy.js\",\"persistent\":true}]}",
+             g_bench_dir);
+    E_pnode = new_engine(cfg);
+    snprintf(cfg, sizeof cfg, "{\"preToolUse\":[{\"command\":\"node %s/policy.js\",\"jsonIO\":true}]}", g_bench_dir);
+    E_snode = new_engine(cfg);
+    struct {
+        OhHooks *e;
+        const char *row, *each;
+    } first[] = {{E_pcat, "persistent cat", "\"persistent\":true"},
+                 {E_ppy, "persistent Python", "\"persistent\":true"},
+                 {E_ppy4, "persistent Python, 4 workers", "\"persistent\":true"},
+                 {E_spy, "spawned Python", "\"exitCode\":0"},
+                 {E_pnode, "persistent Node", "\"persistent\":true"},
+                 {E_snode, "spawned Node", "\"exitCode\":0"}};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+        char *out = oh_hooks_fire(first[i].e, ENVELOPE);
+        check_outcome(first[i].row, out, 1, first[i].each);
+        oh_hooks_string_free(out);
+    }
+    if (g_failures) die("the persistent-hook engines do not work (python3 and node are needed)");
+    static char *CAT[] = {"cat", NULL};
+    static char py_path[PATH_MAX + 16];
+    snprintf(py_path, sizeof py_path, "%s/policy.py", g_bench_dir);
+    char *PY[] = {"python3", py_path, NULL};
+    g_kcat = kept_start(CAT);
+    g_kpy = kept_start(PY);
+    kept_roundtrip(&g_kcat, "floor.pipe");
+    kept_roundtrip(&g_kpy, "floor.pers.py");
 }
 
 static void setup_engines(int with_http) {
@@ -792,7 +932,10 @@ static void setup_engines(int with_http) {
 }
 
 static void free_engines(void) {
-    OhHooks **all[] = {&E_none, &E_20, &E_env1, &E_env1sh, &E_json1, &E_env5, &E_http, &E_cb};
+    OhHooks **all[] = {&E_none, &E_20, &E_env1, &E_env1sh, &E_json1, &E_env5, &E_http,
+                       &E_pcat, &E_ppy, &E_spy, &E_pnode, &E_snode, &E_ppy4, &E_cb};
+    kept_stop(&g_kcat);
+    kept_stop(&g_kpy);
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         oh_hooks_free(*all[i]);
         *all[i] = NULL;
@@ -818,6 +961,7 @@ static int cmd_run(const char *out_path, int rounds) {
     g_only = getenv("BENCH_ONLY");
     build_env_with_vars();
     setup_engines(1);
+    setup_persistent();
     start_pool();
     g_env1_inner = series("env1.inner");
     Series *ser[NROWS], *cpu_ser[NROWS];
@@ -827,7 +971,8 @@ static int cmd_run(const char *out_path, int rounds) {
          * thread, CLOCK_THREAD_CPUTIME_ID) is the parent's own work, which waiting for the child
          * or for the CPU does not inflate. */
         int single = ROWS[i].kind != R_NOMATCH_NONE && ROWS[i].kind != R_NOMATCH_20 && ROWS[i].kind != R_THREADS &&
-                     ROWS[i].kind != R_HTTP && ROWS[i].kind != R_HTTP_FLOOR && ROWS[i].kind != R_CALLBACK &&
+                     ROWS[i].kind != R_HTTP && ROWS[i].kind != R_HTTP_FLOOR && ROWS[i].kind != R_KEPT &&
+                     ROWS[i].kind != R_PERS && ROWS[i].kind != R_SPAWNED && ROWS[i].kind != R_CALLBACK &&
                      ROWS[i].kind != R_ASYNC;
         char id[64];
         snprintf(id, sizeof id, "%s.cpu", ROWS[i].id);
@@ -911,6 +1056,7 @@ static int cmd_profile(const char *what, int n) {
     build_env_with_vars();
     int http = strcmp(what, "http") == 0 || strcmp(what, "floor-http") == 0;
     setup_engines(http);
+    if (!strncmp(what, "pers", 4) || !strcmp(what, "floor-pipe")) setup_persistent();
     if (!strncmp(what, "threads", 7)) { /* threadsN: N threads, n samples of the no-match thread row */
         int t = atoi(what + 7);
         if (t != 1 && t != 2 && t != 4 && t != 8) die("threadsN: N is 1, 2, 4 or 8");
@@ -934,6 +1080,9 @@ static int cmd_profile(const char *what, int n) {
         else if (!strcmp(what, "floor-true")) op_spawn_plain(BIN_TRUE);
         else if (!strcmp(what, "floor-json")) op_json_floor();
         else if (!strcmp(what, "floor-http")) op_http_floor();
+        else if (!strcmp(what, "pers-cat")) s_persistent(E_pcat, "persistent cat");
+        else if (!strcmp(what, "pers-py")) s_persistent(E_ppy, "persistent Python");
+        else if (!strcmp(what, "floor-pipe")) kept_roundtrip(&g_kcat, "floor.pipe");
         else if (!strncmp(what, "ladder", 6) && what[6] >= '1' && what[6] <= '3' && !what[7]) op_ladder(what[6] - '0');
         else die("unknown profile row `%s`", what);
     }
@@ -1148,7 +1297,44 @@ static int cmd_report(int argc, char **argv) {
     printf("  (scale: no-match fires/s over its 1-thread fires/s; vs A, vs B: `true`-hook fires/s over the\n"
            "   floor's spawns/s at the same thread count: below 1 means the engine is slower)\n");
 
-    printf("\n[5] Bindings, one no-match fire (the engine with no hook for the event, same envelope):\n"
+    printf("\n[5] Persistent hooks (`persistent: true`): one blocking preToolUse fire each, %d fires per\n"
+           "    sample; the floors are the same processes kept by the bench in plain C (one envelope line\n"
+           "    written to a pipe, one answer line read). Python/Node: bench/policy.py, bench/policy.js,\n"
+           "    the same files spawned as jsonIO hooks for the spawned rows (one fire per sample)\n",
+           PERS_BATCH);
+    printf(hdr, "row", "median", "p95", "vs", "ratio", "target", "");
+    line("E  floor: kept `cat`, line in, line out", "floor.pipe", NULL, NULL, 0, 0, 1);
+    line("persistent hook `cat` (echo worker)", "pers.cat", "E", "floor.pipe", 0, 25000, 1);
+    line("P  floor: kept python3 policy.py, line in/out", "floor.pers.py", NULL, NULL, 0, 0, 1);
+    line("persistent Python policy hook", "pers.py", "P", "floor.pers.py", 0, 100000, 1);
+    line("spawned Python policy hook (jsonIO)", "spawn.py", "P", "floor.pers.py", 0, 0, 1);
+    line("persistent Node policy hook", "pers.node", "P", "floor.pers.py", 0, 0, 1);
+    line("spawned Node policy hook (jsonIO)", "spawn.node", "P", "floor.pers.py", 0, 0, 1);
+    {
+        Stat pp = stat_of("pers.py"), sp = stat_of("spawn.py"), pn = stat_of("pers.node"), sn = stat_of("spawn.node");
+        if (pp.n && sp.n) {
+            double r = sp.med / pp.med;
+            printf("  %-46s %11.0f×  %-18s ≥ 300×   %s\n", "Python: spawned / persistent", r, "", r >= 300 ? "meets" : "MISSES");
+        }
+        if (pn.n && sn.n) printf("  %-46s %11.0f×\n", "Node: spawned / persistent", sn.med / pn.med);
+    }
+    printf("  %-8s %11s %10s %6s   (persistent Python policy hook, workers: 4, %d fires per sample\n"
+           "  %-8s %11s %10s %6s    split among the threads; scale = fires/s over 1 thread's)\n",
+           "threads", "fires/s", "p95", "scale", THR_PERS_TOTAL, "", "", "", "");
+    Stat pbase = stat_of("thr.pers.1");
+    for (int n = 1; n <= 4; n *= 2) {
+        char id[32];
+        snprintf(id, sizeof id, "thr.pers.%d", n);
+        Stat a = stat_of(id);
+        if (!a.n) {
+            printf("  %-8d (no samples: this row did not run)\n", n);
+            g_missing++;
+            continue;
+        }
+        printf("  %-8d %11.0f %10.0f %5.2f×\n", n, 1e9 / a.med, 1e9 / a.p95, pbase.med / a.med);
+    }
+
+    printf("\n[6] Bindings, one no-match fire (the engine with no hook for the event, same envelope):\n"
            "    time per call, and the overhead over the C call measured in the same interleaved rounds\n");
     printf("  %-46s %11s %11s  %11s %7s\n", "call", "median", "p95", "overhead", "ratio");
     Stat cref = stat_of("bind.c");
@@ -1215,7 +1401,9 @@ static void usage(void) {
             "                                  floor-true floor-json floor-http ladder1 ladder2 ladder3\n"
             "                                  callback async\n"
             "                                  threads1 threads2 threads4 threads8 (no-match samples)\n"
-            "       bench envelope         prints the envelope every row fires\n");
+            "                                  pers-cat pers-py floor-pipe (%d fires each)\n"
+            "       bench envelope         prints the envelope every row fires\n",
+            PERS_BATCH);
     exit(2);
 }
 
@@ -1223,6 +1411,15 @@ int main(int argc, char **argv) {
     if (argc < 2) usage();
     if (!getcwd(g_cwd, sizeof g_cwd)) die("getcwd: %s", strerror(errno));
     if (strpbrk(g_cwd, "\"\\")) die("the working directory must not contain quotes or backslashes");
+    const char *bdir = getenv("BENCH_DIR");
+    snprintf(g_bench_dir, sizeof g_bench_dir, "%s", bdir && *bdir ? bdir : "bench");
+    if (g_bench_dir[0] != '/') {
+        char rel[PATH_MAX];
+        snprintf(rel, sizeof rel, "%s", g_bench_dir);
+        if (snprintf(g_bench_dir, sizeof g_bench_dir, "%s/%s", g_cwd, rel) >= (int)sizeof g_bench_dir)
+            die("BENCH_DIR is too long");
+    }
+    if (strpbrk(g_bench_dir, "\"\\ ")) die("BENCH_DIR must not contain quotes, backslashes or spaces");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "envelope")) return puts(ENVELOPE) < 0;

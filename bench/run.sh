@@ -104,7 +104,7 @@ echo
 
 start_s=$SECONDS
 # 1. The C rows, interleaved (progress on stderr).
-"$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
+BENCH_DIR="$here" "$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
 
 # 2. The binding rows: outer rounds, each running the C reference and every binding process in
 #    turn (rotating the order), so that slow phases of the machine hit all of them.

@@ -21,6 +21,7 @@ use crate::outcome::{Outcome, Trace};
 use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::cancel::Cancel;
 use crate::run::http::HttpClient;
+use crate::run::persistent::{self, Launch, PoolTable, Supervisor};
 use crate::run::spawn::EnvTemplate;
 use crate::run::{self as hook, Context, Ran};
 use arc_swap::ArcSwap;
@@ -50,6 +51,10 @@ struct Inner {
     /// The cancel tokens of asynchronous fires not yet completed, by fire id.
     fires: Mutex<HashMap<u64, Arc<Cancel>>>,
     next_fire: AtomicU64,
+    /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
+    /// hook as it was (same event, command and `workers`).
+    workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
+    supervisor: Arc<Supervisor>,
 }
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
@@ -60,6 +65,10 @@ pub const ASYNC_QUEUE: usize = 4096;
 
 static NEXT_ENGINE: AtomicU64 = AtomicU64::new(1);
 
+/// What identifies a persistent hook's processes across reloads: the event's index, the
+/// command, `workers`.
+type PoolKey = (usize, String, usize);
+
 /// What a fire works from.
 struct Snapshot {
     /// Shared with the snapshot that replaces this one when a broken edit only adds a warning.
@@ -67,13 +76,15 @@ struct Snapshot {
     trust: Trust,
     /// The config's own warnings, then a failed reload's, reported in every outcome.
     warnings: Vec<String>,
+    /// The workers of `config`'s persistent hooks.
+    pools: Arc<PoolTable>,
 }
 
 impl Snapshot {
-    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>) -> Snapshot {
+    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
         let mut warnings = config.warnings.clone();
         warnings.extend(extra);
-        Snapshot { config, trust, warnings }
+        Snapshot { config, trust, warnings, pools }
     }
 }
 
@@ -102,21 +113,29 @@ impl Engine {
         // thread could be changing).
         let reserved: Vec<&str> = envelope::variable_names().collect();
         let env = EnvTemplate::new(std::env::vars_os(), &options.env, &reserved, &options.cwd);
-        Ok(Engine {
-            inner: Arc::new(Inner {
-                env,
-                http: HttpClient::new(options.http_proxy.clone()),
-                state: ArcSwap::from_pointee(Snapshot::new(Arc::new(config), trust, unread)),
-                watch,
-                background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
-                host: Host::default(),
-                id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
-                pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
-                fires: Mutex::new(HashMap::new()),
-                next_fire: AtomicU64::new(1),
-                options,
-            }),
-        })
+        let inner = Arc::new(Inner {
+            env,
+            http: HttpClient::new(options.http_proxy.clone()),
+            state: ArcSwap::from_pointee(Snapshot::new(
+                Arc::new(Config::default()),
+                trust.clone(),
+                None,
+                Arc::default(),
+            )),
+            watch,
+            background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
+            host: Host::default(),
+            id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
+            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
+            fires: Mutex::new(HashMap::new()),
+            next_fire: AtomicU64::new(1),
+            options,
+            workers: Mutex::new(HashMap::new()),
+            supervisor: Arc::new(Supervisor::new()),
+        });
+        let pools = inner.pools_for(&config);
+        inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
+        Ok(Engine { inner })
     }
 
     pub fn options(&self) -> &Options {
@@ -274,11 +293,19 @@ impl Drop for Engine {
     fn drop(&mut self) {
         // Asynchronous fires first: they may start background hooks.
         self.inner.pool.drain();
+        // Background hooks next (a persistent audit hook fired just before free still runs).
         self.drain();
         // Every use of the host's functions has ended: release them here, not on whichever
         // thread happens to drop the last reference.
         drop(self.inner.host.clear());
         host::forget_engine(self.inner.id);
+        // Every worker is now idle: it gets EOF on stdin and 500 ms to exit, then SIGKILL.
+        let pools: Vec<Arc<persistent::Pool>> =
+            self.inner.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
+        for pool in &pools {
+            pool.close();
+        }
+        self.inner.supervisor.shutdown();
     }
 }
 
@@ -296,7 +323,10 @@ fn describe_hook(spec: &config::HookSpec) -> String {
     if let Some(m) = &spec.match_text {
         s.push_str(&format!("  [match {m}]"));
     }
-    if spec.json_io && matches!(spec.handler, config::Handler::Command(_)) {
+    if let Some(p) = spec.persistent {
+        let workers = if p.workers == 1 { "1 worker".to_string() } else { format!("{} workers", p.workers) };
+        s.push_str(&format!("  [persistent{}, {workers}]", if p.eager { " eager" } else { "" }));
+    } else if spec.json_io && matches!(spec.handler, config::Handler::Command(_)) {
         s.push_str("  [jsonIO]");
     }
     if let Some(t) = spec.timeout {
@@ -385,7 +415,12 @@ impl Inner {
         }
     }
 
-    fn context<'a>(&'a self, envelope: &'a Envelope, cancel: Option<&'a Cancel>) -> Context<'a> {
+    fn context<'a>(
+        &'a self,
+        snapshot: &'a Snapshot,
+        envelope: &'a Envelope,
+        cancel: Option<&'a Cancel>,
+    ) -> Context<'a> {
         Context {
             envelope,
             cwd: &self.options.cwd,
@@ -397,7 +432,43 @@ impl Inner {
             host: &self.host,
             engine_id: self.id,
             cancel,
+            pools: &snapshot.pools,
         }
+    }
+
+    /// The pools of `config`'s persistent hooks: the registry's pool for a hook that was
+    /// already there, a new one otherwise (started now when eager). Pools of hooks no longer in
+    /// the config are stopped. (Trust decides which layers are in `config` at all.)
+    fn pools_for(&self, config: &Config) -> Arc<PoolTable> {
+        let mut table = PoolTable::default();
+        let mut registry = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut old = std::mem::take(&mut *registry);
+        let mut eager = Vec::new();
+        for event in Event::ALL {
+            for spec in config.hooks.of(*event) {
+                let (Some(p), config::Handler::Command(command)) = (spec.persistent, &spec.handler) else { continue };
+                let key: PoolKey = (event.index(), command.clone(), p.workers);
+                let pool = match registry.get(&key).or_else(|| old.get(&key)) {
+                    Some(pool) => pool.clone(),
+                    None => persistent::Pool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone()),
+                };
+                if p.eager {
+                    eager.push(pool.clone());
+                }
+                old.remove(&key);
+                registry.insert(key, pool.clone());
+                table.insert(*event, spec.index, pool);
+            }
+        }
+        drop(registry);
+        for removed in old.into_values() {
+            removed.close();
+        }
+        let launch = Launch { cwd: &self.options.cwd, env: &self.env };
+        for pool in eager {
+            pool.start_eagerly(&launch);
+        }
+        Arc::new(table)
     }
 
     /// Blocking events: in list order, one after another, stopping where the merge is decided.
@@ -408,7 +479,7 @@ impl Inner {
         matching: &[usize],
         cancel: Option<&Cancel>,
     ) -> Outcome {
-        let cx = self.context(envelope, cancel);
+        let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len());
@@ -436,7 +507,7 @@ impl Inner {
         matching: &[usize],
         cancel: Option<&Cancel>,
     ) -> Outcome {
-        let cx = self.context(envelope, cancel);
+        let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let ran: Vec<Ran> = std::thread::scope(|scope| {
             let handles: Vec<_> = matching[1..]
@@ -478,7 +549,7 @@ impl Inner {
         for (slot, i) in matching.into_iter().enumerate() {
             let (inner, snap, env, rec) = (self.clone(), snapshot.clone(), envelope.clone(), record.clone());
             let job = Box::new(move || {
-                let cx = inner.context(&env, None);
+                let cx = inner.context(&snap, &env, None);
                 let ran = hook::run(&snap.config.hooks.of(env.event)[i], &cx);
                 if let Some(rec) = rec {
                     inner.background_finished(&rec, slot, ran, &env, &snap);
@@ -560,7 +631,8 @@ impl Inner {
                 state.adopted = now;
                 state.pending = None;
                 state.retry = false;
-                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None)));
+                let pools = self.pools_for(&config);
+                self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None, pools)));
                 drop(state);
                 if let Some(file) = changed {
                     self.config_changed(&file);
@@ -588,7 +660,12 @@ impl Inner {
         } else {
             format!("config not reloaded, the previous one stays in force: {}", e.message)
         };
-        self.state.store(Arc::new(Snapshot::new(old.config.clone(), old.trust.clone(), Some(warning))));
+        self.state.store(Arc::new(Snapshot::new(
+            old.config.clone(),
+            old.trust.clone(),
+            Some(warning),
+            old.pools.clone(),
+        )));
         e
     }
 

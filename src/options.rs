@@ -322,6 +322,8 @@ mod tests {
         let e = err(r#"{"defaultTimeout": 5}"#);
         assert_eq!(e.code, ErrorCode::InvalidOptions);
         assert!(e.message.contains("did you mean `defaultTimeoutMs`"), "{}", e.message);
+        assert!(err(r#"{"trust": true}"#).message.contains("did you mean `trusted`"));
+        assert!(err(r#"{"timeoutMs": 5}"#).message.contains("did you mean `defaultTimeoutMs`"));
         assert!(err(r#"{"defaultTimeoutMs": 0}"#).message.contains("positive integer"));
         assert!(err(r#"{"defaultTimeoutMs": -5}"#).message.contains("positive integer"));
         assert!(err(r#"{"maxOutputBytes": 1.5}"#).message.contains("positive integer"));

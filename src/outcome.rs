@@ -15,6 +15,8 @@ pub struct Trace {
     #[serde(rename = "jsonIO", skip_serializing_if = "Option::is_none")]
     pub json_io: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub persistent: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signal: Option<i32>,

@@ -172,3 +172,17 @@ fn a_closed_stdout_is_not_a_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
 }
+
+#[test]
+fn check_marks_persistent_hooks_and_starts_none() {
+    let dir = project(
+        "hooks:\n  preToolUse:\n    - command: echo started > started; cat\n      persistent: true\n      match: Bash\n  \
+         postToolUse:\n    - command: cat\n      persistent: true\n      workers: 1\n",
+    );
+    let out = cli().args(["check", "--trusted", "--cwd"]).arg(dir.path()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("  [match Bash]  [persistent, 4 workers]"), "{text}");
+    assert!(text.contains("[0] command: cat  [persistent, 1 worker]"), "{text}");
+    assert!(!dir.path().join("started").exists(), "check started a lazy worker");
+}

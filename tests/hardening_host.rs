@@ -127,6 +127,11 @@ fn no_library_fd_leaks_into_hooks() {
         json!({ "command": "cat > /dev/null; sleep 0.05", "match": "load", "jsonIO": true }),
         json!({ "command": "sleep 0.05", "match": "load" }),
         json!({ "http": format!("http://127.0.0.1:{port}/hook"), "match": "http" }),
+        // Persistent workers (§3.10): one kept busy by the load, one started during the load
+        // that lists what it inherited (its `ls` inherits the worker's fds) at every request.
+        json!({ "command": "cat", "match": "load", "persistent": true, "workers": 2 }),
+        json!({ "command": format!("n=0; while read l; do n=$((n+1)); ls -l /proc/self/fd > {}/list-persistent-$n; echo '{{}}'; done", dir.path().display()),
+                "match": "list-persistent", "persistent": true, "workers": 1 }),
     ];
     for i in 0..LISTINGS {
         let command = format!("find /proc/self/fd/ -mindepth 1 -fls {}/list-direct-{i}", dir.path().display());
@@ -159,7 +164,7 @@ fn no_library_fd_leaks_into_hooks() {
         }
         std::thread::sleep(Duration::from_millis(100));
         for i in 0..LISTINGS {
-            for mode in ["list-env", "list-json", "list-direct"] {
+            for mode in ["list-env", "list-json", "list-direct", "list-persistent"] {
                 let o = fire(&e, json!({ "event": "preToolUse", "toolName": format!("{mode}-{i}") }));
                 assert_eq!(o["allowed"], true, "{o}");
             }
@@ -187,7 +192,7 @@ fn no_library_fd_leaks_into_hooks() {
         }
         listings += 1;
     }
-    assert_eq!(listings, 3 * LISTINGS);
+    assert_eq!(listings, 4 * LISTINGS);
     if !inherited.is_empty() {
         eprintln!(
             "note: fds inherited by the test process itself (not the library's), allowed in hooks: {inherited:?}"

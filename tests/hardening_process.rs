@@ -259,3 +259,85 @@ fn env_mode_stderr_flood_is_drained() {
     assert_eq!(t["stderr"].as_str().unwrap().len(), 4096, "{o}");
     assert!(growth < 16 * 1024, "memory grew by {growth} KiB");
 }
+
+/// Our open fds and what they point at (the read_dir's own fd excluded).
+fn fd_targets() -> Vec<(String, String)> {
+    let mut fds: Vec<(String, String)> = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            Some((
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read_link(e.path()).ok()?.display().to_string(),
+            ))
+        })
+        .filter(|(_, target)| !target.starts_with("/proc/"))
+        .collect();
+    fds.sort();
+    fds
+}
+
+/// Persistent workers (§3.10) that time out, exit, write garbage and flood stderr, from four
+/// threads: no zombie while the engine lives (the supervisor reaps), none and no fd after free,
+/// and an idle worker's stderr flood never blocks it.
+#[test]
+fn persistent_workers_leave_no_zombie_and_no_fd() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let worker = dir.path().join("worker.sh");
+    std::fs::write(
+        &worker,
+        r#"#!/bin/sh
+yes idle-noise | head -c 200000 >&2
+while IFS= read -r line; do
+  case "$line" in
+    *'"toolName":"Sleep"'*) sleep 5 ;;
+    *'"toolName":"Exit"'*) exit 1 ;;
+    *'"toolName":"Garbage"'*) echo garbage ;;
+    *) yes | head -c 100000 >&2; echo '{}' ;;
+  esac
+done
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&worker, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // Process-wide once: the shared /dev/null that spawns use.
+    fire(&one_hook(json!({ "command": "true" }), json!({})), json!({ "event": "preToolUse" }));
+    let fds_before = fd_targets();
+    let e = one_hook(
+        json!({ "command": worker, "persistent": true, "workers": 3, "timeout": 100 }),
+        json!({ "cwd": dir.path() }),
+    );
+    let start = Instant::now();
+    let tools = ["Read", "Sleep", "Read", "Exit", "Read", "Garbage", "Read", "Read"];
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let e = &e;
+            s.spawn(move || {
+                for i in 0..40 {
+                    let tool = tools[(i + t) % tools.len()];
+                    let o = fire(e, json!({ "event": "preToolUse", "toolName": tool }));
+                    let trace = trace(&o);
+                    assert_eq!(trace["persistent"], true, "{o}");
+                    if tool == "Read" && trace["result"] == "none" {
+                        assert!(trace["stderr"].as_str().unwrap().len() <= 4096, "{o}");
+                    } else if tool != "Read" {
+                        assert_eq!(o["allowed"], false, "{tool}: {o}");
+                    }
+                }
+            });
+        }
+    });
+    let took = start.elapsed();
+    // Workers stopped with SIGTERM get 500 ms before the SIGKILL; the supervisor reaps them.
+    let settled = wait_until(Duration::from_secs(2), || zombie_children().is_empty());
+    eprintln!(
+        "figure: 160 persistent fires (timeouts, exits, garbage, stderr floods) in {took:?}; zombies settled: {settled}; live children: {}",
+        children().len()
+    );
+    assert!(settled, "zombie children while the engine lives: {:?}", zombie_children());
+    assert!(children().len() <= 3, "more workers than `workers: 3`: {:?}", children());
+    drop(e);
+    assert!(children().is_empty(), "children after free: {:?}", children());
+    assert_eq!(fd_targets(), fds_before, "fds left open after free");
+}

@@ -359,6 +359,8 @@ type HookTrace struct {
 	Type  HookType `json:"type"`
 	// JSONIO is true on jsonIO command hooks.
 	JSONIO bool `json:"jsonIO,omitempty"`
+	// Persistent is true on persistent command hooks.
+	Persistent bool `json:"persistent,omitempty"`
 	// ExitCode is set for command hooks whose shell exited normally.
 	ExitCode *int `json:"exitCode,omitempty"`
 	// Signal is set for command hooks whose shell was killed by a signal.

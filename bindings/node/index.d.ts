@@ -46,6 +46,10 @@ export interface HookEntry {
   timeout?: number;
   /** Command hooks only: envelope on stdin, JSON response on stdout. */
   jsonIO?: boolean;
+  /** Command hooks only: keep the process and send one envelope per line (README, "Persistent hooks"). */
+  persistent?: boolean | 'eager';
+  /** Persistent hooks: at most this many processes at once (1 to 64, default 4). */
+  workers?: number;
 }
 
 /** The shape of `.oh/config.yaml` (or an inline `config`). Other top-level keys are ignored. */
@@ -127,6 +131,8 @@ export interface HookTrace {
   type: 'command' | 'http' | 'prompt' | 'callback';
   /** Only on jsonIO command hooks. */
   jsonIO?: true;
+  /** Only on persistent command hooks. */
+  persistent?: true;
   /** Command hooks whose shell exited normally. */
   exitCode?: number;
   /** Command hooks whose shell was killed by a signal. */

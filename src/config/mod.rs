@@ -44,6 +44,24 @@ pub struct HookSpec {
     pub json_io: bool,
     /// A command hook with no shell syntax, split into words at load ([`crate::run::command::plain_words`]).
     pub argv: Option<Vec<String>>,
+    /// `persistent: true | "eager"` on a command hook: a long-lived worker answers one envelope
+    /// per line ([`crate::run::persistent`]).
+    pub persistent: Option<Persistent>,
+}
+
+/// How a persistent command hook's workers are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Persistent {
+    /// Start one worker when the config loads instead of on the first matching fire.
+    pub eager: bool,
+    /// At most this many processes of the hook at once; more concurrent fires queue.
+    pub workers: usize,
+}
+
+impl Persistent {
+    pub const DEFAULT_WORKERS: usize = 4;
+    /// A config cannot ask for more processes than this per hook (§3.11: no unbounded processes).
+    pub const MAX_WORKERS: usize = 64;
 }
 
 impl HookSpec {

@@ -3,7 +3,7 @@
 //! line, serde_path_to_error the path (`hooks.preToolUse[0].timeout`).
 
 use super::budget;
-use super::{EventHooks, Handler, HookSpec, Layer};
+use super::{EventHooks, Handler, HookSpec, Layer, Persistent};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
 use crate::matcher::Matcher;
@@ -247,7 +247,8 @@ impl<'de> Deserialize<'de> for HookList {
     }
 }
 
-const ENTRY_KEYS: &[&str] = &["command", "http", "prompt", "callback", "match", "timeout", "jsonIO"];
+const ENTRY_KEYS: &[&str] =
+    &["command", "http", "prompt", "callback", "match", "timeout", "jsonIO", "persistent", "workers"];
 
 #[derive(Clone, Copy, PartialEq)]
 enum EntryKey {
@@ -258,6 +259,8 @@ enum EntryKey {
     Match,
     Timeout,
     JsonIo,
+    Persistent,
+    Workers,
 }
 
 impl EntryKey {
@@ -270,6 +273,8 @@ impl EntryKey {
             "match" => EntryKey::Match,
             "timeout" => EntryKey::Timeout,
             "jsonIO" => EntryKey::JsonIo,
+            "persistent" => EntryKey::Persistent,
+            "workers" => EntryKey::Workers,
             _ => return None,
         })
     }
@@ -331,6 +336,8 @@ impl<'de> Deserialize<'de> for HookSpec {
                 let mut matcher: Option<MatchValue> = None;
                 let mut timeout = None;
                 let mut json_io = None;
+                let mut persistent = None;
+                let mut workers = None;
                 let mut seen: Vec<EntryKey> = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
                     budget::charge(name.len()).map_err(de::Error::custom)?;
@@ -358,6 +365,8 @@ impl<'de> Deserialize<'de> for HookSpec {
                         EntryKey::Match => matcher = Some(map.next_value::<MatchValue>()?),
                         EntryKey::Timeout => timeout = Some(map.next_value::<Timeout>()?.0),
                         EntryKey::JsonIo => json_io = Some(map.next_value::<StrictBool>()?.0),
+                        EntryKey::Persistent => persistent = Some(map.next_value::<PersistentValue>()?.0),
+                        EntryKey::Workers => workers = Some(map.next_value::<Workers>()?.0),
                     }
                 }
                 let handler =
@@ -378,6 +387,8 @@ impl<'de> Deserialize<'de> for HookSpec {
                     Handler::Command(c) => crate::run::command::plain_words(c),
                     _ => None,
                 };
+                let persistent =
+                    persistent_setting(&handler, persistent, workers, json_io).map_err(de::Error::custom)?;
                 Ok(HookSpec {
                     argv,
                     index: 0,
@@ -386,10 +397,102 @@ impl<'de> Deserialize<'de> for HookSpec {
                     matcher: matcher.map_or(Matcher::Any, |m| m.0),
                     timeout,
                     json_io: json_io.unwrap_or(false),
+                    persistent,
                 })
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+/// The `persistent` and `workers` keys together: `persistent` only on command hooks, `workers`
+/// only with `persistent`, and never with `jsonIO: false` (a persistent hook speaks JSON lines).
+fn persistent_setting(
+    handler: &Handler,
+    persistent: Option<Option<bool>>,
+    workers: Option<usize>,
+    json_io: Option<bool>,
+) -> std::result::Result<Option<Persistent>, String> {
+    let eager = match persistent {
+        Some(Some(eager)) => eager,
+        Some(None) | None => {
+            return match workers {
+                Some(_) => {
+                    Err("`workers` applies only to persistent hooks; add `persistent: true` or remove `workers`"
+                        .to_string())
+                }
+                None => Ok(None),
+            }
+        }
+    };
+    if !matches!(handler, Handler::Command(_)) {
+        return Err("`persistent` applies only to `command` hooks".to_string());
+    }
+    if json_io == Some(false) {
+        return Err(
+            "a persistent hook reads envelopes and answers as JSON lines, so `jsonIO: false` contradicts it; remove `jsonIO`"
+                .to_string(),
+        );
+    }
+    Ok(Some(Persistent { eager, workers: workers.unwrap_or(Persistent::DEFAULT_WORKERS) }))
+}
+
+/// `persistent:` `true`, `false` or `"eager"`: `Some(eager)` when persistent.
+struct PersistentValue(Option<bool>);
+
+impl<'de> Deserialize<'de> for PersistentValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<PersistentValue, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = PersistentValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("true, false or \"eager\"")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<PersistentValue, E> {
+                Ok(PersistentValue(v.then_some(false)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<PersistentValue, E> {
+                match v {
+                    "eager" => Ok(PersistentValue(Some(true))),
+                    _ => Err(E::custom(format!("expected true, false or \"eager\", found \"{v}\""))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `workers:` a positive integer up to [`Persistent::MAX_WORKERS`].
+struct Workers(usize);
+
+impl<'de> Deserialize<'de> for Workers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Workers, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Workers;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a positive integer number of processes, at most {}", Persistent::MAX_WORKERS)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Workers, E> {
+                match usize::try_from(v) {
+                    Ok(n) if (1..=Persistent::MAX_WORKERS).contains(&n) => Ok(Workers(n)),
+                    _ => Err(E::custom(format!(
+                        "expected a positive integer number of processes, at most {}, found {v}",
+                        Persistent::MAX_WORKERS
+                    ))),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Workers, E> {
+                match u64::try_from(v) {
+                    Ok(u) => self.visit_u64(u),
+                    Err(_) => Err(E::custom(format!(
+                        "expected a positive integer number of processes, at most {}, found {v}",
+                        Persistent::MAX_WORKERS
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 

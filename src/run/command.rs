@@ -75,55 +75,65 @@ impl Finished {
 
 pub fn run(spawn: &Spawn) -> Finished {
     let start = Instant::now();
-    let env = match spawn.env.with(spawn.vars) {
-        Ok(env) => env,
-        Err(var) => {
-            return Finished::failed(format!(
-                "{var} contains a NUL byte, which an environment variable cannot hold; the hook was not started"
-            ))
-        }
-    };
-    let Ok(cwd) = CString::new(spawn.cwd.as_os_str().as_bytes()) else {
-        return Finished::failed("the working directory contains a NUL byte".to_string());
-    };
-    let start_program = |program: &CStr, argv: &[CString]| {
-        spawn::spawn(&Request {
-            program,
-            argv,
-            env: &env,
-            cwd: &cwd,
-            pipe_stdin: spawn.stdin.is_some(),
-            pipe_stdout: spawn.capture_stdout,
-        })
-    };
-    // Direct when possible; on any doubt (program not found, not executable, a script without
-    // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
-    let direct = spawn.argv.and_then(|words| {
-        let program = find_program(&words[0], spawn.env.path.as_deref()?, spawn.cwd)?;
-        let program = CString::new(program.into_os_string().into_vec()).ok()?;
-        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
-        start_program(&program, &argv).ok()
-    });
-    let is_direct = direct.is_some();
-    let process = match direct {
-        Some(p) => p,
-        None => {
-            let Ok(command) = CString::new(spawn.command) else {
-                return Finished::failed("the command contains a NUL byte".to_string());
-            };
-            let argv = [c"/bin/sh".to_owned(), c"-c".to_owned(), command];
-            match start_program(c"/bin/sh", &argv) {
-                Ok(p) => p,
-                Err(e) => {
-                    return Finished::failed(format!("cannot start `/bin/sh -c` in {}: {e}", spawn.cwd.display()))
-                }
-            }
-        }
+    let started = start_process(
+        spawn.command,
+        spawn.argv,
+        spawn.cwd,
+        spawn.env,
+        spawn.vars,
+        spawn.stdin.is_some(),
+        spawn.capture_stdout,
+    );
+    let (process, is_direct) = match started {
+        Ok(p) => p,
+        Err(e) => return Finished::failed(e),
     };
     let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
     let mut finished = Supervisor::new(process, spawn, start).run();
     finished.direct = is_direct;
     finished
+}
+
+/// Starts a command hook's process (§3.4): directly when the command is plain words and the
+/// program is found, else `/bin/sh -c`. Returns the process and whether it was started directly,
+/// or an error message for the trace.
+pub fn start_process(
+    command: &str,
+    words: Option<&[String]>,
+    cwd: &Path,
+    template: &EnvTemplate,
+    vars: &[(&'static str, String)],
+    pipe_stdin: bool,
+    pipe_stdout: bool,
+) -> Result<(Process, bool), String> {
+    let env = template.with(vars).map_err(|var| {
+        format!("{var} contains a NUL byte, which an environment variable cannot hold; the hook was not started")
+    })?;
+    let Ok(cwd_c) = CString::new(cwd.as_os_str().as_bytes()) else {
+        return Err("the working directory contains a NUL byte".to_string());
+    };
+    let start_program = |program: &CStr, argv: &[CString]| {
+        spawn::spawn(&Request { program, argv, env: &env, cwd: &cwd_c, pipe_stdin, pipe_stdout })
+    };
+    // Direct when possible; on any doubt (program not found, not executable, a script without
+    // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
+    let direct = words.and_then(|words| {
+        let program = find_program(&words[0], template.path.as_deref()?, cwd)?;
+        let program = CString::new(program.into_os_string().into_vec()).ok()?;
+        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
+        start_program(&program, &argv).ok()
+    });
+    if let Some(p) = direct {
+        return Ok((p, true));
+    }
+    let Ok(command) = CString::new(command) else {
+        return Err("the command contains a NUL byte".to_string());
+    };
+    let argv = [c"/bin/sh".to_owned(), c"-c".to_owned(), command];
+    match start_program(c"/bin/sh", &argv) {
+        Ok(p) => Ok((p, false)),
+        Err(e) => Err(format!("cannot start `/bin/sh -c` in {}: {e}", cwd.display())),
+    }
 }
 
 /// Shell keywords and builtins: a command starting with one of these means what the shell
@@ -389,7 +399,7 @@ impl<'a> Supervisor<'a> {
 /// Reads what is available into `buf`, keeping at most `cap` bytes and noting overflow; the
 /// rest is read into a scratch buffer and dropped, so a flood never grows memory. Returns true
 /// at EOF (or a read error). Bounded per call so a fast writer cannot starve the timeout check.
-fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: &mut bool) -> bool {
+pub(crate) fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: &mut bool) -> bool {
     let Some(fd) = fd else { return true };
     let mut scratch = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
     for _ in 0..256 {
@@ -424,7 +434,7 @@ fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: &mut
     false
 }
 
-fn set_nonblocking(fd: RawFd) {
+pub(crate) fn set_nonblocking(fd: RawFd) {
     // SAFETY: fcntl on an fd we own.
     unsafe {
         let flags = libc::fcntl(fd, libc::F_GETFL);
@@ -436,7 +446,7 @@ fn set_nonblocking(fd: RawFd) {
 
 /// A pidfd becomes readable when the process exits: the loop can sleep in `poll` instead of
 /// polling `waitpid`. `None` on kernels without pidfd_open (before 5.3).
-fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     // SAFETY: a plain syscall; on success it returns a new fd that we then own.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     if fd < 0 {
@@ -446,14 +456,14 @@ fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-fn signal_group(pgid: i32, signal: i32) {
+pub(crate) fn signal_group(pgid: i32, signal: i32) {
     // SAFETY: kill(2) with a negative pid signals the process group the hook leads.
     unsafe {
         libc::kill(-pgid, signal);
     }
 }
 
-fn group_alive(pgid: i32) -> bool {
+pub(crate) fn group_alive(pgid: i32) -> bool {
     // SAFETY: signal 0 only checks for existence.
     unsafe { libc::kill(-pgid, 0) == 0 }
 }
@@ -462,14 +472,30 @@ fn group_alive(pgid: i32) -> bool {
 /// without reading cannot kill a host with the default disposition; on drop, a SIGPIPE we
 /// caused is consumed and the thread's mask restored. The process-wide disposition is never
 /// touched.
-struct SigpipeBlock {
+pub(crate) struct SigpipeBlock {
     old: libc::sigset_t,
     set: libc::sigset_t,
     was_pending: bool,
+    /// Whether a write may have raised SIGPIPE (always assumed unless [`SigpipeBlock::tracked`]).
+    raised: bool,
 }
 
 impl SigpipeBlock {
-    fn new() -> SigpipeBlock {
+    pub(crate) fn new() -> SigpipeBlock {
+        SigpipeBlock::block(true)
+    }
+
+    /// For a caller that reports every EPIPE with [`SigpipeBlock::epipe`]: when none happened,
+    /// dropping it costs only the mask restore.
+    pub(crate) fn tracked() -> SigpipeBlock {
+        SigpipeBlock::block(false)
+    }
+
+    pub(crate) fn epipe(&mut self) {
+        self.raised = true;
+    }
+
+    fn block(raised: bool) -> SigpipeBlock {
         // SAFETY: sigset operations on local, initialised sets.
         unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
@@ -477,10 +503,14 @@ impl SigpipeBlock {
             libc::sigemptyset(&mut set);
             libc::sigaddset(&mut set, libc::SIGPIPE);
             libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
-            let mut pending: libc::sigset_t = std::mem::zeroed();
-            libc::sigpending(&mut pending);
-            let was_pending = libc::sigismember(&pending, libc::SIGPIPE) == 1;
-            SigpipeBlock { old, set, was_pending }
+            // A SIGPIPE can be pending here only if this thread was blocking it already (else it
+            // would have been delivered): only then is there a host's SIGPIPE to leave alone.
+            let was_pending = libc::sigismember(&old, libc::SIGPIPE) == 1 && {
+                let mut pending: libc::sigset_t = std::mem::zeroed();
+                libc::sigpending(&mut pending);
+                libc::sigismember(&pending, libc::SIGPIPE) == 1
+            };
+            SigpipeBlock { old, set, was_pending, raised }
         }
     }
 }
@@ -489,7 +519,7 @@ impl Drop for SigpipeBlock {
     fn drop(&mut self) {
         // SAFETY: as above; sigtimedwait with a zero timeout never blocks.
         unsafe {
-            if !self.was_pending {
+            if self.raised && !self.was_pending {
                 let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
                 while libc::sigtimedwait(&self.set, std::ptr::null_mut(), &zero) == libc::SIGPIPE {}
             }

@@ -11,7 +11,9 @@ use std::time::Duration;
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
-use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, DefaultConnector, NextTimeout, Transport};
+use ureq::unversioned::transport::{
+    Buffers, ConnectProxyConnector, ConnectionDetails, Connector, NextTimeout, RustlsConnector, Transport,
+};
 
 /// ureq's resolver starts a thread for every request that has a timeout, so that a slow DNS
 /// lookup can be abandoned. Policy endpoints are usually IP literals (`http://127.0.0.1:…`):
@@ -81,7 +83,13 @@ impl HttpClient {
                 .max_idle_connections_per_host(16)
                 .user_agent(concat!("oh-hooks/", env!("CARGO_PKG_VERSION")))
                 .build();
-            ureq::Agent::with_parts(config, DefaultConnector::default().chain(Cancellable), LiteralResolver::default())
+            // ureq's default chain with our TCP layer (see `http_tcp`): CONNECT proxy, TCP, TLS.
+            let connector =
+                ().chain(ConnectProxyConnector::default())
+                    .chain(super::http_tcp::TcpConnector)
+                    .chain(RustlsConnector::default())
+                    .chain(Cancellable);
+            ureq::Agent::with_parts(config, connector, LiteralResolver::default())
         })
     }
 
@@ -149,14 +157,10 @@ const CANCEL_CHECK: Duration = Duration::from_millis(20);
 #[derive(Debug)]
 struct Cancellable;
 
-impl Connector<Box<dyn Transport>> for Cancellable {
-    type Out = CancellableTransport;
+impl<In: Transport> Connector<In> for Cancellable {
+    type Out = CancellableTransport<In>;
 
-    fn connect(
-        &self,
-        _: &ConnectionDetails,
-        chained: Option<Box<dyn Transport>>,
-    ) -> Result<Option<CancellableTransport>, ureq::Error> {
+    fn connect(&self, _: &ConnectionDetails, chained: Option<In>) -> Result<Option<Self::Out>, ureq::Error> {
         Ok(chained.map(CancellableTransport))
     }
 }
@@ -164,9 +168,9 @@ impl Connector<Box<dyn Transport>> for Cancellable {
 /// Waits for input in slices of [`CANCEL_CHECK`] when the request is cancellable, and gives up
 /// with a timeout once the token has fired. Without a token it is the inner transport.
 #[derive(Debug)]
-struct CancellableTransport(Box<dyn Transport>);
+struct CancellableTransport<T>(T);
 
-impl Transport for CancellableTransport {
+impl<T: Transport> Transport for CancellableTransport<T> {
     fn buffers(&mut self) -> &mut dyn Buffers {
         self.0.buffers()
     }

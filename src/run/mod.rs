@@ -4,14 +4,17 @@
 //! live here.
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
-//! - [`http`]: HTTP hooks.
+//! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`callback`]: callback hooks and prompt hooks, answered by the host.
 //! - [`cancel`]: the token that stops an asynchronous fire's hooks.
+//! - [`persistent`]: persistent command hooks (long-lived workers answering one line per fire).
 
 pub mod callback;
 pub mod cancel;
 pub mod command;
 pub mod http;
+mod http_tcp;
+pub mod persistent;
 pub mod spawn;
 
 use crate::config::{Handler, HookSpec};
@@ -22,6 +25,7 @@ use crate::outcome::{millis, Trace};
 use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
 use http::{HttpClient, Reply};
+use persistent::{Launch, PoolTable};
 use spawn::EnvTemplate;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -51,6 +55,8 @@ pub struct Context<'a> {
     pub engine_id: u64,
     /// Set for an asynchronous fire: cancelling it stops the waits of its hooks.
     pub cancel: Option<&'a cancel::Cancel>,
+    /// The workers of the config's persistent hooks.
+    pub pools: &'a PoolTable,
 }
 
 /// A hook's part in the fire.
@@ -65,6 +71,7 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     let start = Instant::now();
     let timeout = spec.timeout.unwrap_or(cx.default_timeout);
     let result = match &spec.handler {
+        Handler::Command(_) if spec.persistent.is_some() => run_persistent(spec, timeout, cx, &mut trace),
         Handler::Command(command) => run_command(command, spec.argv.as_deref(), spec.json_io, timeout, cx, &mut trace),
         Handler::Http(url) => run_http(url, timeout, cx, &mut trace),
         Handler::Callback(name) => match cx.host.function(name) {
@@ -90,6 +97,43 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     trace.result = result.label();
     trace.reason = result.reason.clone();
     Ran { result: Some(result), trace }
+}
+
+fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+    trace.json_io = Some(true);
+    trace.persistent = Some(true);
+    let Some(pool) = cx.pools.get(cx.envelope.event, spec.index) else {
+        trace.error = Some("internal error: the persistent hook has no workers".to_string());
+        return HookResult::deny(JSON_FAILED);
+    };
+    let launch = Launch { cwd: cx.cwd, env: cx.env };
+    let served = pool.request(cx.envelope.json.as_bytes(), timeout, cx.max_output_bytes, &launch);
+    if !served.stderr.is_empty() {
+        trace.stderr = Some(utf8_prefix(&served.stderr));
+    }
+    match served.exit {
+        Some(Exit::Code(c)) => trace.exit_code = Some(c),
+        Some(Exit::Signal(s)) => trace.signal = Some(s),
+        None => {}
+    }
+    match served.answer {
+        Ok(Response::Parsed { result, .. }) => {
+            trace.timed_out = Some(false);
+            result
+        }
+        Ok(_) => {
+            trace.timed_out = Some(false);
+            HookResult::default()
+        }
+        Err(failure) => {
+            trace.timed_out = Some(failure.timed_out());
+            trace.error = Some(failure.message(timeout, cx.max_output_bytes));
+            match failure {
+                persistent::Failure::TooLong => HookResult::deny(OUTPUT_TOO_LARGE),
+                _ => HookResult::deny(JSON_FAILED),
+            }
+        }
+    }
 }
 
 fn run_command(

@@ -93,6 +93,8 @@ class HookTrace:
     """``"allow"``, ``"deny"``, ``"ask"``, ``"none"`` or ``"skipped"``."""
     duration_ms: float
     json_io: bool = False
+    persistent: bool = False
+    """True on persistent command hooks."""
     exit_code: Optional[int] = None
     signal: Optional[int] = None
     status: Optional[int] = None
@@ -116,6 +118,7 @@ class HookTrace:
             result=obj.get("result", ""),
             duration_ms=float(obj.get("durationMs", 0.0)),
             json_io=bool(obj.get("jsonIO", False)),
+            persistent=bool(obj.get("persistent", False)),
             exit_code=obj.get("exitCode"),
             signal=obj.get("signal"),
             status=obj.get("status"),

@@ -1,0 +1,910 @@
+//! Persistent hooks (CONTRACT §3.10): a command hook whose process is started once and kept,
+//! answering one envelope per line on stdin with one JSON response per line on stdout.
+//!
+//! A [`Pool`] holds the processes ("workers") of one hook entry: started on demand up to its
+//! `workers`, one request at a time each, further fires queue on a condition variable. The
+//! request runs on the firing thread (no hand-off to another thread, so a request costs a
+//! write, a poll and a read). Everything a worker must be watched for while no request is
+//! talking to it — stderr to drain, an exit to reap, the TERM→KILL grace of a worker being
+//! stopped — is done by one [`Supervisor`] thread per engine, polling every worker's fds at
+//! once; it exists only once a worker has been started.
+//!
+//! Only the supervisor reaps worker processes. A request learns that its worker died from the
+//! pidfd (or `waitid(WNOWAIT)`), which leaves the zombie in place: its pid, and so its process
+//! group id, cannot be reused before the group has been signalled.
+
+use super::command::{self, pidfd_open, set_nonblocking, signal_group, Exit, SigpipeBlock, KILL_GRACE, STDERR_KEPT};
+use super::spawn::EnvTemplate;
+use crate::event::Event;
+use crate::response::{self, Response};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Workers that die before answering anything this many times in a row are restarted only
+/// after a delay, which doubles with each further death up to [`BACKOFF_MAX`].
+const BACKOFF_AFTER: u32 = 3;
+const BACKOFF_FIRST: Duration = Duration::from_millis(250);
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// Without pidfds (kernels before 5.3, valgrind) exits are noticed by polling this often.
+const EXIT_POLL: Duration = Duration::from_millis(10);
+/// A worker whose stdout reached EOF is given this long to turn out to have exited.
+const CLOSE_TO_EXIT: Duration = Duration::from_millis(100);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Why a request got no usable answer. Every variant fails the hook like a jsonIO failure
+/// (`TooLong`: like jsonIO's output cap).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    /// The worker did not answer within the hook's timeout (it is killed).
+    TimedOut,
+    /// No worker became free within the hook's timeout (all `workers` were busy).
+    QueueTimedOut,
+    /// The worker exited (or was killed) before answering.
+    Exited(Option<Exit>),
+    /// The worker closed its stdout while alive.
+    ClosedStdout,
+    /// The answer line exceeded `maxOutputBytes`.
+    TooLong,
+    /// The answer was not one JSON line: the message says what it was.
+    NotOneResponse(String),
+    /// The worker could not be started (the message says why), or keeps dying and is being
+    /// restarted with a delay.
+    CannotStart(String),
+    /// The engine is being freed, or the hook was removed by a reload, while this request queued.
+    Stopped,
+}
+
+impl Failure {
+    /// The trace's `error`.
+    pub fn message(&self, timeout: Duration, max_bytes: usize) -> String {
+        match self {
+            Failure::TimedOut => format!("timed out after {} ms; the worker was killed", timeout.as_millis()),
+            Failure::QueueTimedOut => {
+                format!("timed out after {} ms waiting for a free worker (all are busy)", timeout.as_millis())
+            }
+            Failure::Exited(Some(Exit::Code(c))) => format!("the worker exited with code {c} before answering"),
+            Failure::Exited(Some(Exit::Signal(s))) => format!("the worker was killed by signal {s} before answering"),
+            Failure::Exited(None) => "the worker exited before answering".to_string(),
+            Failure::ClosedStdout => "the worker closed its stdout; it was killed".to_string(),
+            Failure::TooLong => {
+                format!("the worker's answer line exceeded maxOutputBytes ({max_bytes} bytes); it was killed")
+            }
+            Failure::NotOneResponse(why) => format!("{why}; the worker was killed"),
+            Failure::CannotStart(why) => why.clone(),
+            Failure::Stopped => {
+                "the hook's workers were stopped (engine freed or hook removed by a reload)".to_string()
+            }
+        }
+    }
+
+    pub fn timed_out(&self) -> bool {
+        matches!(self, Failure::TimedOut | Failure::QueueTimedOut)
+    }
+}
+
+/// What one request brought back.
+pub struct Served {
+    pub answer: Result<Response, Failure>,
+    /// What the worker wrote on stderr while it served this request (at most 4 KiB).
+    pub stderr: Vec<u8>,
+    /// The worker's exit, when it died during the request.
+    pub exit: Option<Exit>,
+}
+
+/// How to start a hook's process.
+pub struct Launch<'a> {
+    pub cwd: &'a std::path::Path,
+    pub env: &'a EnvTemplate,
+}
+
+/// The workers of one persistent hook entry.
+pub struct Pool {
+    command: String,
+    argv: Option<Vec<String>>,
+    max: usize,
+    supervisor: Arc<Supervisor>,
+    state: Mutex<PoolState>,
+    freed: Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    idle: Vec<Worker>,
+    /// Workers started and not yet retired: idle + busy.
+    live: usize,
+    /// No more requests: set by a reload that removed or changed the hook, and by free.
+    closed: bool,
+    /// Workers in a row that died without answering anything.
+    streak: u32,
+    /// While backing off: no new worker before this.
+    retry_at: Option<Instant>,
+    last_death: String,
+}
+
+impl Pool {
+    pub fn new(command: &str, argv: Option<&[String]>, workers: usize, supervisor: Arc<Supervisor>) -> Arc<Pool> {
+        Arc::new(Pool {
+            command: command.to_string(),
+            argv: argv.map(<[String]>::to_vec),
+            max: workers.max(1),
+            supervisor,
+            state: Mutex::new(PoolState::default()),
+            freed: Condvar::new(),
+        })
+    }
+
+    /// `persistent: "eager"`: starts one worker now, if none runs. A failure is remembered like
+    /// any death and reported by the first fire.
+    pub fn start_eagerly(self: &Arc<Self>, launch: &Launch) {
+        {
+            let mut st = lock(&self.state);
+            if st.closed || st.live > 0 {
+                return;
+            }
+            st.live += 1;
+        }
+        if let Ok(worker) = self.spawn(launch) {
+            self.release(worker);
+        }
+    }
+
+    /// Sends one envelope line (without its `\n`) and reads the answer, within `timeout`
+    /// including the wait for a free worker.
+    pub fn request(self: &Arc<Self>, envelope: &[u8], timeout: Duration, max_bytes: usize, launch: &Launch) -> Served {
+        let now = Instant::now();
+        let deadline = now.checked_add(timeout).unwrap_or(now + Duration::from_secs(86_400));
+        let mut worker = loop {
+            let mut worker = match self.acquire(deadline, launch) {
+                Ok(w) => w,
+                Err(f) => return Served { answer: Err(f), stderr: Vec::new(), exit: None },
+            };
+            // A worker that died or wrote to stdout while idle is replaced before it is used.
+            match worker.stale() {
+                None => break worker,
+                Some(why) => {
+                    let answered = worker.answered > 0;
+                    self.retire(worker, false);
+                    self.lost(answered, why);
+                }
+            }
+        };
+        worker.proc.capture(true);
+        let result = worker.exchange(envelope, deadline, max_bytes);
+        let stderr = worker.proc.capture(false);
+        match result {
+            Ok(answer) => match response::parse(&answer) {
+                Response::Malformed(why) => {
+                    let answered = worker.answered > 0;
+                    self.retire(worker, false);
+                    let failure = Failure::NotOneResponse(format!(
+                        "the worker answered a line that is not one JSON response ({why})"
+                    ));
+                    self.lost(answered, failure.message(timeout, max_bytes));
+                    Served { answer: Err(failure), stderr, exit: None }
+                }
+                parsed => {
+                    worker.answered += 1;
+                    self.release(worker);
+                    Served { answer: Ok(parsed), stderr, exit: None }
+                }
+            },
+            Err(failure) => {
+                let exit = match &failure {
+                    Failure::Exited(e) => *e,
+                    _ => None,
+                };
+                let answered = worker.answered > 0;
+                self.retire(worker, false);
+                self.lost(answered, failure.message(timeout, max_bytes));
+                Served { answer: Err(failure), stderr, exit }
+            }
+        }
+    }
+
+    /// An idle worker, a new one, or a wait for one until `deadline`.
+    fn acquire(self: &Arc<Self>, deadline: Instant, launch: &Launch) -> Result<Worker, Failure> {
+        let mut st = lock(&self.state);
+        loop {
+            if st.closed {
+                return Err(Failure::Stopped);
+            }
+            if let Some(w) = st.idle.pop() {
+                return Ok(w);
+            }
+            let now = Instant::now();
+            if st.live < self.max {
+                if let Some(at) = st.retry_at.filter(|at| now < *at) {
+                    return Err(Failure::CannotStart(format!(
+                        "the worker keeps dying ({} times in a row before answering; last: {}); not restarted for another {} ms",
+                        st.streak,
+                        st.last_death,
+                        at.duration_since(now).as_millis().max(1)
+                    )));
+                }
+                st.live += 1;
+                drop(st);
+                return self.spawn(launch);
+            }
+            if now >= deadline {
+                return Err(Failure::QueueTimedOut);
+            }
+            st = self.freed.wait_timeout(st, deadline - now).unwrap_or_else(PoisonError::into_inner).0;
+        }
+    }
+
+    /// Starts a worker for a place already counted in `live`; on failure the place is given
+    /// back and the failure counts toward the restart delay.
+    fn spawn(self: &Arc<Self>, launch: &Launch) -> Result<Worker, Failure> {
+        let started = self.start(launch);
+        if let Err(Failure::CannotStart(why)) = &started {
+            lock(&self.state).live -= 1;
+            self.freed.notify_one();
+            self.lost(false, why.clone());
+        }
+        started
+    }
+
+    fn start(self: &Arc<Self>, launch: &Launch) -> Result<Worker, Failure> {
+        let started =
+            command::start_process(&self.command, self.argv.as_deref(), launch.cwd, launch.env, &[], true, true);
+        let (process, _direct) = started.map_err(Failure::CannotStart)?;
+        let (Some(stdin), Some(stdout)) = (process.stdin, process.stdout) else {
+            unreachable!("both pipes were asked for")
+        };
+        for fd in [&stdin, &stdout, &process.stderr] {
+            set_nonblocking(fd.as_raw_fd());
+        }
+        let proc = Arc::new(Proc {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            pid: process.pid,
+            pidfd: pidfd_open(process.pid),
+            stderr: process.stderr,
+            stderr_eof: AtomicBool::new(false),
+            kept: Mutex::new(Kept::default()),
+            pool: Arc::downgrade(self),
+        });
+        let worker = Worker { proc, stdin, stdout, buf: Vec::new(), answered: 0 };
+        if let Err(e) = self.supervisor.adopt(&worker.proc) {
+            // Nobody could reap it later: end it here.
+            signal_group(worker.proc.pid, libc::SIGKILL);
+            reap(worker.proc.pid);
+            return Err(Failure::CannotStart(format!("cannot start the thread that supervises workers: {e}")));
+        }
+        Ok(worker)
+    }
+
+    /// Back to the idle list, or stopped when the pool has been closed meanwhile.
+    fn release(&self, worker: Worker) {
+        let mut st = lock(&self.state);
+        if worker.answered > 0 {
+            st.streak = 0;
+            st.retry_at = None;
+        }
+        if st.closed {
+            drop(st);
+            self.retire(worker, true);
+            return;
+        }
+        st.idle.push(worker);
+        drop(st);
+        self.freed.notify_one();
+    }
+
+    /// A worker is gone: counts toward the restart delay when it never answered.
+    fn lost(&self, answered: bool, why: String) {
+        let mut st = lock(&self.state);
+        if answered {
+            st.streak = 0;
+            st.retry_at = None;
+        } else {
+            st.streak += 1;
+            if st.streak >= BACKOFF_AFTER {
+                let delay = BACKOFF_FIRST.saturating_mul(1 << (st.streak - BACKOFF_AFTER).min(16)).min(BACKOFF_MAX);
+                st.retry_at = Some(Instant::now() + delay);
+            }
+        }
+        st.last_death = why;
+    }
+
+    /// Hands a worker to the supervisor to be stopped. `graceful`: its stdin is closed and it has
+    /// the grace to exit on its own; otherwise its group gets SIGTERM now. SIGKILL follows after
+    /// [`KILL_GRACE`] either way if anything in the group is left.
+    fn retire(&self, worker: Worker, graceful: bool) {
+        {
+            let mut st = lock(&self.state);
+            st.live = st.live.saturating_sub(1);
+        }
+        self.freed.notify_one();
+        self.supervisor.bury(worker, graceful);
+    }
+
+    /// Stops the pool: queued requests fail, idle workers are stopped now and busy ones when
+    /// their request ends. Used when a reload removes or changes the hook, and by free.
+    pub fn close(&self) {
+        let idle = {
+            let mut st = lock(&self.state);
+            st.closed = true;
+            std::mem::take(&mut st.idle)
+        };
+        self.freed.notify_all();
+        for w in idle {
+            self.retire(w, true);
+        }
+    }
+
+    /// The worker of `id` if it is idle, taken out of the idle list (it died while idle).
+    fn take_idle(&self, id: u64) -> Option<Worker> {
+        let mut st = lock(&self.state);
+        let at = st.idle.iter().position(|w| w.proc.id == id)?;
+        Some(st.idle.swap_remove(at))
+    }
+
+    /// Processes alive now (idle + busy), for tests and `describe`.
+    pub fn live(&self) -> usize {
+        lock(&self.state).live
+    }
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The part of a worker the supervisor watches too.
+struct Proc {
+    id: u64,
+    pid: libc::pid_t,
+    pidfd: Option<OwnedFd>,
+    stderr: OwnedFd,
+    stderr_eof: AtomicBool,
+    kept: Mutex<Kept>,
+    pool: Weak<Pool>,
+}
+
+/// stderr as read so far: kept while a request runs, discarded between requests.
+#[derive(Default)]
+struct Kept {
+    capturing: bool,
+    bytes: Vec<u8>,
+}
+
+impl Proc {
+    /// Reads what stderr has (either thread may call it; the lock orders their reads).
+    fn drain_stderr(&self, kept: &mut Kept) {
+        if self.stderr_eof.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut scratch = [0u8; 4096];
+        for _ in 0..64 {
+            // SAFETY: reading into a local buffer from an fd this Proc owns.
+            let n = unsafe { libc::read(self.stderr.as_raw_fd(), scratch.as_mut_ptr().cast(), scratch.len()) };
+            if n > 0 {
+                if kept.capturing {
+                    let room = STDERR_KEPT.saturating_sub(kept.bytes.len());
+                    kept.bytes.extend_from_slice(&scratch[..(n as usize).min(room)]);
+                }
+                continue;
+            }
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            if n == 0 || io::Error::last_os_error().kind() != io::ErrorKind::WouldBlock {
+                self.stderr_eof.store(true, Ordering::Relaxed);
+            }
+            return;
+        }
+    }
+
+    /// Starts (`true`) or ends keeping stderr for a request; ending returns what was kept.
+    fn capture(&self, on: bool) -> Vec<u8> {
+        let mut kept = lock(&self.kept);
+        self.drain_stderr(&mut kept);
+        kept.capturing = on;
+        std::mem::take(&mut kept.bytes)
+    }
+
+    /// Whether the process has exited, without reaping it (the supervisor reaps).
+    fn exited(&self) -> Option<Option<Exit>> {
+        peek_exit(self.pid)
+    }
+
+    /// [`Proc::exited`], waiting up to `limit` for it.
+    fn wait_exit(&self, limit: Duration) -> Option<Option<Exit>> {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(exit) = self.exited() {
+                return Some(exit);
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            match &self.pidfd {
+                Some(fd) => {
+                    let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                    let ms = i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+                    // SAFETY: polls one valid pollfd.
+                    unsafe { libc::poll(&mut p, 1, ms) };
+                }
+                None => std::thread::sleep(left.min(Duration::from_millis(1))),
+            }
+        }
+    }
+}
+
+/// A worker as a request or the idle list holds it.
+struct Worker {
+    proc: Arc<Proc>,
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    /// stdout bytes read and not yet part of an answer.
+    buf: Vec<u8>,
+    answered: u64,
+}
+
+impl Worker {
+    /// Whether the worker died or wrote to stdout while idle: `Some(why)`. One `poll`.
+    fn stale(&mut self) -> Option<String> {
+        let mut fds = [
+            libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd {
+                fd: self.proc.pidfd.as_ref().map_or(-1, |p| p.as_raw_fd()),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        // SAFETY: polls valid pollfds (a negative fd is skipped) without waiting.
+        unsafe { libc::poll(fds.as_mut_ptr(), 2, 0) };
+        if fds[0].revents & libc::POLLIN != 0 || !self.buf.is_empty() {
+            return Some("the worker wrote to stdout between requests".to_string());
+        }
+        let hangup = fds[0].revents != 0;
+        if hangup || fds[1].revents != 0 || self.proc.pidfd.is_none() {
+            let exit = if hangup { self.proc.wait_exit(CLOSE_TO_EXIT) } else { self.proc.exited() };
+            let Some(exit) = exit else {
+                return hangup.then(|| "the worker closed its stdout while idle".to_string());
+            };
+            return match exit {
+                Some(Exit::Code(c)) => Some(format!("the worker exited with code {c} while idle")),
+                Some(Exit::Signal(s)) => Some(format!("the worker was killed by signal {s} while idle")),
+                None => Some("the worker exited while idle".to_string()),
+            };
+        }
+        None
+    }
+
+    /// Writes `envelope` and a newline, and reads one answer line.
+    fn exchange(&mut self, envelope: &[u8], deadline: Instant, max_bytes: usize) -> Result<Vec<u8>, Failure> {
+        let mut sigpipe = SigpipeBlock::tracked();
+        let total = envelope.len() + 1;
+        let mut written = 0;
+        let mut stdin_open = true;
+        let mut exited: Option<Option<Exit>> = None;
+        loop {
+            if stdin_open && written < total {
+                match write_line(&self.stdin, envelope, written) {
+                    Ok(n) => written += n,
+                    // The worker closed its stdin (or died): its answer, if any, still counts.
+                    Err(()) => {
+                        sigpipe.epipe();
+                        stdin_open = false;
+                    }
+                }
+            }
+            if let Some(answer) = self.take_line(max_bytes)? {
+                return Ok(answer);
+            }
+            if let Some(exit) = exited {
+                return Err(Failure::Exited(exit));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Failure::TimedOut);
+            }
+            // stdout, the pidfd (-1: none, skipped), stdin while the line is not all written.
+            let mut fds = [
+                libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+                libc::pollfd {
+                    fd: self.proc.pidfd.as_ref().map_or(-1, |p| p.as_raw_fd()),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd { fd: self.stdin.as_raw_fd(), events: libc::POLLOUT, revents: 0 },
+            ];
+            let nfds = if stdin_open && written < total { 3 } else { 2 };
+            let mut wait = deadline - now;
+            if self.proc.pidfd.is_none() {
+                wait = wait.min(EXIT_POLL);
+            }
+            let ms = i32::try_from(wait.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+            // SAFETY: `fds` is a valid array of pollfd structs.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), nfds, ms) };
+            if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                return Err(Failure::NotOneResponse(format!("poll failed: {}", io::Error::last_os_error())));
+            }
+            if fds[0].revents != 0 && self.read_stdout(max_bytes)? {
+                // EOF: a line already read was taken above; whatever is left is no answer.
+                if let Some(answer) = self.take_line(max_bytes)? {
+                    return Ok(answer);
+                }
+                // A process closes its fds a moment before it becomes waitable: EOF is often
+                // the first sign of an exit.
+                return Err(match self.proc.wait_exit(CLOSE_TO_EXIT.min(deadline.saturating_duration_since(now))) {
+                    Some(exit) => Failure::Exited(exit),
+                    None => Failure::ClosedStdout,
+                });
+            }
+            if fds[1].revents != 0 || self.proc.pidfd.is_none() {
+                if let Some(exit) = self.proc.exited() {
+                    // Read what it wrote before dying, then decide at the top of the loop.
+                    self.read_stdout(max_bytes)?;
+                    exited = Some(exit);
+                }
+            }
+        }
+    }
+
+    /// Reads what stdout has into `buf`. True at EOF.
+    fn read_stdout(&mut self, max_bytes: usize) -> Result<bool, Failure> {
+        loop {
+            if self.buf.len() > max_bytes {
+                return Err(Failure::TooLong);
+            }
+            let room = (max_bytes + 1 - self.buf.len()).min(1 << 16);
+            self.buf.reserve(room);
+            let spare = self.buf.spare_capacity_mut();
+            let len = spare.len().min(room);
+            // SAFETY: reads at most `len` bytes into the Vec's spare capacity.
+            let n = unsafe { libc::read(self.stdout.as_raw_fd(), spare.as_mut_ptr().cast(), len) };
+            if n > 0 {
+                let from = self.buf.len();
+                // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
+                unsafe { self.buf.set_len(from + n as usize) };
+                // The answer is complete: a second line behind it is caught by the next
+                // request's idle check, so no read is spent looking for one now.
+                if memchr::memchr(b'\n', &self.buf[from..]).is_some() {
+                    return Ok(false);
+                }
+                continue;
+            }
+            if n == 0 {
+                return Ok(true);
+            }
+            match io::Error::last_os_error().kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => return Ok(false),
+                _ => return Ok(true),
+            }
+        }
+    }
+
+    /// The first complete line of `buf`, if any. A second line after it (two answers to one
+    /// request) and a line over `max_bytes` are failures.
+    fn take_line(&mut self, max_bytes: usize) -> Result<Option<Vec<u8>>, Failure> {
+        let Some(end) = memchr::memchr(b'\n', &self.buf) else {
+            return if self.buf.len() > max_bytes { Err(Failure::TooLong) } else { Ok(None) };
+        };
+        if end > max_bytes {
+            return Err(Failure::TooLong);
+        }
+        if end + 1 < self.buf.len() {
+            return Err(Failure::NotOneResponse(
+                "the worker wrote more than one line for one request (one JSON response per line is expected)"
+                    .to_string(),
+            ));
+        }
+        let mut line = std::mem::take(&mut self.buf);
+        line.truncate(end);
+        Ok(Some(line))
+    }
+}
+
+/// One non-blocking write of what is left of `line` + `\n` after `done` bytes (one `writev`,
+/// no copy). `Err` when the pipe is closed.
+fn write_line(fd: &OwnedFd, line: &[u8], done: usize) -> Result<usize, ()> {
+    let rest = &line[done.min(line.len())..];
+    let newline = if done <= line.len() { &b"\n"[..] } else { &[][..] };
+    let iov = [
+        libc::iovec { iov_base: rest.as_ptr() as *mut libc::c_void, iov_len: rest.len() },
+        libc::iovec { iov_base: newline.as_ptr() as *mut libc::c_void, iov_len: newline.len() },
+    ];
+    loop {
+        // SAFETY: both iovecs point into live slices; writev only reads them.
+        let n = unsafe { libc::writev(fd.as_raw_fd(), iov.as_ptr(), 2) };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        match io::Error::last_os_error().kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Ok(0),
+            _ => return Err(()),
+        }
+    }
+}
+
+/// `Some(exit)` when `pid` has exited (its status, when readable), without reaping it.
+fn peek_exit(pid: libc::pid_t) -> Option<Option<Exit>> {
+    // SAFETY: a zeroed siginfo is a valid out-parameter for waitid.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: waitid on our own child with WNOWAIT leaves it waitable.
+    let rc = unsafe {
+        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT)
+    };
+    if rc != 0 {
+        // ECHILD: already reaped (a host that ignores SIGCHLD reaps for us): it is gone.
+        return Some(None);
+    }
+    // SAFETY: waitid filled `info` (si_pid 0 when the child has not exited).
+    let (who, code, status) = unsafe { (info.si_pid(), info.si_code, info.si_status()) };
+    if who == 0 {
+        return None;
+    }
+    Some(Some(if code == libc::CLD_EXITED { Exit::Code(status) } else { Exit::Signal(status) }))
+}
+
+/// Waits for our own child (after SIGKILL, or already exited).
+fn reap(pid: libc::pid_t) {
+    let mut status = 0;
+    loop {
+        // SAFETY: waits for our own child.
+        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if rc >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return;
+        }
+    }
+}
+
+/// The engine's watcher of every worker process (see the module comment).
+pub struct Supervisor {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+struct Shared {
+    /// An eventfd that wakes the thread when the set of workers changes.
+    wake: OwnedFd,
+    state: Mutex<SupState>,
+}
+
+#[derive(Default)]
+struct SupState {
+    live: Vec<Arc<Proc>>,
+    dying: Vec<Dying>,
+    quit: bool,
+}
+
+/// A worker being stopped: SIGKILL to its group at `kill_at` if it has not exited by then;
+/// reaped once it has exited.
+struct Dying {
+    proc: Arc<Proc>,
+    kill_at: Instant,
+    killed: bool,
+}
+
+impl Default for Supervisor {
+    fn default() -> Supervisor {
+        Supervisor::new()
+    }
+}
+
+impl Supervisor {
+    pub fn new() -> Supervisor {
+        // SAFETY: eventfd(2) returns a new fd or -1.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        let wake = if fd >= 0 {
+            // SAFETY: the fd is new and ours.
+            unsafe { OwnedFd::from_raw_fd(fd) }
+        } else {
+            // Without an eventfd the thread still runs on its polling timeout; a pipe's read
+            // end that is never written serves as a never-ready placeholder.
+            let mut fds = [-1 as RawFd; 2];
+            // SAFETY: pipe2 writes two fds; we keep the read end and close the write end.
+            unsafe {
+                libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK);
+                if fds[1] >= 0 {
+                    libc::close(fds[1]);
+                }
+                OwnedFd::from_raw_fd(fds[0].max(0))
+            }
+        };
+        Supervisor {
+            shared: Arc::new(Shared { wake, state: Mutex::new(SupState::default()) }),
+            thread: Mutex::new(None),
+        }
+    }
+
+    /// Starts watching a new worker (and the thread, on the first one).
+    fn adopt(&self, proc: &Arc<Proc>) -> io::Result<()> {
+        {
+            let mut thread = lock(&self.thread);
+            if thread.is_none() {
+                let shared = self.shared.clone();
+                *thread = Some(
+                    std::thread::Builder::new().name("oh-hooks-workers".into()).spawn(move || supervise(&shared))?,
+                );
+            }
+        }
+        lock(&self.shared.state).live.push(proc.clone());
+        self.shared.wake();
+        Ok(())
+    }
+
+    /// Stops a worker (see [`Pool::retire`]).
+    fn bury(&self, worker: Worker, graceful: bool) {
+        let Worker { proc, stdin, stdout, .. } = worker;
+        // Closing stdin is the polite request to exit; closing stdout makes writes fail.
+        drop(stdin);
+        drop(stdout);
+        if !graceful {
+            signal_group(proc.pid, libc::SIGTERM);
+        }
+        {
+            let mut st = lock(&self.shared.state);
+            st.live.retain(|p| p.id != proc.id);
+            st.dying.push(Dying { proc, kill_at: Instant::now() + KILL_GRACE, killed: false });
+        }
+        self.shared.wake();
+    }
+
+    /// Free: waits until every stopped worker is reaped, then ends the thread. Pools must have
+    /// been closed first.
+    pub fn shutdown(&self) {
+        lock(&self.shared.state).quit = true;
+        self.shared.wake();
+        if let Some(t) = lock(&self.thread).take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Shared {
+    fn wake(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes to our eventfd (a failure only means it is already signalled).
+        unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
+    }
+}
+
+/// The supervisor thread's loop.
+fn supervise(shared: &Shared) {
+    // Busy workers whose exit the supervisor saw: their request thread handles it.
+    let mut ignored: Vec<u64> = Vec::new();
+    loop {
+        let (live, dying, quit) = {
+            let st = lock(&shared.state);
+            let dying: Vec<(Arc<Proc>, Instant, bool)> =
+                st.dying.iter().map(|d| (d.proc.clone(), d.kill_at, d.killed)).collect();
+            (st.live.clone(), dying, st.quit)
+        };
+        ignored.retain(|id| live.iter().any(|p| p.id == *id));
+        if quit && live.is_empty() && dying.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let mut fds = vec![libc::pollfd { fd: shared.wake.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        // (kind, index): 0 = stderr of live[i], 1 = pidfd of live[i], 2 = pidfd of dying[i]
+        let mut what: Vec<(u8, usize)> = vec![(9, 0)];
+        let mut tick = false;
+        for (i, p) in live.iter().enumerate() {
+            if !p.stderr_eof.load(Ordering::Relaxed) {
+                fds.push(libc::pollfd { fd: p.stderr.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                what.push((0, i));
+            }
+            if !ignored.contains(&p.id) {
+                match &p.pidfd {
+                    Some(fd) => {
+                        fds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                        what.push((1, i));
+                    }
+                    None => tick = true,
+                }
+            }
+        }
+        let mut wake_at: Option<Instant> = None;
+        for (i, (p, kill_at, killed)) in dying.iter().enumerate() {
+            if !killed {
+                wake_at = Some(wake_at.map_or(*kill_at, |w| w.min(*kill_at)));
+            }
+            match &p.pidfd {
+                Some(fd) => {
+                    fds.push(libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+                    what.push((2, i));
+                }
+                None => tick = true,
+            }
+        }
+        let mut timeout = wake_at.map(|w| w.saturating_duration_since(now));
+        if tick {
+            timeout = Some(timeout.map_or(EXIT_POLL, |t| t.min(EXIT_POLL)));
+        }
+        let ms = timeout.map_or(-1, |t| i32::try_from(t.as_micros().div_ceil(1000)).unwrap_or(i32::MAX));
+        // SAFETY: `fds` is a valid array of pollfd structs whose fds the Arcs above keep open.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            std::thread::sleep(EXIT_POLL);
+        }
+        if fds[0].revents != 0 {
+            let mut v: u64 = 0;
+            // SAFETY: reads the eventfd's 8-byte counter into a local.
+            unsafe { libc::read(shared.wake.as_raw_fd(), (&mut v as *mut u64).cast(), 8) };
+        }
+        let mut died: Vec<usize> = Vec::new();
+        for (p, (kind, i)) in fds.iter().zip(&what).skip(1) {
+            if p.revents == 0 {
+                continue;
+            }
+            match kind {
+                0 => {
+                    let proc = &live[*i];
+                    let mut kept = lock(&proc.kept);
+                    proc.drain_stderr(&mut kept);
+                }
+                1 => died.push(*i),
+                _ => {}
+            }
+        }
+        if tick {
+            for (i, p) in live.iter().enumerate() {
+                if p.pidfd.is_none() && !ignored.contains(&p.id) && p.exited().is_some() {
+                    died.push(i);
+                }
+            }
+        }
+        for i in died {
+            let proc = &live[i];
+            // Idle: stop it here. Busy: its request sees the exit and stops it.
+            match proc.pool.upgrade().and_then(|pool| pool.take_idle(proc.id).map(|w| (pool, w))) {
+                Some((pool, worker)) => {
+                    let answered = worker.answered > 0;
+                    pool.retire(worker, false);
+                    pool.lost(answered, "the worker exited while idle".to_string());
+                }
+                None => ignored.push(proc.id),
+            }
+        }
+        // The dying: exits, SIGKILL at the deadline, reaping.
+        let now = Instant::now();
+        let mut st = lock(&shared.state);
+        st.dying.retain_mut(|d| {
+            // The leader is reaped only after its group has been signalled, so the group id
+            // cannot have been reused. Once the leader is gone, what is left of its group (a
+            // child holding the pipes) is killed at once: a zombie leader counts as a member, so
+            // "is anything else alive" cannot be asked cheaply.
+            if d.proc.exited().is_some() {
+                signal_group(d.proc.pid, libc::SIGKILL);
+                reap(d.proc.pid);
+                return false;
+            }
+            if !d.killed && now >= d.kill_at {
+                signal_group(d.proc.pid, libc::SIGKILL);
+                d.killed = true;
+            }
+            true
+        });
+    }
+}
+
+/// The pools of a config's persistent hooks, by event and position in the event's list.
+#[derive(Default)]
+pub struct PoolTable(Vec<Vec<Option<Arc<Pool>>>>);
+
+impl PoolTable {
+    pub fn get(&self, event: Event, index: usize) -> Option<&Arc<Pool>> {
+        self.0.get(event.index())?.get(index)?.as_ref()
+    }
+
+    pub fn insert(&mut self, event: Event, index: usize, pool: Arc<Pool>) {
+        if self.0.len() <= event.index() {
+            self.0.resize_with(event.index() + 1, Vec::new);
+        }
+        let list = &mut self.0[event.index()];
+        if list.len() <= index {
+            list.resize_with(index + 1, || None);
+        }
+        list[index] = Some(pool);
+    }
+}
