@@ -1,6 +1,7 @@
 package ohhooks
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -86,4 +87,21 @@ func FuzzFastEnvelope(f *testing.F) {
 			t.Fatalf("%q: fast %#v, slow %#v (%v)", data, quick, slow, slowErr)
 		}
 	})
+}
+
+// The no-match fast path of Fire gives what decoding the engine's outcome gives.
+func TestNothingRanOutcome(t *testing.T) {
+	var decoded Outcome
+	if err := json.Unmarshal(nothingRan, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	h := newTestHooks(t, hooksCfg("postToolUse", map[string]any{"command": "true"}))
+	raw, err := h.FireJSON(context.Background(), []byte(`{"event":"preToolUse"}`))
+	if err != nil || string(raw) != string(nothingRan) {
+		t.Fatalf("the engine's no-match outcome is %s (err %v), not %s", raw, err, nothingRan)
+	}
+	out := fireOK(t, h, Envelope{Event: "preToolUse"})
+	if !reflect.DeepEqual(out, decoded) {
+		t.Fatalf("fast path %#v, decoded %#v", out, decoded)
+	}
 }

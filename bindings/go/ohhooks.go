@@ -187,12 +187,19 @@ func (h *Hooks) Fire(ctx context.Context, env Envelope) (Outcome, error) {
 		return Outcome{}, err
 	}
 	// raw is an outcome; err is non-nil exactly when that outcome reports rejected input.
+	if bytes.Equal(raw, nothingRan) {
+		// The most common outcome (no hook for the event) by far: skip the reflection.
+		return Outcome{Allowed: true, Hooks: []HookTrace{}}, err
+	}
 	var out Outcome
 	if jerr := json.Unmarshal(raw, &out); jerr != nil {
 		return Outcome{}, &Error{Code: CodeInternal, Message: fmt.Sprintf("cannot decode the engine's outcome: %v", jerr)}
 	}
 	return out, err
 }
+
+// nothingRan is the engine's outcome when no hook matched (a constant of the engine).
+var nothingRan = []byte(`{"allowed":true,"hooks":[]}`)
 
 // FireJSON fires an envelope given as raw JSON and returns the engine's outcome JSON unchanged.
 // It is the fast path for harnesses that already hold the envelope as JSON, and the way to send
