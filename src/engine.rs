@@ -464,7 +464,7 @@ impl Inner {
         for removed in old.into_values() {
             removed.close();
         }
-        let launch = Launch { cwd: &self.options.cwd, env: &self.env };
+        let launch = Launch { cwd: &self.options.cwd, env: &self.env, cancel: None };
         for pool in eager {
             pool.start_eagerly(&launch);
         }

@@ -90,7 +90,8 @@ pub unsafe extern "C" fn oh_hooks_fire_async(
 
 /// Cancels an asynchronous fire: its running hooks are stopped (command hooks' process groups
 /// get SIGTERM, then SIGKILL 500 ms later, as on a timeout; pending callback calls are dropped,
-/// their late answers ignored), no further hook starts, and the fire completes with an outcome
+/// their late answers ignored; a waiting HTTP request is abandoned; a persistent hook's worker
+/// answering the fire is killed), no further hook starts, and the fire completes with an outcome
 /// whose `error.code` is `cancelled` and `allowed` is false. `done` still runs exactly once, on
 /// the engine thread, once the stopped hooks are reaped (at most about 0.5 s). Cancelling a fire
 /// that has already completed (or an id that is not a fire of this engine) does nothing.

@@ -106,7 +106,7 @@ fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut 
         trace.error = Some("internal error: the persistent hook has no workers".to_string());
         return HookResult::deny(JSON_FAILED);
     };
-    let launch = Launch { cwd: cx.cwd, env: cx.env };
+    let launch = Launch { cwd: cx.cwd, env: cx.env, cancel: cx.cancel };
     let served = pool.request(cx.envelope.json.as_bytes(), timeout, cx.max_output_bytes, &launch);
     if !served.stderr.is_empty() {
         trace.stderr = Some(utf8_prefix(&served.stderr));

@@ -13,6 +13,7 @@
 //! pidfd (or `waitid(WNOWAIT)`), which leaves the zombie in place: its pid, and so its process
 //! group id, cannot be reused before the group has been signalled.
 
+use super::cancel::Cancel;
 use super::command::{self, pidfd_open, set_nonblocking, signal_group, Exit, SigpipeBlock, KILL_GRACE, STDERR_KEPT};
 use super::spawn::EnvTemplate;
 use crate::event::Event;
@@ -59,6 +60,9 @@ pub enum Failure {
     CannotStart(String),
     /// The engine is being freed, or the hook was removed by a reload, while this request queued.
     Stopped,
+    /// The asynchronous fire was cancelled while the worker was answering (it is killed, as on a
+    /// timeout).
+    Cancelled,
 }
 
 impl Failure {
@@ -81,6 +85,7 @@ impl Failure {
             Failure::Stopped => {
                 "the hook's workers were stopped (engine freed or hook removed by a reload)".to_string()
             }
+            Failure::Cancelled => "cancelled; the worker was killed".to_string(),
         }
     }
 
@@ -102,6 +107,8 @@ pub struct Served {
 pub struct Launch<'a> {
     pub cwd: &'a std::path::Path,
     pub env: &'a EnvTemplate,
+    /// An asynchronous fire's token: cancelling it abandons the request being answered.
+    pub cancel: Option<&'a Cancel>,
 }
 
 /// The workers of one persistent hook entry.
@@ -176,7 +183,7 @@ impl Pool {
             }
         };
         worker.proc.capture(true);
-        let result = worker.exchange(envelope, deadline, max_bytes);
+        let result = worker.exchange(envelope, deadline, max_bytes, launch.cancel);
         let stderr = worker.proc.capture(false);
         match result {
             Ok(answer) => match response::parse(&answer) {
@@ -478,7 +485,14 @@ impl Worker {
     }
 
     /// Writes `envelope` and a newline, and reads one answer line.
-    fn exchange(&mut self, envelope: &[u8], deadline: Instant, max_bytes: usize) -> Result<Vec<u8>, Failure> {
+    fn exchange(
+        &mut self,
+        envelope: &[u8],
+        deadline: Instant,
+        max_bytes: usize,
+        cancel: Option<&Cancel>,
+    ) -> Result<Vec<u8>, Failure> {
+        let cancel_fd = cancel.and_then(Cancel::fd).unwrap_or(-1);
         let mut sigpipe = SigpipeBlock::tracked();
         let total = envelope.len() + 1;
         let mut written = 0;
@@ -505,7 +519,11 @@ impl Worker {
             if now >= deadline {
                 return Err(Failure::TimedOut);
             }
-            // stdout, the pidfd (-1: none, skipped), stdin while the line is not all written.
+            if cancel.is_some_and(Cancel::is_cancelled) {
+                return Err(Failure::Cancelled);
+            }
+            // stdout, the pidfd and the cancel token's fd (-1: none, skipped), stdin while the
+            // line is not all written.
             let mut fds = [
                 libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd {
@@ -513,9 +531,10 @@ impl Worker {
                     events: libc::POLLIN,
                     revents: 0,
                 },
+                libc::pollfd { fd: cancel_fd, events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.stdin.as_raw_fd(), events: libc::POLLOUT, revents: 0 },
             ];
-            let nfds = if stdin_open && written < total { 3 } else { 2 };
+            let nfds = if stdin_open && written < total { 4 } else { 3 };
             let mut wait = deadline - now;
             if self.proc.pidfd.is_none() {
                 wait = wait.min(EXIT_POLL);

@@ -592,6 +592,33 @@ static void test_cancel_http_wait(void) {
     close(srv);
 }
 
+/* a persistent hook whose worker reads the envelope and never answers: cancel ends the wait and
+ * the worker is killed (a fresh one serves the next request) */
+static void test_cancel_persistent_wait(void) {
+    char *dir = newdir("pers");
+    char *pidfile = xfmt("%s/pid", dir);
+    OhHooks *h = ENG(xfmt("{\"hooks\":{\"preToolUse\":[{\"command\":%s,\"persistent\":true,\"timeout\":60000}]}}",
+                          q(xfmt("echo $$ > %s; while read line; do :; done", pidfile))),
+                     NULL);
+    if (!h) return;
+    Done d;
+    done_init(&d);
+    uint64_t id = oh_hooks_fire_async(h, "{\"event\":\"preToolUse\"}", done_fn, &d);
+    CHECK(wait_for_file(pidfile, 3000), "the worker started");
+    sleep_ms(100);
+    const char *text = read_file(pidfile, NULL);
+    pid_t worker = text ? (pid_t)atoi(text) : 0;
+    CHECK(d.calls == 0, "still waiting for the worker's answer");
+    double t0 = now_ms();
+    oh_hooks_cancel(h, id);
+    jval *o = done_wait(&d, 3000);
+    CHECK(now_ms() - t0 < 600 + slack(), "done soon after cancel: %.0f ms", now_ms() - t0);
+    CHECK_JSTR(o, "error.code", "cancelled");
+    for (int i = 0; i < 100 && worker > 0 && pid_alive(worker); i++) sleep_ms(10);
+    CHECK(worker > 0 && !pid_alive(worker), "the worker %d was killed", (int)worker);
+    done_free(&d);
+}
+
 #define RACE 200
 static void test_cancel_races_completion(void) {
     OhHooks *h = ENG(cbcfg("preToolUse", "now", NULL), NULL);
@@ -785,6 +812,7 @@ int main(void) {
     RUN(test_cancel_kills_the_group);
     RUN(test_cancel_callback_wait);
     RUN(test_cancel_http_wait);
+    RUN(test_cancel_persistent_wait);
     RUN(test_cancel_races_completion);
     RUN(test_free_waits_for_async_fires);
     RUN(test_done_reenters);
