@@ -259,9 +259,20 @@ export interface DecisionRecord {
   outcome: Outcome;
 }
 
+/**
+ * What fire() needs of an AbortSignal (Node's and the DOM's fit it), spelled out so that projects
+ * without `@types/node` or the DOM lib compile too.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface FireOptions {
   /** Aborting it cancels the fire in the engine (running hooks are stopped) and rejects with an AbortError. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 /** The rejection of a fire() whose signal aborted. */
