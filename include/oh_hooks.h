@@ -126,11 +126,12 @@ OhHooks *oh_hooks_new(const char *options_json, char **error_out);
 char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
 
 /**
- * Re-reads the engine's config files now, instead of waiting for a fire to notice a change.
- * On success the new config is in force for every later fire, and if a file changed its
- * `configChange` hooks start in the background. On failure the old config stays in force and
- * is reported in each outcome's `warnings` until the files are fixed. An engine with an inline
- * `config` has nothing to re-read: success.
+ * Re-reads the engine's config files now, instead of waiting for a fire to notice a change
+ * (and without waiting for a changed file to settle); with the option `watch: false` it is the
+ * only way the files are read again. On success the new config is in force for every later
+ * fire, and if a file changed its `configChange` hooks start in the background. On failure the
+ * old config stays in force and is reported in each outcome's `warnings` until the files are
+ * fixed. An engine with an inline `config` has nothing to re-read: success.
  *
  * Returns 0 on success, -1 on failure.
  *
@@ -151,7 +152,7 @@ int oh_hooks_reload(const OhHooks *hooks, char **error_out);
 
 /**
  * Releases an engine: first waits for its asynchronous fires (each `done` has been called when
- * this returns) and its hooks still running in the background (each bounded by its timeout;
+ * this returns) and its hooks running or queued in the background (each bounded by its timeout, at most 8 at once;
  * a pending callback call by its hook's timeout), then runs the `release` of every
  * registration and of the observer, on this thread, then frees everything. Calls that were
  * never answered are forgotten: answering them later is ignored. NULL does nothing.

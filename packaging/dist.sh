@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make dist`: builds this machine's platform packages into dist/ from one LTO build
-# (cargo profile `dist`), shipping stripped binaries and keeping their debug info in dist/debug/.
+# `make dist`: builds this machine's platform packages into dist/ from the cargo profile `dist`
+# (LTO: one build for the shared library and the CLI, one for the static library), shipping
+# stripped binaries and keeping their debug info in dist/debug/.
 #
 #   packaging/dist.sh [c|python|npm|go|all]...      (default: all)
 #
@@ -14,6 +15,7 @@
 # dist/go/ohhooks/                                  the Go module; lib/<goos>-<goarch>/liboh_hooks.a
 # dist/go/github.com/oh-hooks/ohhooks@v<version>.zip  the module zip (and a GOPROXY layout in proxy/)
 # dist/debug/<platform>/*.debug                     split-off debug info (not shipped)
+# dist/SHA256SUMS                                   the checksums of the artifacts above
 #
 # Adding a platform is building on it: run `make dist` there with the other platforms' dist/
 # copied in; npm/prebuilds/* and go/ohhooks/lib/* of every platform present are packed together.
@@ -49,7 +51,7 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(all)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = all ] || [ "$p" = "$1" ] && return 0; done; return 1; }
 
-# --- the one LTO build ----------------------------------------------------------------------------
+# --- the LTO builds ----------------------------------------------------------------------------
 echo "== cargo build --profile dist --locked (LTO; SONAME liboh_hooks.so.$major)"
 OH_HOOKS_SONAME=1 cargo build --profile dist --locked
 grep -q <<<"$(readelf -d "$built/liboh_hooks.so")" "SONAME.*\[liboh_hooks.so.$major\]" ||
@@ -137,10 +139,11 @@ if want npm; then
   node bindings/node/build.js --static --lib-dir "$stage" --out "$stage/oh_hooks.node"
   strip --strip-unneeded -o "$prebuild" "$stage/oh_hooks.node"
   np=$stage/npm
-  rm -rf "$np" && mkdir -p "$np/src" "$np/include"
-  (cd bindings/node && install -m 644 package.json index.js index.d.ts build.js README.md "$np/")
-  install -m 644 bindings/node/src/addon.c "$np/src/"
-  install -m 644 include/oh_hooks.h "$np/include/"
+  # The binding as it is (package.json's "files" picks what ships), plus the header, the licences
+  # and every platform's prebuild.
+  rm -rf "$np" && mkdir -p "$np"
+  (cd bindings/node && tar --exclude=./node_modules --exclude=./build --exclude=./prebuilds -cf - .) | tar -C "$np" -xf -
+  mkdir -p "$np/include" && install -m 644 include/oh_hooks.h "$np/include/"
   install -m 644 LICENSE-MIT LICENSE-APACHE "$np/"
   cp -r "$out/npm/prebuilds" "$np/"
   rm -f "$out"/npm/oh-hooks-*.tgz
@@ -166,6 +169,11 @@ if want go; then
   install -m 644 include/oh_hooks.h "$mod/include/"
   packaging/go-module.sh "$mod" "$version"
 fi
+
+# --- checksums ---------------------------------------------------------------------------------------
+# What a release publishes, with its SHA-256 (paths relative to dist/).
+(cd "$out" && find . -maxdepth 4 -type f \( -name '*.tar.gz' -o -name '*.whl' -o -name '*.tgz' -o -name '*.zip' \) \
+  ! -path './go/proxy/*' | sed 's|^\./||' | sort | xargs -r sha256sum >SHA256SUMS)
 
 # --- sizes -------------------------------------------------------------------------------------------
 echo "== sizes"

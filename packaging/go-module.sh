@@ -24,7 +24,9 @@ for d in "$mod"/lib/*/; do
 done
 [ ${#platforms[@]} -gt 0 ] || { echo "go-module: no lib/<goos>-<goarch>/liboh_hooks.a in $mod" >&2; exit 1; }
 
-# Libraries the static library needs besides libc, per GOOS (cargo's native-static-libs).
+# Libraries the static library needs besides libc, per GOOS: cargo's native-static-libs
+# (`cargo rustc --lib --crate-type staticlib -- --print native-static-libs`). Linux's is checked by
+# the dist suite; darwin's is the usual list for rustls on macOS, not yet checked on a Mac.
 syslibs() {
   case $1 in
     linux) echo "-lpthread -ldl -lm" ;;

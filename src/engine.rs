@@ -7,19 +7,25 @@
 //! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
 //! bounded [`Pool`] with a [`Cancel`] token each.
 
+use crate::config::claude::ClaudeHook;
 use crate::config::layers::{self, Failure};
 use crate::config::trust::{self, Trust};
 use crate::config::watch::{Check, State, Watch};
 use crate::config::{self, Config};
+use crate::envelope::claude::ClaudeInput;
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
 use crate::host::{self, Host, HostFunction, Observer};
+use crate::matcher::claude::{matcher_field, takes_if, RuleDirs};
+use crate::merge::claude::merge as claude_merge;
 use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
 use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
+use crate::response::claude::ClaudeAnswer;
 use crate::run::cancel::Cancel;
+use crate::run::claude::{self as claude_run, ClaudeContext};
 use crate::run::http::HttpClient;
 use crate::run::persistent::{self, Launch, PoolTable, Supervisor};
 use crate::run::spawn::EnvTemplate;
@@ -43,6 +49,10 @@ struct Inner {
     watch: Watch,
     /// Background hooks of non-blocking events and configChange: bounded (§3.11).
     background: Pool,
+    /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
+    /// hook as it was (same event, command and `workers`).
+    workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
+    supervisor: Arc<Supervisor>,
     host: Host,
     /// Names this engine's pending host calls ([`host::forget_engine`]).
     id: u64,
@@ -51,10 +61,6 @@ struct Inner {
     /// The cancel tokens of asynchronous fires not yet completed, by fire id.
     fires: Mutex<HashMap<u64, Arc<Cancel>>>,
     next_fire: AtomicU64,
-    /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
-    /// hook as it was (same event, command and `workers`).
-    workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
-    supervisor: Arc<Supervisor>,
 }
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
@@ -108,10 +114,10 @@ impl Engine {
         let watch = Watch::new(layers::files(&options), store);
         let (trust, unread) = evaluate_trust(&options);
         let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
-        watch.lock().retry = unread.is_some();
+        watch.set_retry(&mut watch.lock(), unread.is_some());
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
-        let reserved: Vec<&str> = envelope::variable_names().collect();
+        let reserved: Vec<&str> = envelope::variable_names().chain(claude_run::VARIABLES.iter().copied()).collect();
         let env = EnvTemplate::new(std::env::vars_os(), &options.env, &reserved, &options.cwd);
         let inner = Arc::new(Inner {
             env,
@@ -124,14 +130,14 @@ impl Engine {
             )),
             watch,
             background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
+            options,
+            workers: Mutex::new(HashMap::new()),
+            supervisor: Arc::new(Supervisor::new()),
             host: Host::default(),
             id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
             pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
             fires: Mutex::new(HashMap::new()),
             next_fire: AtomicU64::new(1),
-            options,
-            workers: Mutex::new(HashMap::new()),
-            supervisor: Arc::new(Supervisor::new()),
         });
         let pools = inner.pools_for(&config);
         inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
@@ -145,8 +151,8 @@ impl Engine {
     /// Fires one event. Bad input is an outcome with `error`, never a panic or an `Err`.
     pub fn fire(&self, envelope_json: &str) -> Outcome {
         let (outcome, record) = self.inner.fire(envelope_json, None);
-        if let Some(envelope) = record {
-            self.inner.observe(&envelope, &outcome);
+        if let Some(record) = record {
+            self.inner.foreground_done(&record, &outcome);
         }
         outcome
     }
@@ -180,8 +186,8 @@ impl Engine {
                 cancel.is_cancelled()
             };
             let outcome = if cancelled { Outcome::error(cancelled_error()) } else { outcome };
-            if let Some(envelope) = record {
-                inner.observe(&envelope, &outcome);
+            if let Some(record) = record {
+                inner.foreground_done(&record, &outcome);
             }
             let done = done_job.lock().unwrap_or_else(PoisonError::into_inner).take();
             if let Some(done) = done {
@@ -238,13 +244,18 @@ impl Engine {
         self.inner.reload(true)
     }
 
-    /// The hooks configured per event, for `oh-hooks check`.
+    /// The hooks configured per event, for `oh-hooks check`: the openHarness ones, then the
+    /// Claude Code ones with their source files.
     pub fn describe(&self) -> Vec<(Event, Vec<String>)> {
         let snapshot = self.inner.state.load();
+        let config = &snapshot.config;
         Event::ALL
             .iter()
-            .filter(|e| !snapshot.config.hooks.of(**e).is_empty())
-            .map(|e| (*e, snapshot.config.hooks.of(*e).iter().map(describe_hook).collect()))
+            .filter(|e| !config.hooks.of(**e).is_empty() || !config.claude.of(**e).is_empty())
+            .map(|e| {
+                let oh = config.hooks.of(*e).iter().map(describe_hook);
+                (*e, oh.chain(config.claude.of(*e).iter().map(ClaudeHook::describe)).collect())
+            })
             .collect()
     }
 
@@ -281,6 +292,13 @@ impl Engine {
 
     pub fn config_files(&self) -> &[PathBuf] {
         &self.inner.watch.config_files
+    }
+
+    /// Whether `file` is one of the project layers, which trust gates.
+    pub fn is_project_file(&self, file: &std::path::Path) -> bool {
+        layers::entries(&self.inner.options)
+            .iter()
+            .any(|e| e.kind == layers::Kind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
     }
 
     /// Waits for the hooks running (or queued) in the background.
@@ -336,8 +354,48 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
-    fn lock_fires(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
+    fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
         self.fires.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A fire's observer record, when an observer is set: `envelope` is the compact envelope, or
+    /// `null` when the input was not an envelope at all.
+    fn record(&self, json: &str, event: Option<Event>) -> Option<Arc<Mutex<Record>>> {
+        if !self.host.observing() {
+            return None;
+        }
+        let envelope = match event.map(|e| Envelope::parse(json, e)) {
+            Some(Ok(e)) => e.json,
+            _ => "null".to_string(),
+        };
+        Some(Record::new(envelope))
+    }
+
+    /// The fire's own part is done (its outcome decided): the record goes to the observer now,
+    /// or when the last of its background hooks finishes.
+    fn foreground_done(&self, record: &Mutex<Record>, outcome: &Outcome) {
+        let done = {
+            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
+            r.outcome = Some(outcome.clone());
+            r.left -= 1;
+            (r.left == 0).then(|| r.take())
+        };
+        if let Some((envelope, outcome)) = done {
+            self.observe(&envelope, &outcome);
+        }
+    }
+
+    /// One background hook of a recorded fire finished (`ran`: its trace and result).
+    fn background_done(&self, record: &Mutex<Record>, slot: usize, ran: Ran) {
+        let done = {
+            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
+            r.background[slot] = Some(ran);
+            r.left -= 1;
+            (r.left == 0).then(|| r.take())
+        };
+        if let Some((envelope, outcome)) = done {
+            self.observe(&envelope, &outcome);
+        }
     }
 
     /// Hands one fire's record to the observer, if there is one.
@@ -347,72 +405,156 @@ impl Inner {
         }
     }
 
-    /// The envelope as the observer's record shows it: compact JSON, or `null` when the input
-    /// was not an envelope at all.
-    fn record_envelope(&self, json: &str, event: Option<Event>) -> Option<String> {
-        if !self.host.observing() {
-            return None;
-        }
-        Some(match event.map(|e| Envelope::parse(json, e)) {
-            Some(Ok(e)) => e.json,
-            _ => "null".to_string(),
-        })
-    }
-
-    /// Fires one event. Returns the outcome and, when an observer is set and the record is the
-    /// caller's to deliver, the envelope for it (background hooks deliver their own record).
-    fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<String>) {
-        if self.options.watch && !self.watch.is_empty() && self.watch.due() {
+    /// Fires one event. Returns the outcome and, when an observer is set, the fire's record,
+    /// which the caller completes with the final outcome ([`Inner::foreground_done`]).
+    fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<Arc<Mutex<Record>>>) {
+        // `watch: false` pins the files, but a verdict never reached (a trust store that could
+        // not be read) is still asked for again.
+        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
             let _ = self.reload(false);
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
         let config = &snapshot.config;
         // The head gathers the fields for the envelope when a hook of the event is sure to run
-        // (one without `match`): a second parse is saved there, and nothing is spent on events
-        // whose hooks all filter by tool and usually do not match.
+        // (one without `match`, or a Claude Code hook): a second parse is saved there, and
+        // nothing is spent on events whose hooks all filter by tool and usually do not match.
         let sure = |e: Event| {
             !config.disable_all_hooks
-                && config.hooks.of(e).iter().any(|h| matches!(h.matcher, crate::matcher::Matcher::Any))
+                && (config.hooks.of(e).iter().any(|h| matches!(h.matcher, crate::matcher::Matcher::Any))
+                    || !config.claude.of(e).is_empty())
         };
         let head = match envelope::parse_head_for(json, &sure) {
             Ok(h) => h,
-            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
+            Err(e) => return (Outcome::error(e), self.record(json, None)),
         };
         let event = head.event;
         if snapshot.config.disable_all_hooks {
-            return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
+            return (Outcome::allowed(snapshot.warnings.clone()), self.record(json, Some(event)));
         }
         let tool = head.tool.as_deref();
         let specs = snapshot.config.hooks.of(event);
+        let claude_hooks = snapshot.config.claude.of(event);
         // The common case on every tool call: nothing matches (and an empty Vec allocates nothing).
         let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).collect();
-        if matching.is_empty() {
-            return (Outcome::allowed(snapshot.warnings.clone()), self.record_envelope(json, Some(event)));
+        if matching.is_empty() && claude_hooks.is_empty() {
+            return (Outcome::allowed(snapshot.warnings.clone()), self.record(json, Some(event)));
         }
         let envelope = match Envelope::parse_with(json, event, head.fields) {
             Ok(e) => e,
-            Err(e) => return (Outcome::error(e), self.record_envelope(json, None)),
+            Err(e) => return (Outcome::error(e), self.record(json, None)),
         };
+        let record = self.host.observing().then(|| Record::new(envelope.json.clone()));
         let cancel = cancel.map(|c| &**c);
-        let record = || self.host.observing().then(|| envelope.json.clone());
-        if event.is_blocking() {
-            let outcome = self.run_blocking(&snapshot, &envelope, &matching, cancel);
-            (outcome, record())
-        } else if self.options.wait_non_blocking {
-            let outcome = self.run_concurrently(&snapshot, &envelope, &matching, cancel);
-            (outcome, record())
-        } else {
-            let mut warnings = snapshot.warnings.clone();
-            let dropped = self.spawn_background(arc_swap::Guard::into_inner(snapshot), Arc::new(envelope), matching);
-            if dropped > 0 {
-                warnings.push(format!(
-                    "background queue full: {dropped} hook(s) of this fire dropped ({} since the engine started; at most {BACKGROUND_THREADS} run at once and {BACKGROUND_QUEUE} wait)",
-                    self.background.dropped()
-                ));
-            }
-            (Outcome::allowed(warnings), None)
+        // Cancelled while it waited for an engine thread: nothing starts (not even background hooks).
+        if cancel.is_some_and(Cancel::is_cancelled) {
+            return (Outcome::error(cancelled_error()), record);
         }
+        let (input, claude) = if claude_hooks.is_empty() {
+            (None, Vec::new())
+        } else {
+            let input = ClaudeInput::build(&envelope, &self.options.cwd);
+            let claude = self.claude_matching(claude_hooks, &input, event);
+            (Some(input), claude)
+        };
+        if matching.is_empty() && claude.is_empty() {
+            return (Outcome::allowed(snapshot.warnings.clone()), record);
+        }
+        // `async` Claude Code hooks decide nothing: they run like background hooks.
+        let (claude_async, claude): (Vec<usize>, Vec<usize>) =
+            claude.into_iter().partition(|i| claude_hooks[*i].is_async && !self.options.wait_non_blocking);
+        let snapshot = arc_swap::Guard::into_inner(snapshot);
+        let envelope = Arc::new(envelope);
+        let input = input.map(Arc::new);
+        let mut dropped = 0;
+        if let (Some(input), false) = (&input, claude_async.is_empty()) {
+            dropped += self.spawn_background(&snapshot, &envelope, Some(input), &[], &claude_async, record.as_ref());
+        }
+        let mut outcome = if event.is_blocking() {
+            self.run_blocking(&snapshot, &envelope, &matching, input.as_deref(), &claude, cancel)
+        } else if event.claude_can_block() && !claude.is_empty() {
+            // Claude Code hooks may block this event: fire waits for them; openHarness hooks
+            // stay non-blocking (in the background unless `waitNonBlocking`).
+            let oh: &[usize] = if self.options.wait_non_blocking { &matching } else { &[] };
+            if !self.options.wait_non_blocking {
+                dropped += self.spawn_background(&snapshot, &envelope, None, &matching, &[], record.as_ref());
+            }
+            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude, cancel);
+            let mut walk = Walk::new();
+            let mut traces = Vec::new();
+            for Ran { result, trace } in ran {
+                walk.gather(result.unwrap_or_default());
+                traces.push(trace);
+            }
+            let (answers, claude_traces): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+            traces.extend(claude_traces);
+            walk.claude_step(event, claude_merge(event, &answers));
+            Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
+        } else if self.options.wait_non_blocking {
+            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), &matching, &claude, cancel);
+            let mut walk = Walk::new();
+            let mut traces = Vec::with_capacity(ran.len() + answers.len());
+            for Ran { result, trace } in ran {
+                walk.gather(result.unwrap_or_default());
+                traces.push(trace);
+            }
+            let (answers, claude_traces): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+            traces.extend(claude_traces);
+            let (stop, system_message) = walk.claude_gather(claude_merge(event, &answers));
+            let mut merged = walk.finish();
+            merged.permission = None;
+            merged.updated_input = None;
+            merged.updated_prompt = None;
+            merged.stop = stop;
+            merged.system_message = system_message;
+            Outcome::merged(merged, traces, warnings_with(&snapshot.warnings, &answers))
+        } else {
+            dropped += self.spawn_background(&snapshot, &envelope, input.as_ref(), &matching, &claude, record.as_ref());
+            Outcome::allowed(snapshot.warnings.clone())
+        };
+        if dropped > 0 {
+            outcome.warnings.push(format!(
+                "background queue full: {dropped} hook(s) of this fire dropped ({} since the engine started; at most {BACKGROUND_THREADS} run at once and {BACKGROUND_QUEUE} wait)",
+                self.background.dropped()
+            ));
+        }
+        (outcome, record)
+    }
+
+    /// The Claude Code hooks of `event` that run for this input: matcher against the event's
+    /// own field, the `if` rule against the tool call, identical handlers once.
+    fn claude_matching(&self, hooks: &[ClaudeHook], input: &ClaudeInput, event: Event) -> Vec<usize> {
+        let value = matcher_field(event).and_then(|f| input.matcher_value(f));
+        let project = self.project_dir();
+        let dirs = RuleDirs {
+            cwd: input.get_str("cwd").map(std::path::Path::new).unwrap_or(&self.options.cwd),
+            project: std::path::Path::new(&project),
+            home: self.options.home.as_deref(),
+        };
+        let tool = input.get_str("tool_name").unwrap_or("");
+        let mut seen: Vec<&str> = Vec::new();
+        let mut matching = Vec::new();
+        for (i, hook) in hooks.iter().enumerate() {
+            // Claude Code ignores the matcher of an event that has no matcher field.
+            if matcher_field(event).is_some() && !hook.matcher.matches(value.as_deref()) {
+                continue;
+            }
+            if let Some(rule) = &hook.if_rule {
+                if !takes_if(event) || !rule.matches(tool, input.tool_input(), &dirs) {
+                    continue;
+                }
+            }
+            if seen.contains(&hook.identity.as_str()) {
+                continue;
+            }
+            seen.push(&hook.identity);
+            matching.push(i);
+        }
+        matching
+    }
+
+    fn project_dir(&self) -> String {
+        self.options.claude_project_dir.as_ref().unwrap_or(&self.options.cwd).display().to_string()
     }
 
     fn context<'a>(
@@ -429,10 +571,10 @@ impl Inner {
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,
             http: &self.http,
+            pools: &snapshot.pools,
             host: &self.host,
             engine_id: self.id,
             cancel,
-            pools: &snapshot.pools,
         }
     }
 
@@ -471,123 +613,195 @@ impl Inner {
         Arc::new(table)
     }
 
-    /// Blocking events: in list order, one after another, stopping where the merge is decided.
+    /// Blocking events: openHarness hooks in list order, one after another, stopping where the
+    /// merge is decided; a rewrite (`updatedInput`, `updatedPrompt`) reaches the hooks after
+    /// it. Then, unless decided, the Claude Code hooks together as the walk's last step.
     fn run_blocking(
         &self,
         snapshot: &Snapshot,
         envelope: &Envelope,
         matching: &[usize],
+        input: Option<&ClaudeInput>,
+        claude: &[usize],
         cancel: Option<&Cancel>,
     ) -> Outcome {
-        let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
+        let mut current: Option<Envelope> = None;
         let mut walk = Walk::new();
-        let mut traces = Vec::with_capacity(matching.len());
+        let mut traces = Vec::with_capacity(matching.len() + claude.len());
         for &i in matching {
             if cancel.is_some_and(Cancel::is_cancelled) {
                 break;
             }
+            let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
             let Ran { result, trace } = hook::run(&specs[i], &cx);
             traces.push(trace);
             if let Some(result) = result {
+                if result.updated_input.is_some() || result.updated_prompt.is_some() {
+                    let base = current.as_ref().unwrap_or(envelope);
+                    current = Some(base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()));
+                }
                 if walk.step(result).is_break() {
                     break;
                 }
             }
         }
-        Outcome::merged(walk.finish(), traces, snapshot.warnings.clone())
+        let mut answers = Vec::new();
+        if !walk.is_done() && !claude.is_empty() {
+            let rebuilt;
+            let (envelope, input) = match (&current, input) {
+                (Some(rewritten), Some(_)) => {
+                    rebuilt = ClaudeInput::build(rewritten, &self.options.cwd);
+                    (rewritten, Some(&rebuilt))
+                }
+                (_, input) => (current.as_ref().unwrap_or(envelope), input),
+            };
+            let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude, cancel);
+            let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
+            traces.extend(claude_traces);
+            walk.claude_step(envelope.event, claude_merge(envelope.event, &a));
+            answers = a;
+        }
+        Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
     }
 
-    /// Non-blocking events with `waitNonBlocking`: all at once, reported in list order; their
-    /// decisions are ignored, their context and first reason kept.
-    fn run_concurrently(
+    /// Runs openHarness hooks `oh` and Claude Code hooks `claude` all at once, each on a thread
+    /// of its own (the first on the calling thread), and returns them in list order.
+    fn run_together(
         &self,
         snapshot: &Snapshot,
         envelope: &Envelope,
-        matching: &[usize],
+        input: Option<&ClaudeInput>,
+        oh: &[usize],
+        claude: &[usize],
         cancel: Option<&Cancel>,
-    ) -> Outcome {
+    ) -> (Vec<Ran>, Vec<(ClaudeAnswer, Trace)>) {
         let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
-        let ran: Vec<Ran> = std::thread::scope(|scope| {
-            let handles: Vec<_> = matching[1..]
-                .iter()
-                .map(|&i| {
-                    let (spec, cx) = (&specs[i], &cx);
-                    std::thread::Builder::new()
-                        .name("oh-hooks-hook".into())
-                        .spawn_scoped(scope, move || hook::run(spec, cx))
-                })
-                .collect();
-            // The first hook runs on the calling thread: one hook costs no thread at all.
-            let mut ran = vec![hook::run(&specs[matching[0]], &cx)];
-            for (handle, &i) in handles.into_iter().zip(&matching[1..]) {
-                ran.push(match handle {
-                    Ok(h) => h.join().unwrap_or_else(|_| internal_failure(&specs[i])),
-                    Err(_) => hook::run(&specs[i], &cx),
-                });
+        let claude_hooks = snapshot.config.claude.of(envelope.event);
+        let project_dir = self.project_dir();
+        let empty = ClaudeInput { json: String::new(), fields: Map::new() };
+        let ccx = ClaudeContext { base: &cx, input: input.unwrap_or(&empty), project_dir: &project_dir };
+        let offset = specs.len();
+        enum Job {
+            Oh(usize),
+            Claude(usize),
+        }
+        enum Done {
+            Oh(Ran),
+            Claude(ClaudeAnswer, Trace),
+        }
+        let jobs: Vec<Job> = oh.iter().map(|i| Job::Oh(*i)).chain(claude.iter().map(|i| Job::Claude(*i))).collect();
+        let run = |job: &Job| match job {
+            Job::Oh(i) => Done::Oh(hook::run(&specs[*i], &cx)),
+            Job::Claude(i) => {
+                let (a, t) = claude_run::run(&claude_hooks[*i], offset + i, &ccx);
+                Done::Claude(a, t)
             }
-            ran
-        });
-        gathered(ran, snapshot.warnings.clone())
+        };
+        let failed = |job: &Job| match job {
+            Job::Oh(i) => Done::Oh(internal_failure(&specs[*i])),
+            Job::Claude(i) => Done::Claude(
+                ClaudeAnswer {
+                    failure: Some("internal error while running the hook".into()),
+                    ..ClaudeAnswer::default()
+                },
+                Trace {
+                    index: offset + i,
+                    kind: claude_hooks[*i].type_name(),
+                    dialect: Some("claude"),
+                    result: "none",
+                    ..Trace::default()
+                },
+            ),
+        };
+        let done: Vec<Done> = if jobs.is_empty() {
+            Vec::new()
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = jobs[1..]
+                    .iter()
+                    .map(|job| {
+                        let run = &run;
+                        std::thread::Builder::new().name("oh-hooks-hook".into()).spawn_scoped(scope, move || run(job))
+                    })
+                    .collect();
+                let mut done = vec![run(&jobs[0])];
+                for (handle, job) in handles.into_iter().zip(&jobs[1..]) {
+                    done.push(match handle {
+                        Ok(h) => h.join().unwrap_or_else(|_| failed(job)),
+                        Err(_) => run(job),
+                    });
+                }
+                done
+            })
+        };
+        let mut ran = Vec::new();
+        let mut answers = Vec::new();
+        for d in done {
+            match d {
+                Done::Oh(r) => ran.push(r),
+                Done::Claude(a, t) => answers.push((a, t)),
+            }
+        }
+        (ran, answers)
     }
 
-    /// Non-blocking events: each hook is a job of the engine's bounded pool; `fire` does not
-    /// wait. Returns how many were dropped because the pool's queue was full. With an observer,
-    /// the last hook to finish delivers the fire's record with every trace (a dropped hook's
-    /// trace says so).
+    /// Hooks whose fire does not wait: each is a job of the engine's bounded pool. Returns how
+    /// many were dropped because the pool's queue was full. With a `record`, each job adds its
+    /// trace to it (a dropped one a trace saying so), and the last to finish delivers it.
     fn spawn_background(
         self: &Arc<Self>,
-        snapshot: Arc<Snapshot>,
-        envelope: Arc<Envelope>,
-        matching: Vec<usize>,
+        snapshot: &Arc<Snapshot>,
+        envelope: &Arc<Envelope>,
+        input: Option<&Arc<ClaudeInput>>,
+        oh: &[usize],
+        claude: &[usize],
+        record: Option<&Arc<Mutex<Record>>>,
     ) -> usize {
-        let record = self.host.observing().then(|| {
-            Arc::new(Mutex::new(Record { ran: (0..matching.len()).map(|_| None).collect(), left: matching.len() }))
-        });
         let mut dropped = 0;
-        for (slot, i) in matching.into_iter().enumerate() {
-            let (inner, snap, env, rec) = (self.clone(), snapshot.clone(), envelope.clone(), record.clone());
+        let jobs = oh.iter().map(|i| (false, *i)).chain(claude.iter().map(|i| (true, *i)));
+        for (is_claude, i) in jobs {
+            let (inner, snap, env, input) = (self.clone(), snapshot.clone(), envelope.clone(), input.cloned());
+            let slot = record.map(|r| (r.clone(), r.lock().unwrap_or_else(PoisonError::into_inner).slot()));
+            let kept = slot.clone();
             let job = Box::new(move || {
                 let cx = inner.context(&snap, &env, None);
-                let ran = hook::run(&snap.config.hooks.of(env.event)[i], &cx);
-                if let Some(rec) = rec {
-                    inner.background_finished(&rec, slot, ran, &env, &snap);
+                let ran = if is_claude {
+                    let (Some(input), project_dir) = (input, inner.project_dir()) else { return };
+                    let ccx = ClaudeContext { base: &cx, input: &input, project_dir: &project_dir };
+                    let offset = snap.config.hooks.of(env.event).len();
+                    let (_, trace) = claude_run::run(&snap.config.claude.of(env.event)[i], offset + i, &ccx);
+                    Ran { result: None, trace }
+                } else {
+                    hook::run(&snap.config.hooks.of(env.event)[i], &cx)
+                };
+                if let Some((record, slot)) = slot {
+                    inner.background_done(&record, slot, ran);
                 }
             });
             if self.background.submit(job).is_err() {
                 dropped += 1;
-                if let Some(rec) = &record {
-                    let spec = &snapshot.config.hooks.of(envelope.event)[i];
-                    let ran = Ran {
-                        result: None,
-                        trace: Trace {
-                            index: spec.index,
-                            kind: spec.type_name(),
-                            result: "none",
-                            error: Some("not run: the background queue was full".to_string()),
-                            ..Trace::default()
-                        },
+                if let Some((record, slot)) = kept {
+                    let offset = snapshot.config.hooks.of(envelope.event).len();
+                    let (index, kind) = if is_claude {
+                        (offset + i, snapshot.config.claude.of(envelope.event)[i].type_name())
+                    } else {
+                        let spec = &snapshot.config.hooks.of(envelope.event)[i];
+                        (spec.index, spec.type_name())
                     };
-                    self.background_finished(rec, slot, ran, &envelope, &snapshot);
+                    let trace = Trace {
+                        index,
+                        kind,
+                        result: "none",
+                        error: Some("not run: the background queue was full".to_string()),
+                        ..Trace::default()
+                    };
+                    self.background_done(&record, slot, Ran { result: None, trace });
                 }
             }
         }
         dropped
-    }
-
-    fn background_finished(&self, record: &Mutex<Record>, slot: usize, ran: Ran, env: &Envelope, snap: &Snapshot) {
-        let all = {
-            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
-            r.ran[slot] = Some(ran);
-            r.left -= 1;
-            if r.left > 0 {
-                return;
-            }
-            std::mem::take(&mut r.ran)
-        };
-        let ran = all.into_iter().flatten().collect();
-        self.observe(&env.json, &gathered(ran, snap.warnings.clone()));
     }
 
     /// Looks at the files (`force`: reads them now, settled or not). A change is read once it
@@ -605,8 +819,10 @@ impl Inner {
                 Err(std::sync::TryLockError::WouldBlock) => return Ok(()),
             }
         };
-        let now = if force {
+        let now = if force || (!self.options.watch && state.retry) {
             self.watch.fingerprints()
+        } else if !self.options.watch {
+            return Ok(());
         } else {
             match self.watch.check(&mut state) {
                 Check::Read(now) => now,
@@ -630,7 +846,7 @@ impl Inner {
                 let changed = self.watch.changed_file(&state.adopted, &now);
                 state.adopted = now;
                 state.pending = None;
-                state.retry = false;
+                self.watch.set_retry(&mut state, false);
                 let pools = self.pools_for(&config);
                 self.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, None, pools)));
                 drop(state);
@@ -651,7 +867,7 @@ impl Inner {
     /// Keeps the old config and verdict after a failed reload, with a warning; `retry`: the
     /// failure was a read error, so the files are read again at the next check.
     fn keep(&self, state: &mut MutexGuard<State>, old: &Snapshot, e: Error, retry: bool) -> Error {
-        state.retry = retry;
+        self.watch.set_retry(state, retry);
         let warning = if retry {
             format!(
                 "config not reloaded, the previous one stays in force (read again at the next check): {}",
@@ -679,28 +895,66 @@ impl Inner {
         let matching: Vec<usize> = (0..specs.len()).collect();
         if !matching.is_empty() {
             let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
-            self.spawn_background(snapshot, Arc::new(envelope), matching);
+            self.spawn_background(&snapshot, &Arc::new(envelope), None, &matching, &[], None);
         }
     }
 }
 
-/// The traces of one fire's background hooks, filled in as they finish.
-struct Record {
-    ran: Vec<Option<Ran>>,
+/// The outcome's warnings: the snapshot's, and one per Claude Code hook that could not run for
+/// want of a host callback (Claude Code skips such a hook; the harness should hear of it).
+fn warnings_with(warnings: &[String], answers: &[ClaudeAnswer]) -> Vec<String> {
+    let mut all = warnings.to_vec();
+    for a in answers {
+        if let Some(f) = a.failure.as_ref().filter(|f| f.starts_with("no host callback")) {
+            if !all.contains(f) {
+                all.push(f.clone());
+            }
+        }
+    }
+    all
+}
+
+/// One fire's observer record, completed by the fire itself and by each of its background
+/// hooks; the last of them delivers it.
+pub(crate) struct Record {
+    envelope: String,
+    /// The fire's own outcome, once decided.
+    outcome: Option<Outcome>,
+    /// Background hooks' results, in the order they were started.
+    background: Vec<Option<Ran>>,
+    /// Parts not yet done: the fire itself, then one per background hook.
     left: usize,
 }
 
-/// Non-blocking hooks' results together: context and the first reason kept, decisions ignored.
-fn gathered(ran: Vec<Ran>, warnings: Vec<String>) -> Outcome {
-    let mut walk = Walk::new();
-    let mut traces = Vec::with_capacity(ran.len());
-    for Ran { result, trace } in ran {
-        walk.gather(result.unwrap_or_default());
-        traces.push(trace);
+impl Record {
+    fn new(envelope: String) -> Arc<Mutex<Record>> {
+        Arc::new(Mutex::new(Record { envelope, outcome: None, background: Vec::new(), left: 1 }))
     }
-    let mut merged = walk.finish();
-    merged.permission = None;
-    Outcome::merged(merged, traces, warnings)
+
+    /// A place for one more background hook.
+    fn slot(&mut self) -> usize {
+        self.background.push(None);
+        self.left += 1;
+        self.background.len() - 1
+    }
+
+    /// The envelope and the outcome to deliver: the fire's, with the background hooks' traces
+    /// after its own and, when the fire itself ran nothing, their gathered context and reason.
+    fn take(&mut self) -> (String, Outcome) {
+        let mut outcome = self.outcome.take().unwrap_or_else(|| Outcome::allowed(Vec::new()));
+        let ran: Vec<Ran> = std::mem::take(&mut self.background).into_iter().flatten().collect();
+        if !ran.is_empty() && outcome.hooks.is_empty() && outcome.error.is_none() {
+            let mut walk = Walk::new();
+            for r in &ran {
+                walk.gather(r.result.clone().unwrap_or_default());
+            }
+            let merged = walk.finish();
+            outcome.additional_context = merged.context;
+            outcome.reason = merged.reason;
+        }
+        outcome.hooks.extend(ran.into_iter().map(|r| r.trace));
+        (std::mem::take(&mut self.envelope), outcome)
+    }
 }
 
 fn internal_failure(spec: &config::HookSpec) -> Ran {

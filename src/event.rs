@@ -1,4 +1,5 @@
-//! The 27 events of CONTRACT §3.2 and which of them can block.
+//! The events of CONTRACT §3.2 (and the seven of §8 that only Claude Code has), which of them
+//! can block, and how Claude Code names them and decides on them.
 
 use std::fmt;
 
@@ -53,6 +54,13 @@ events! {
     WorktreeRemove = "worktreeRemove", false;
     ElicitationResult = "elicitationResult", false;
     InstructionsLoaded = "instructionsLoaded", false;
+    StopFailure = "stopFailure", false;
+    Setup = "setup", false;
+    TeammateIdle = "teammateIdle", false;
+    MessageDisplay = "messageDisplay", false;
+    DirectoryAdded = "directoryAdded", false;
+    PreModelSwitch = "preModelSwitch", false;
+    PostModelSwitch = "postModelSwitch", false;
 }
 
 impl Event {
@@ -74,6 +82,86 @@ impl Event {
     }
 }
 
+/// Claude Code's event names (CONTRACT §8), in [`Event::ALL`] order except that `Stop` is
+/// `turnStop`. openHarness's `turnStart` has no Claude Code event.
+const CLAUDE_NAMES: &[(Event, &str)] = &[
+    (Event::PreToolUse, "PreToolUse"),
+    (Event::UserPromptSubmit, "UserPromptSubmit"),
+    (Event::PermissionRequest, "PermissionRequest"),
+    (Event::Elicitation, "Elicitation"),
+    (Event::SessionStart, "SessionStart"),
+    (Event::SessionEnd, "SessionEnd"),
+    (Event::PostToolUse, "PostToolUse"),
+    (Event::PostToolUseFailure, "PostToolUseFailure"),
+    (Event::PostToolBatch, "PostToolBatch"),
+    (Event::UserPromptExpansion, "UserPromptExpansion"),
+    (Event::PermissionDenied, "PermissionDenied"),
+    (Event::FileChanged, "FileChanged"),
+    (Event::CwdChanged, "CwdChanged"),
+    (Event::SubagentStart, "SubagentStart"),
+    (Event::SubagentStop, "SubagentStop"),
+    (Event::PreCompact, "PreCompact"),
+    (Event::PostCompact, "PostCompact"),
+    (Event::ConfigChange, "ConfigChange"),
+    (Event::Notification, "Notification"),
+    (Event::TurnStop, "Stop"),
+    (Event::TaskCreated, "TaskCreated"),
+    (Event::TaskCompleted, "TaskCompleted"),
+    (Event::WorktreeCreate, "WorktreeCreate"),
+    (Event::WorktreeRemove, "WorktreeRemove"),
+    (Event::ElicitationResult, "ElicitationResult"),
+    (Event::InstructionsLoaded, "InstructionsLoaded"),
+    (Event::StopFailure, "StopFailure"),
+    (Event::Setup, "Setup"),
+    (Event::TeammateIdle, "TeammateIdle"),
+    (Event::MessageDisplay, "MessageDisplay"),
+    (Event::DirectoryAdded, "DirectoryAdded"),
+    (Event::PreModelSwitch, "PreModelSwitch"),
+    (Event::PostModelSwitch, "PostModelSwitch"),
+];
+
+impl Event {
+    /// The engine event of a Claude Code event name (`Stop` → `turnStop`).
+    pub fn from_claude_name(name: &str) -> Option<Event> {
+        CLAUDE_NAMES.iter().find(|(_, n)| *n == name).map(|(e, _)| *e)
+    }
+
+    /// Claude Code's name for this event (`hook_event_name`); `None` for `turnStart`.
+    pub fn claude_name(self) -> Option<&'static str> {
+        CLAUDE_NAMES.iter().find(|(e, _)| *e == self).map(|(_, n)| *n)
+    }
+
+    /// Whether a Claude Code hook may block this event (the reference's "can block" column):
+    /// on these `fire` waits for the Claude Code hooks even where openHarness hooks cannot block.
+    pub fn claude_can_block(self) -> bool {
+        matches!(
+            self,
+            Event::PreToolUse
+                | Event::PermissionRequest
+                | Event::UserPromptSubmit
+                | Event::UserPromptExpansion
+                | Event::TurnStop
+                | Event::SubagentStop
+                | Event::TaskCreated
+                | Event::TaskCompleted
+                | Event::TeammateIdle
+                | Event::PostToolBatch
+                | Event::PreCompact
+                | Event::ConfigChange
+                | Event::PreModelSwitch
+                | Event::Elicitation
+                | Event::ElicitationResult
+                | Event::WorktreeCreate
+                | Event::WorktreeRemove
+        )
+    }
+
+    /// Whether `fire` waits for this event's Claude Code hooks (blocking for either dialect).
+    pub fn waits_for_claude(self) -> bool {
+        self.is_blocking() || self.claude_can_block()
+    }
+}
+
 fn fold(name: &str) -> String {
     name.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
 }
@@ -89,14 +177,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn twenty_seven_events_four_blocking() {
-        assert_eq!(Event::COUNT, 27);
+    fn thirty_four_events_four_blocking() {
+        assert_eq!(Event::COUNT, 34);
         let blocking: Vec<_> = Event::ALL.iter().filter(|e| e.is_blocking()).map(|e| e.name()).collect();
         assert_eq!(blocking, ["preToolUse", "userPromptSubmit", "permissionRequest", "elicitation"]);
         for (i, e) in Event::ALL.iter().enumerate() {
             assert_eq!(e.index(), i);
             assert_eq!(Event::from_name(e.name()), Some(*e));
         }
+    }
+
+    #[test]
+    fn claude_names_map_both_ways() {
+        assert_eq!(CLAUDE_NAMES.len(), Event::COUNT - 1, "every event but turnStart");
+        for (e, n) in CLAUDE_NAMES {
+            assert_eq!(Event::from_claude_name(n), Some(*e));
+            assert_eq!(e.claude_name(), Some(*n));
+        }
+        assert_eq!(Event::from_claude_name("Stop"), Some(Event::TurnStop));
+        assert_eq!(Event::TurnStart.claude_name(), None);
+        assert_eq!(Event::from_claude_name("preToolUse"), None, "Claude Code names are PascalCase");
+        assert!(Event::TurnStop.claude_can_block() && !Event::TurnStop.is_blocking());
+        assert!(!Event::PostToolUse.waits_for_claude());
     }
 
     #[test]

@@ -20,7 +20,18 @@ const KEYS: &[&str] = &[
     "waitNonBlocking",
     "watch",
     "httpProxy",
+    "claude",
+    "claudePlugins",
+    "claudeProjectDir",
 ];
+
+/// A Claude Code plugin (CONTRACT §8): its `hooks/hooks.json` is read as an own layer, and its
+/// hooks get `CLAUDE_PLUGIN_ROOT` (and `CLAUDE_PLUGIN_DATA` when given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudePlugin {
+    pub root: PathBuf,
+    pub data: Option<PathBuf>,
+}
 
 /// Where the hooks come from.
 #[derive(Debug, Clone)]
@@ -46,6 +57,11 @@ pub struct Options {
     pub strict: bool,
     pub max_output_bytes: usize,
     pub wait_non_blocking: bool,
+    /// Also read Claude Code's settings files.
+    pub claude: bool,
+    pub claude_plugins: Vec<ClaudePlugin>,
+    /// `CLAUDE_PROJECT_DIR` for Claude Code hooks; `None`: `cwd`.
+    pub claude_project_dir: Option<PathBuf>,
     /// `false`: the files are read at creation and by an explicit reload only.
     pub watch: bool,
     /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
@@ -64,6 +80,9 @@ impl Default for Options {
             strict: false,
             max_output_bytes: 1024 * 1024,
             wait_non_blocking: false,
+            claude: false,
+            claude_plugins: Vec::new(),
+            claude_project_dir: None,
             watch: true,
             http_proxy: None,
         }
@@ -254,6 +273,9 @@ impl Options {
                     self.max_output_bytes = usize::try_from(want_positive(&key, &v)?).unwrap_or(usize::MAX)
                 }
                 "waitNonBlocking" => self.wait_non_blocking = want_bool(&key, &v)?,
+                "claude" => self.claude = want_bool(&key, &v)?,
+                "claudeProjectDir" => self.claude_project_dir = Some(absolute(want_str(&key, &v)?)),
+                "claudePlugins" => self.claude_plugins = plugins(&key, &v)?,
                 "watch" => self.watch = want_bool(&key, &v)?,
                 "httpProxy" => {
                     let url = want_str(&key, &v)?;
@@ -300,6 +322,50 @@ impl Options {
     }
 }
 
+/// `claudePlugins`: a list of plugin directories, each a string or `{"root": dir, "data": dir}`.
+fn plugins(key: &str, v: &Value) -> Result<Vec<ClaudePlugin>> {
+    let expected = "expected a list of plugin directories, each a string or {\"root\": dir, \"data\": dir}";
+    let items = v.as_array().ok_or_else(|| invalid(key, format!("{expected}, found {}", type_name(v))))?;
+    let dir = |value: &Value, what: &str| -> Result<PathBuf> {
+        let path = absolute(value.as_str().ok_or_else(|| {
+            invalid(key, format!("{what} must be a string naming a directory, found {}", type_name(value)))
+        })?);
+        if path.as_os_str().as_encoded_bytes().contains(&0) {
+            return Err(invalid(key, format!("{what} contains a NUL byte")));
+        }
+        Ok(path)
+    };
+    let mut plugins = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let plugin = match item {
+            Value::String(_) => ClaudePlugin { root: dir(item, &format!("entry {i}"))?, data: None },
+            Value::Object(map) => {
+                if let Some(other) = map.keys().find(|k| *k != "root" && *k != "data") {
+                    return Err(invalid(key, format!("entry {i} has unknown key `{other}`; {expected}")));
+                }
+                let root =
+                    map.get("root").ok_or_else(|| invalid(key, format!("entry {i} has no `root`; {expected}")))?;
+                ClaudePlugin {
+                    root: dir(root, &format!("entry {i}'s `root`"))?,
+                    data: map.get("data").map(|d| dir(d, &format!("entry {i}'s `data`"))).transpose()?,
+                }
+            }
+            other => return Err(invalid(key, format!("entry {i} is {}; {expected}", type_name(other)))),
+        };
+        if !plugin.root.is_dir() {
+            return Err(invalid(
+                key,
+                format!(
+                    "plugin directory `{}` is not a directory; expected an existing directory",
+                    plugin.root.display()
+                ),
+            ));
+        }
+        plugins.push(plugin);
+    }
+    Ok(plugins)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +401,24 @@ mod tests {
         assert!(err(r#"{"env": {"A": "x\u0000y"}}"#).message.contains("NUL"));
         assert!(err("[1]").message.contains("must be a JSON object"));
         assert!(err("{").message.contains("not valid JSON"));
+        assert!(err(r#"{"claude": 1}"#).message.contains("true or false"));
+        assert!(err(r#"{"claudePlugins": "/tmp"}"#).message.contains("expected a list of plugin directories"));
+        assert!(err(r#"{"claudePlugins": ["/definitely/not/here"]}"#).message.contains("not a directory"));
+        assert!(err(r#"{"claudePlugins": [{"data": "/tmp"}]}"#).message.contains("has no `root`"));
+        assert!(err(r#"{"claudePlugins": [{"root": "/tmp", "x": 1}]}"#).message.contains("unknown key `x`"));
+        assert!(err(r#"{"claudeProjectDir": 3}"#).message.contains("expected a string"));
+    }
+
+    #[test]
+    fn claude_options() {
+        let o = Options::parse(Some(
+            r#"{"claude": true, "claudeProjectDir": "/p", "claudePlugins": ["/tmp", {"root": "/", "data": "/d"}]}"#,
+        ))
+        .unwrap();
+        assert!(o.claude);
+        assert_eq!(o.claude_project_dir.as_deref(), Some(Path::new("/p")));
+        assert_eq!(o.claude_plugins[0], ClaudePlugin { root: "/tmp".into(), data: None });
+        assert_eq!(o.claude_plugins[1], ClaudePlugin { root: "/".into(), data: Some("/d".into()) });
         assert!(err(r#"{"watch": "no"}"#).message.contains("true or false"));
         assert!(err(r#"{"httpProxy": 5}"#).message.contains("expected a string"));
         assert!(err(r#"{"httpProxy": "::nope"}"#).message.contains("not a proxy URL"));

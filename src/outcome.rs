@@ -32,6 +32,15 @@ pub struct Trace {
     pub stderr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// `"claude"` for a Claude Code hook (CONTRACT §8); absent for openHarness hooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<&'static str>,
+    /// The settings file a Claude Code hook came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Why a Claude Code hook failed (and so let the action through, unless it blocks on failure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 pub fn millis(d: Duration) -> f64 {
@@ -55,6 +64,25 @@ pub struct Outcome {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub additional_context: Option<String>,
+    /// The tool input to use instead (CONTRACT §8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_input: Option<serde_json::Value>,
+    /// The prompt to use instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_prompt: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_permissions: Option<serde_json::Value>,
+    /// `true` only: a permission deny that should also interrupt the agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupt: Option<bool>,
+    /// `false` only: the harness should stop the agent (`stopReason` says why).
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// For the user, not the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_message: Option<String>,
     pub hooks: Vec<Trace>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -73,6 +101,13 @@ impl Outcome {
             permission_decision: None,
             reason: None,
             additional_context: None,
+            updated_input: None,
+            updated_prompt: None,
+            updated_permissions: None,
+            interrupt: None,
+            continue_: None,
+            stop_reason: None,
+            system_message: None,
             hooks: Vec::new(),
             warnings,
             error: None,
@@ -94,6 +129,13 @@ impl Outcome {
             permission_decision: merged.permission.map(|p| p.as_str()),
             reason: merged.reason,
             additional_context: merged.context,
+            updated_input: merged.updated_input,
+            updated_prompt: merged.updated_prompt,
+            updated_permissions: merged.updated_permissions,
+            interrupt: merged.interrupt.then_some(true),
+            continue_: merged.stop.is_some().then_some(false),
+            stop_reason: merged.stop.filter(|s| !s.is_empty()),
+            system_message: merged.system_message,
             hooks,
             warnings,
             error: None,

@@ -57,7 +57,7 @@ fn check_lists_hooks_and_explains_errors() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("preToolUse (blocking):\n  [0] command: exit 1  [match Bash]"), "{text}");
     assert!(text.contains("postToolUse (non-blocking):"), "{text}");
-    assert!(text.contains("ok: 2 hook(s) on 2 of 27 events"), "{text}");
+    assert!(text.contains("ok: 2 hook(s) on 2 of 34 events"), "{text}");
 
     let bad = project("hooks:\n  preToolUse:\n    - command: x\n      matcher: Bash\n");
     let out = cli().args(["check", "--cwd"]).arg(bad.path()).output().unwrap();
@@ -185,4 +185,42 @@ fn check_marks_persistent_hooks_and_starts_none() {
     assert!(text.contains("  [match Bash]  [persistent, 4 workers]"), "{text}");
     assert!(text.contains("[0] command: cat  [persistent, 1 worker]"), "{text}");
     assert!(!dir.path().join("started").exists(), "check started a lazy worker");
+}
+
+/// Issue 9 item 11: other dialects' matchers were literal substrings/globs that never matched,
+/// and `check` said ok. Now `check` and every outcome warn, naming the form that means it.
+#[test]
+fn check_warns_about_other_dialects_matchers() {
+    let dir = project(
+        "hooks:\n  preToolUse:\n    - command: exit 1\n      match: Edit|Write\n    - command: exit 1\n      match: Bash(rm:*)\n    - command: exit 1\n      match: ^Bash$\n    - command: exit 1\n      match: Bash\n",
+    );
+    let out = cli().args(["check", "--trusted", "--cwd"]).arg(dir.path()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(warnings.len(), 3, "{text}");
+    assert!(
+        warnings[0].contains("hooks.preToolUse[0].match") && warnings[0].contains("write `/Edit|Write/`"),
+        "{text}"
+    );
+    assert!(warnings[1].contains("permission rule") && warnings[1].contains("write `Bash`"), "{text}");
+    assert!(warnings[2].contains("write `/^Bash$/`"), "{text}");
+    let out = cli()
+        .args(["fire", "--trusted", "--cwd"])
+        .arg(dir.path())
+        .arg(r#"{"event":"preToolUse","toolName":"Write"}"#)
+        .output()
+        .unwrap();
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcome["warnings"].as_array().unwrap().len(), 3, "{outcome}");
+}
+
+#[test]
+fn check_says_an_untrusted_project_file_is_not_loaded() {
+    let dir = project(CONFIG);
+    let out = cli().args(["check", "--untrusted", "--cwd"]).arg(dir.path()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("config.yaml (not loaded: untrusted)"), "{text}");
+    assert!(text.contains("exists and was not loaded"), "{text}");
+    assert!(text.contains("ok: 0 hook(s)"), "{text}");
 }

@@ -45,6 +45,7 @@ fn run_one(s: &Setup, command: &str, out: &Path) -> Finished {
     run(&Spawn {
         command,
         argv: argv.as_deref(),
+        exec_form: false,
         cwd: s.dir.path(),
         env: &env,
         vars: &[("OH_EVENT", "preToolUse".to_string())],

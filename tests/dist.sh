@@ -62,6 +62,7 @@ for f in "$tarball" "$wheel" "$sdist" "$npm_tgz" "$go_zip"; do
   [ -n "$f" ] && [ -f "$f" ] && ok "built ${f:-the wheel}" || bad "built ${f:-a manylinux wheel in dist/python}"
 done
 [ "$fail" = 0 ] || finish
+(cd dist && sha256sum --quiet -c SHA256SUMS) && ok "dist/SHA256SUMS matches the artifacts" || bad "dist/SHA256SUMS matches the artifacts"
 
 # A wheel built where an old build/ lies around ships the library it is given, not the old one.
 stale=$(mktemp -d)
@@ -190,6 +191,15 @@ if npm install --silent --no-audit --no-fund --offline "$art/${npm_tgz##*/}" >np
     if out=$(npx --no-install tsc --strict --noEmit --target es2022 --module nodenext --moduleResolution nodenext \
       --lib es2022,esnext.disposable --types node check.ts 2>&1); then
       ok "tsc --strict accepts check.ts against index.d.ts (using, await using, typos caught)"
+      # A project with an old `lib` and no @types/node still compiles against the declarations.
+      printf "import { Hooks } from 'oh-hooks';\nconst h = new Hooks({ config: {} });\nvoid h.fireSync({ event: 'sessionStart' }).allowed;\nvoid h.close();\n" >plain.ts
+      printf '{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2020", "module": "nodenext", "lib": ["es2020"], "types": []}, "files": ["plain.ts"]}\n' >tsconfig.json
+      if out=$(npx --no-install tsc -p . 2>&1); then
+        ok "tsc --strict with lib es2020 and no @types/node accepts the declarations"
+      else
+        echo "$out"
+        bad "tsc with lib es2020 and no @types/node"
+      fi
     else
       echo "$out"
       bad "tsc --strict check.ts"

@@ -34,4 +34,10 @@ if gcc -std=c11 -Wall -Wextra -Werror examples/c/hello.c -o "$prefix/hello-stati
 else
   bad "static link"
 fi
+if make -s uninstall PREFIX="$prefix" >/dev/null; then
+  left=$(cd "$prefix" && find . \( -type f -o -type l \) ! -name 'hello*' | sort)
+  [ -z "$left" ] && ok "make uninstall removes every installed file" || bad "make uninstall left: $left"
+else
+  bad "make uninstall"
+fi
 finish

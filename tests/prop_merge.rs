@@ -15,13 +15,20 @@ fn result() -> impl Strategy<Value = HookResult> {
         // Contexts may be empty strings: those are skipped when joining.
         prop::option::of("[a-z]{0,3}"),
     )
-        .prop_map(|(decision, permission, reason, context)| HookResult { decision, permission, reason, context })
+        .prop_map(|(decision, permission, reason, context)| HookResult {
+            decision,
+            permission,
+            reason,
+            context,
+            ..HookResult::default()
+        })
 }
 
 /// Results biased towards "no decision", so that walks often run long.
 fn results() -> impl Strategy<Value = Vec<HookResult>> {
-    let quiet = (prop::option::of("[a-z]{1,3}"), prop::option::of("[a-z]{0,3}"))
-        .prop_map(|(reason, context)| HookResult { decision: None, permission: None, reason, context });
+    let quiet = (prop::option::of("[a-z]{1,3}"), prop::option::of("[a-z]{0,3}")).prop_map(|(reason, context)| {
+        HookResult { decision: None, permission: None, reason, context, ..HookResult::default() }
+    });
     prop::collection::vec(prop_oneof![2 => quiet, 3 => result()], 0..8)
 }
 
@@ -59,7 +66,7 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
                     allowed: false,
                     permission: r.permission.map(|_| Permission::Deny),
                     reason: r.reason.clone().or(first_reason),
-                    context: None,
+                    ..Merged::default()
                 },
                 i + 1,
             );
@@ -67,7 +74,12 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
         if r.permission == Some(Permission::Allow) {
             contexts.extend(r.context.clone());
             return (
-                Merged { allowed: true, permission: Some(Permission::Allow), reason: None, context: join(&contexts) },
+                Merged {
+                    allowed: true,
+                    permission: Some(Permission::Allow),
+                    context: join(&contexts),
+                    ..Merged::default()
+                },
                 i + 1,
             );
         }
@@ -83,6 +95,7 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
             permission: ask.then_some(Permission::Ask),
             reason: first_reason,
             context: join(&contexts),
+            ..Merged::default()
         },
         results.len(),
     )

@@ -32,4 +32,12 @@ const (
 	EventWorktreeRemove      = "worktreeRemove"
 	EventElicitationResult   = "elicitationResult"
 	EventInstructionsLoaded  = "instructionsLoaded"
+	// Claude Code's events that openHarness has no name for (README "Claude Code hooks").
+	EventStopFailure     = "stopFailure"
+	EventSetup           = "setup"
+	EventTeammateIdle    = "teammateIdle"
+	EventMessageDisplay  = "messageDisplay"
+	EventDirectoryAdded  = "directoryAdded"
+	EventPreModelSwitch  = "preModelSwitch"
+	EventPostModelSwitch = "postModelSwitch"
 )

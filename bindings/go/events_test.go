@@ -20,7 +20,8 @@ func TestEventConstants(t *testing.T) {
 		EventPermissionDenied, EventFileChanged, EventCwdChanged, EventSubagentStart, EventSubagentStop,
 		EventPreCompact, EventPostCompact, EventConfigChange, EventNotification, EventTurnStart, EventTurnStop,
 		EventTaskCreated, EventTaskCompleted, EventWorktreeCreate, EventWorktreeRemove, EventElicitationResult,
-		EventInstructionsLoaded,
+		EventInstructionsLoaded, EventStopFailure, EventSetup, EventTeammateIdle, EventMessageDisplay,
+		EventDirectoryAdded, EventPreModelSwitch, EventPostModelSwitch,
 	}
 	for _, e := range events {
 		out, err := h.Fire(context.Background(), Envelope{Event: e})

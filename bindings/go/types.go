@@ -61,7 +61,8 @@ type Options struct {
 	// Cwd is the directory the project layers are read from and hooks run in (default: the
 	// process's working directory when the engine is created).
 	Cwd string `json:"cwd,omitempty"`
-	// Home is the base of the user layer <home>/.oh/config.yaml and of the trust store ($HOME).
+	// Home is the base of the user layer <home>/.oh/config.yaml and of the trust store: an
+	// absolute path ("~" is not expanded). Default: $HOME, else the password database's home.
 	Home string `json:"home,omitempty"`
 	// Layers is the subset of "user", "project", "local" to read; nil means all three and an
 	// empty non-nil slice means none.
@@ -85,6 +86,25 @@ type Options struct {
 	MaxOutputBytes int `json:"maxOutputBytes,omitempty"`
 	// WaitNonBlocking makes a fire of a non-blocking event wait for its hooks and report them.
 	WaitNonBlocking bool `json:"waitNonBlocking,omitempty"`
+	// Watch: Ptr(false) pins the config read at creation (files are re-read only by Reload);
+	// nil means the default, true: changed files are noticed on fire.
+	Watch *bool `json:"watch,omitempty"`
+	// HTTPProxy is the proxy URL for HTTP hooks; the *_proxy environment variables are never
+	// read. Empty means direct connections.
+	HTTPProxy string `json:"httpProxy,omitempty"`
+	// Claude also reads Claude Code's settings files and runs their hooks as Claude Code would
+	// (README "Claude Code hooks").
+	Claude bool `json:"claude,omitempty"`
+	// ClaudePlugins are Claude Code plugin directories whose hooks/hooks.json is read.
+	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
+	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
+	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+}
+
+// ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.
+type ClaudePlugin struct {
+	Root string `json:"root"`
+	Data string `json:"data,omitempty"`
 }
 
 // MarshalJSON encodes the options as the engine expects them: zero fields are left out (so the
@@ -290,11 +310,13 @@ type HookResult string
 
 // Hook results of a HookTrace.
 const (
-	ResultAllow   HookResult = "allow"
-	ResultDeny    HookResult = "deny"
-	ResultAsk     HookResult = "ask"
-	ResultNone    HookResult = "none"    // no decision
-	ResultSkipped HookResult = "skipped" // not run: the directory is not trusted
+	ResultAllow HookResult = "allow"
+	ResultDeny  HookResult = "deny"
+	ResultAsk   HookResult = "ask"
+	ResultNone  HookResult = "none" // no decision
+	// Deprecated: never produced since version 1.1, which does not load an untrusted
+	// project's hooks at all (the outcome's Warnings say so instead).
+	ResultSkipped HookResult = "skipped"
 )
 
 // HookType is the kind of a hook.
@@ -336,7 +358,7 @@ type Outcome struct {
 	StopReason string `json:"stopReason,omitempty"`
 	// SystemMessage is for the user, not the model: the hooks' messages joined by "\n".
 	SystemMessage string `json:"systemMessage,omitempty"`
-	// Hooks traces every matching hook that ran or was skipped, in list order.
+	// Hooks traces every matching hook that ran, in list order.
 	Hooks []HookTrace `json:"hooks"`
 	// Warnings are problems the engine noticed, such as a changed config file that failed to load.
 	Warnings []string `json:"warnings,omitempty"`

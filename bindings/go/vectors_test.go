@@ -26,6 +26,7 @@ type vector struct {
 	Description string                     `json:"description"`
 	Options     json.RawMessage            `json:"options"`
 	NewError    json.RawMessage            `json:"newError"`
+	Files       map[string]string          `json:"files"`
 	Callbacks   map[string]json.RawMessage `json:"callbacks"`
 	Fires       []struct {
 		Envelope json.RawMessage            `json:"envelope"`
@@ -134,9 +135,20 @@ func TestVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// @HOME@ and @CWD@ stand for a fresh home and cwd, where the vector's files go.
+			data = bytes.ReplaceAll(data, []byte("@HOME@"), []byte(t.TempDir()))
+			data = bytes.ReplaceAll(data, []byte("@CWD@"), []byte(t.TempDir()))
 			var v vector
 			if err := json.Unmarshal(data, &v); err != nil {
 				t.Fatalf("bad vector: %v", err)
+			}
+			for path, content := range v.Files {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 
 			// Create the engine: through the typed Options when they express the vector's

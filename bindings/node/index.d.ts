@@ -1,4 +1,6 @@
-// TypeScript declarations for the oh-hooks Node.js binding.
+/// <reference lib="esnext.disposable" />
+// TypeScript declarations for the oh-hooks Node.js binding. The lib reference above declares
+// Symbol.dispose and Symbol.asyncDispose (TypeScript 5.2+) for projects whose `lib` predates them.
 // The shapes follow the README's "Options", "The envelope", "The outcome" and "Errors" sections.
 
 /** Events whose hooks can block (`allowed` can be false). */
@@ -28,7 +30,14 @@ export type NonBlockingEvent =
   | 'worktreeCreate'
   | 'worktreeRemove'
   | 'elicitationResult'
-  | 'instructionsLoaded';
+  | 'instructionsLoaded'
+  | 'stopFailure'
+  | 'setup'
+  | 'teammateIdle'
+  | 'messageDisplay'
+  | 'directoryAdded'
+  | 'preModelSwitch'
+  | 'postModelSwitch';
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
@@ -63,7 +72,7 @@ export interface HooksConfig {
 export interface HooksOptions {
   /** Directory the project layers are read from and hooks run in. Default: process cwd. */
   cwd?: string;
-  /** Base of the user layer `<home>/.oh/config.yaml` and the trust store. Default: $HOME. */
+  /** Base of the user layer `<home>/.oh/config.yaml` and the trust store; an absolute path (`~` is not expanded). Default: $HOME, else the password database's home. */
   home?: string;
   /** Which layers to read. Default: all three. */
   layers?: Array<'user' | 'project' | 'local'>;
@@ -83,6 +92,12 @@ export interface HooksOptions {
   maxOutputBytes?: number;
   /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
   waitNonBlocking?: boolean;
+  /** Also read Claude Code's settings files (README "Claude Code hooks"). Default false. */
+  claude?: boolean;
+  /** Claude Code plugin directories whose `hooks/hooks.json` is read. */
+  claudePlugins?: Array<string | { root: string; data?: string }>;
+  /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
+  claudeProjectDir?: string;
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
@@ -143,7 +158,7 @@ export interface HookTrace {
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
-  result: 'allow' | 'deny' | 'ask' | 'none' | 'skipped';
+  result: 'allow' | 'deny' | 'ask' | 'none';
   reason?: string;
   /** First 4 KiB of stderr, when non-empty. */
   stderr?: string;
@@ -195,7 +210,7 @@ export interface Outcome {
   stopReason?: string;
   /** Messages for the user (not the model), joined by "\n". */
   systemMessage?: string;
-  /** Always present (may be empty): one trace per hook that ran or was skipped. */
+  /** Always present (may be empty): one trace per matching hook that ran, in list order. */
   hooks: HookTrace[];
   /** E.g. a changed config file that failed validation (old config stays in force). */
   warnings?: string[];

@@ -4,7 +4,9 @@
 //
 //   node examples/node/harness.js
 //
-// Build the binding first: `cargo build --release && (cd bindings/node && npm run build)`.
+// It uses the installed package `oh-hooks` when Node finds one (an `npm install`ed tarball, e.g. with
+// NODE_PATH=<app>/node_modules), else the source tree's binding: build that first with
+// `cargo build --release && (cd bindings/node && npm run build)`.
 //
 // The config is examples/harness.yaml: the project policy of examples/policy plus the harness's
 // own hooks, which call back into this process:
@@ -19,7 +21,15 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { Hooks, OhHooksError } = require('../../bindings/node');
+function loadBinding() {
+  try {
+    return require('oh-hooks');
+  } catch (e) {
+    if (e.code !== 'MODULE_NOT_FOUND') throw e;
+    return require('../../bindings/node');
+  }
+}
+const { Hooks, OhHooksError } = loadBinding();
 
 const policyDir = path.resolve(__dirname, '..', 'policy');
 const configPath = path.resolve(__dirname, '..', 'harness.yaml');

@@ -15,8 +15,8 @@ macro_rules! say {
 
 const USAGE: &str = "\
 Usage:
-  oh-hooks fire  [SOURCE] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
-  oh-hooks check [SOURCE] [--trusted|--untrusted] [--options JSON]
+  oh-hooks fire  [SOURCE] [--claude] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
+  oh-hooks check [SOURCE] [--claude] [--trusted|--untrusted] [--options JSON]
   oh-hooks version
   oh-hooks help             (also -h, --help): this text
 
@@ -31,6 +31,8 @@ and is read from standard input when not given.
   exit status: 0 allowed, 1 denied, 2 error
 check validates the config and lists its hooks per event.
   exit status: 0 valid, 2 invalid
+--claude also reads Claude Code's settings (~/.claude/settings.json, DIR/.claude/settings.json,
+  DIR/.claude/settings.local.json) and runs their hooks as Claude Code would.
 --options takes the engine options as JSON (see README); the flags above override it.
 --wait makes fire wait for the hooks of non-blocking events and report them.";
 
@@ -63,6 +65,7 @@ fn parse_args() -> Result<Parsed, String> {
             "--trusted" => flags.push(("trusted", Value::Bool(true))),
             "--untrusted" => flags.push(("trusted", Value::Bool(false))),
             "--wait" => flags.push(("waitNonBlocking", Value::Bool(true))),
+            "--claude" => flags.push(("claude", Value::Bool(true))),
             "--options" => {
                 let text = value("--options")?;
                 match serde_json::from_str(&text) {
@@ -161,7 +164,14 @@ fn check(args: Args) -> ExitCode {
         say!("config: inline (--options)");
     }
     for file in files {
-        let state = if file.exists() { "read" } else { "absent" };
+        let untrusted = matches!(engine.trust(), oh_hooks::config::trust::Trust::Untrusted(_));
+        let state = if !file.exists() {
+            "absent"
+        } else if untrusted && engine.is_project_file(file) {
+            "not loaded: untrusted"
+        } else {
+            "read"
+        };
         say!("config: {} ({state})", file.display());
     }
     if !files.is_empty() && !files.iter().any(|f| f.exists()) {
@@ -182,7 +192,13 @@ fn check(args: Args) -> ExitCode {
     let events = engine.describe();
     let mut total = 0;
     for (event, hooks) in &events {
-        let kind = if event.is_blocking() { "blocking" } else { "non-blocking" };
+        let kind = if event.is_blocking() {
+            "blocking"
+        } else if event.claude_can_block() {
+            "non-blocking; its Claude Code hooks may block"
+        } else {
+            "non-blocking"
+        };
         say!("{event} ({kind}):");
         for (i, hook) in hooks.iter().enumerate() {
             say!("  [{i}] {hook}");

@@ -75,7 +75,7 @@ pub fn entries(options: &Options) -> Vec<Entry> {
     }
 }
 
-/// The files among the entries (the watched ones).
+/// The files among the entries (the watched ones), then the Claude Code files.
 pub fn files(options: &Options) -> Vec<PathBuf> {
     entries(options)
         .into_iter()
@@ -83,6 +83,7 @@ pub fn files(options: &Options) -> Vec<PathBuf> {
             Origin::File(p) => Some(p),
             Origin::Inline => None,
         })
+        .chain(super::claude::files(options).into_iter().map(|f| f.path))
         .collect()
 }
 
@@ -124,6 +125,9 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             continue;
         }
         let Some(layer) = parse_entry(options, entry)? else { continue };
+        if let Some(hooks) = &layer.hooks {
+            config.warnings.extend(dialect_warnings(&entry.origin, hooks));
+        }
         let disabled = layer.disable_all_hooks == Some(true);
         match entry.kind {
             Kind::Own => own_disabled |= disabled,
@@ -147,7 +151,27 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             spec.index = i;
         }
     }
+    // Claude Code's files are read with the same trust gate, by their own reader (a bad entry
+    // there is skipped with a warning, as Claude Code does, rather than failing the load).
+    config.add_claude(super::claude::load(options, *trust == Trust::Trusted));
     Ok(config)
+}
+
+/// A warning for each `match` that looks like another dialect's syntax (CONTRACT §3.11).
+fn dialect_warnings(origin: &Origin, hooks: &EventHooks) -> Vec<String> {
+    let place = match origin {
+        Origin::File(p) => p.display().to_string(),
+        Origin::Inline => "the `config` option".to_string(),
+    };
+    let mut warnings = Vec::new();
+    for &event in Event::ALL {
+        for (i, spec) in hooks.of(event).iter().enumerate() {
+            if let Some(hint) = spec.match_text.as_deref().and_then(crate::matcher::other_dialect_hint) {
+                warnings.push(format!("{place} at `hooks.{event}[{i}].match`: {hint}"));
+            }
+        }
+    }
+    warnings
 }
 
 /// A project file that is an own layer's file too (`cwd` is the home directory): it is the

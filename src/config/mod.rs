@@ -4,10 +4,12 @@
 //! - [`budget`]: the bounds on loading one config (expansion, regexes, time).
 //! - [`layers`]: which sources are read (own vs project layers, the trust gate) and how they add up.
 //! - [`openharness`]: the `.oh/*.yaml` dialect and its validation.
+//! - [`claude`]: Claude Code's settings files and plugin `hooks.json` (CONTRACT §8).
 //! - [`trust`]: the workspace-trust verdict.
 //! - [`watch`]: noticing changed files for live reload.
 
 pub mod budget;
+pub mod claude;
 pub mod layers;
 pub mod openharness;
 pub mod trust;
@@ -104,7 +106,10 @@ impl EventHooks {
 pub struct Config {
     pub disable_all_hooks: bool,
     pub hooks: EventHooks,
-    /// Said at load and repeated in every outcome: project files not loaded, suspicious matchers.
+    /// Claude Code hooks per event: one step of the walk after the openHarness hooks.
+    pub claude: claude::ClaudeHooks,
+    /// Said at load and repeated in every outcome: project files not loaded, suspicious matchers,
+    /// skipped Claude Code entries.
     pub warnings: Vec<String>,
 }
 
@@ -113,6 +118,15 @@ pub struct Config {
 pub struct Layer {
     pub disable_all_hooks: Option<bool>,
     pub hooks: Option<EventHooks>,
+}
+
+impl Config {
+    /// Adds what the Claude Code files hold.
+    pub fn add_claude(&mut self, loaded: claude::Loaded) {
+        self.disable_all_hooks |= loaded.disable_all;
+        self.claude = loaded.hooks;
+        self.warnings.extend(loaded.warnings);
+    }
 }
 
 /// Reads a file that must be a regular file. A FIFO or device in a config's place would block

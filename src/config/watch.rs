@@ -5,7 +5,7 @@
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -22,6 +22,8 @@ pub struct Watch {
     pub state: Mutex<State>,
     /// `coarse_now()` before which no fire looks at the files again.
     pub next_check: AtomicU64,
+    /// A copy of `State::retry` that fires read without the lock.
+    retrying: AtomicBool,
 }
 
 pub type Fingerprints = Vec<Option<Fingerprint>>;
@@ -80,6 +82,7 @@ impl Watch {
             trust_store,
             state: Mutex::new(State { adopted: Vec::new(), pending: None, retry: false }),
             next_check: AtomicU64::new(coarse_now() + CHECK_INTERVAL.as_nanos() as u64),
+            retrying: AtomicBool::new(false),
         };
         // Fingerprints before the first read: an edit racing it is then seen by the next check.
         watch.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).adopted = watch.fingerprints();
@@ -114,6 +117,16 @@ impl Watch {
     /// The first config file whose fingerprint differs between the two lists.
     pub fn changed_file(&self, old: &Fingerprints, new: &Fingerprints) -> Option<PathBuf> {
         self.config_files.iter().zip(old.iter().zip(new.iter())).find(|(_, (a, b))| a != b).map(|(p, _)| p.clone())
+    }
+
+    pub fn set_retry(&self, state: &mut State, retry: bool) {
+        state.retry = retry;
+        self.retrying.store(retry, Ordering::Relaxed);
+    }
+
+    /// The last read failed and must be retried.
+    pub fn retrying(&self) -> bool {
+        self.retrying.load(Ordering::Relaxed)
     }
 
     pub fn lock(&self) -> std::sync::MutexGuard<'_, State> {

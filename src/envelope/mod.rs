@@ -1,6 +1,13 @@
 //! The envelope (CONTRACT §4, §5): a cheap first look for the fire path, and the full parse
 //! (compact JSON for jsonIO/HTTP hooks, `OH_*` variables for command hooks) done only when some
 //! hook matches.
+//!
+//! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, CONTRACT
+//! §8): the openHarness JSON carries a snake_case field under both names, the `OH_*` variables
+//! read either, and Claude Code hooks get everything in snake_case.
+//! [`claude`] builds the other shape hooks are given: Claude Code's snake_case stdin.
+
+pub mod claude;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
@@ -94,7 +101,8 @@ pub fn parse_head_for<'a>(json: &'a str, wanted: &dyn Fn(Event) -> bool) -> Resu
         Error::new(
             ErrorCode::UnknownEvent,
             format!(
-                "unknown event `{name}`{hint}; expected one of the 27 camelCase event names, such as \"preToolUse\""
+                "unknown event `{name}`{hint}; expected one of the {} camelCase event names, such as \"preToolUse\"",
+                Event::COUNT
             ),
         )
     })?;
@@ -125,6 +133,7 @@ impl<'de> RawHead<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawHead<'de>, A::Error> {
                 let mut head = RawHead { event: None, tool: None, fields: None };
                 let mut first = true;
+                let mut camel_tool = false;
                 while let Some(Text(key)) = map.next_key::<Text>()? {
                     // A value is read as raw text when it is kept in `fields` (`event` never is:
                     // the envelope's JSON writes it from the name), by `Skip` on the depth-checking
@@ -151,11 +160,16 @@ impl<'de> RawHead<'de> {
                                 )))
                             }
                         },
-                        "toolName" => {
-                            head.tool = match scalar(raw, &mut map)? {
+                        // camelCase wins when both spellings are given.
+                        "toolName" | "tool_name" => {
+                            let tool = match scalar(raw, &mut map)? {
                                 Scalar::Text(t) => Some(t),
                                 Scalar::Other(Some(t)) => Some(Cow::Owned(t)),
                                 Scalar::Other(None) => None,
+                            };
+                            if &*key == "toolName" || !camel_tool {
+                                head.tool = tool;
+                                camel_tool |= &*key == "toolName";
                             }
                         }
                         _ if raw.is_some() => {}
@@ -378,7 +392,9 @@ impl Envelope {
             .strip_prefix(r#"{"event":""#)
             .and_then(|t| t.strip_prefix(event.name()))
             .filter(|t| t.starts_with('"'));
-        if head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
+        // A key with `_` may need its camelCase copy (see `build`): then the text is rebuilt.
+        let no_alias = fields.iter().all(|(k, _)| !k.contains('_'));
+        if no_alias && head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
             return Ok(Envelope { event, json: text.to_string(), vars: OnceLock::new() });
         }
         Ok(Envelope::build(event, fields.iter().map(|(k, v)| (&**k, v.get()))))
@@ -394,6 +410,13 @@ impl Envelope {
     fn build<'a>(event: Event, fields: impl Iterator<Item = (&'a str, &'a str)> + Clone) -> Envelope {
         let mut json: Vec<u8> =
             Vec::with_capacity(64 + fields.clone().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>());
+        // A set only when a linear look per field would add up.
+        let keys: Option<std::collections::HashSet<&str>> =
+            (fields.clone().nth(16).is_some()).then(|| fields.clone().map(|(k, _)| k).collect());
+        let given = |name: &str| match &keys {
+            Some(set) => set.contains(name),
+            None => fields.clone().any(|(k, _)| k == name),
+        };
         json.extend_from_slice(b"{\"event\":\"");
         json.extend_from_slice(event.name().as_bytes());
         json.push(b'"');
@@ -409,7 +432,19 @@ impl Envelope {
                 serde_json::to_writer(&mut json, key).expect("writing to a Vec cannot fail");
             }
             json.push(b':');
+            let start = json.len();
             push_compact(&mut json, raw);
+            // A snake_case field is followed by its camelCase name (unless the host gave that
+            // too), so an openHarness hook finds it under the name it knows. camelCase fields
+            // get no snake_case copy here: Claude Code hooks have their own stdin, and copying
+            // would double every large field for every jsonIO hook.
+            if let Some(alias) = alias(key).filter(|a| key.contains('_') && !given(a)) {
+                let value = json[start..].to_vec();
+                json.push(b',');
+                serde_json::to_writer(&mut json, &alias).expect("writing to a Vec cannot fail");
+                json.push(b':');
+                json.extend_from_slice(&value);
+            }
         }
         json.push(b'}');
         let json = String::from_utf8(json).expect("JSON text from UTF-8 parts is UTF-8");
@@ -425,10 +460,88 @@ impl Envelope {
         })
     }
 
+    /// This envelope with a hook's rewrites applied (CONTRACT §8): later hooks receive the new
+    /// tool input (under every spelling the envelope carries it, `toolInputJson` as text) and
+    /// the new prompt.
+    pub fn rewritten(&self, input: Option<&Value>, prompt: Option<&str>) -> Envelope {
+        let mut fields: Map<String, Value> = serde_json::from_str(&self.json).unwrap_or_default();
+        if let Some(input) = input {
+            let mut set = false;
+            for key in ["toolInput", "tool_input"] {
+                if let Some(v) = fields.get_mut(key) {
+                    *v = input.clone();
+                    set = true;
+                }
+            }
+            for key in ["toolInputJson", "tool_input_json"] {
+                if let Some(v) = fields.get_mut(key) {
+                    *v = Value::String(input.to_string());
+                }
+            }
+            if !set {
+                fields.insert("toolInput".to_string(), input.clone());
+            }
+        }
+        if let Some(prompt) = prompt {
+            fields.insert("prompt".to_string(), Value::String(prompt.to_string()));
+        }
+        fields.shift_remove("event");
+        Envelope::from_fields(self.event, &fields)
+    }
+
     /// The first variable whose value holds a NUL byte, which no process environment can carry.
     pub fn nul_variable(&self) -> Option<&'static str> {
         self.vars().iter().find(|(_, v)| v.contains('\0')).map(|(k, _)| *k)
     }
+}
+
+/// The other spelling of a field name: `toolName` ↔ `tool_name`. `None` when the name has
+/// only one (`event`, `prompt`) or is neither camelCase nor snake_case (`Tool-Name`, `a__b`).
+pub fn alias(key: &str) -> Option<String> {
+    let first_lower = key.starts_with(|c: char| c.is_ascii_lowercase());
+    if !first_lower || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let has_upper = key.chars().any(|c| c.is_ascii_uppercase());
+    let has_underscore = key.contains('_');
+    match (has_upper, has_underscore) {
+        (true, false) => Some(to_snake(key)),
+        (false, true) if !key.contains("__") && !key.ends_with('_') => Some(to_camel(key)),
+        _ => None,
+    }
+}
+
+/// `toolName` → `tool_name`; snake_case stays.
+pub fn to_snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            if !out.is_empty() {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `tool_name` → `toolName`.
+pub fn to_camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The `OH_*` variables of an envelope's fields (keys and their values' JSON text).
@@ -437,7 +550,17 @@ fn variables<'a>(
     fields: impl Iterator<Item = (&'a str, &'a str)> + Clone,
 ) -> Vec<(&'static str, String)> {
     {
-        let get = |name: &str| fields.clone().find(|(k, _)| *k == name).map(|(_, v)| v);
+        // Either spelling; the camelCase one when both are given.
+        let get = |name: &str| {
+            fields
+                .clone()
+                .find(|(k, _)| *k == name)
+                .or_else(|| {
+                    let snake = to_snake(name);
+                    fields.clone().find(|(k, _)| *k == snake)
+                })
+                .map(|(_, v)| v)
+        };
         let mut vars = vec![("OH_EVENT", event.name().to_string())];
         for (field, var) in FIELD_VARS {
             if let Some(text) = get(field).and_then(variable_text) {
@@ -639,6 +762,37 @@ mod tests {
         assert_eq!(get("OH_MODEL"), None);
         assert_eq!(get("OH_EFFORT"), Some("high"));
         assert_eq!(get("OH_PROMPT"), None);
+    }
+
+    #[test]
+    fn both_spellings_reach_hooks() {
+        let env = Envelope::parse(
+            r#"{"event":"preToolUse","tool_name":"Bash","session_id":"s","tool_input":{"command":"ls"},"permissionMode":"plan","x_":1,"Weird":2}"#,
+            Event::PreToolUse,
+        )
+        .unwrap();
+        assert_eq!(
+            env.json,
+            r#"{"event":"preToolUse","tool_name":"Bash","toolName":"Bash","session_id":"s","sessionId":"s","tool_input":{"command":"ls"},"toolInput":{"command":"ls"},"permissionMode":"plan","x_":1,"Weird":2}"#
+        );
+        let get = |k: &str| env.vars().iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("OH_TOOL_NAME"), Some("Bash"));
+        assert_eq!(get("OH_SESSION_ID"), Some("s"));
+        assert_eq!(get("OH_PERMISSION_MODE"), Some("plan"));
+        // Both given: each keeps its own value, camelCase feeds the variable.
+        let env =
+            Envelope::parse(r#"{"event":"preToolUse","tool_name":"a","toolName":"b"}"#, Event::PreToolUse).unwrap();
+        assert_eq!(env.json, r#"{"event":"preToolUse","tool_name":"a","toolName":"b"}"#);
+        assert_eq!(env.vars().iter().find(|(n, _)| *n == "OH_TOOL_NAME").unwrap().1, "b");
+        assert_eq!(parse_head(r#"{"event":"preToolUse","tool_name":"Bash"}"#).unwrap().tool.as_deref(), Some("Bash"));
+        assert_eq!(
+            parse_head(r#"{"event":"preToolUse","toolName":"A","tool_name":"B"}"#).unwrap().tool.as_deref(),
+            Some("A")
+        );
+        assert_eq!(alias("toolName").as_deref(), Some("tool_name"));
+        assert_eq!(alias("tool_use_id").as_deref(), Some("toolUseId"));
+        assert_eq!(alias("prompt"), None);
+        assert_eq!(alias("a__b"), None);
     }
 
     #[test]

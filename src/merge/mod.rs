@@ -1,7 +1,11 @@
 //! The merge of a blocking event's hook results (CONTRACT §3.8), as a walk the engine feeds one
 //! result at a time so that a short-circuit stops later hooks from running at all.
+//! [`claude`] merges the Claude Code hooks of a fire, which then count as one step of the walk.
+
+pub mod claude;
 
 use crate::response::{HookResult, Permission};
+use serde_json::Value;
 use std::ops::ControlFlow;
 
 /// The merged decision.
@@ -11,6 +15,15 @@ pub struct Merged {
     pub permission: Option<Permission>,
     pub reason: Option<String>,
     pub context: Option<String>,
+    /// The tool input to use instead (the last rewrite in configuration order).
+    pub updated_input: Option<Value>,
+    pub updated_prompt: Option<String>,
+    pub updated_permissions: Option<Value>,
+    pub interrupt: bool,
+    /// `continue: false`: the harness should stop the agent, with this reason.
+    pub stop: Option<String>,
+    /// Messages for the user, joined by newlines.
+    pub system_message: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -19,6 +32,8 @@ pub struct Walk {
     first_reason: Option<String>,
     saw_ask: bool,
     done: Option<Merged>,
+    updated_input: Option<Value>,
+    updated_prompt: Option<String>,
 }
 
 impl Walk {
@@ -36,25 +51,44 @@ impl Walk {
                 allowed: false,
                 permission: result.permission.map(|_| Permission::Deny),
                 reason: result.reason.or_else(|| self.first_reason.take()),
-                context: None,
+                ..Merged::default()
             });
             return ControlFlow::Break(());
         }
         if result.permission == Some(Permission::Allow) {
             // Rule 2: permission allow stops the walk, keeping context, dropping reasons.
+            self.rewrites(&result);
             self.contexts.extend(result.context);
             self.done = Some(Merged {
                 allowed: true,
                 permission: Some(Permission::Allow),
-                reason: None,
                 context: join(&self.contexts),
+                updated_input: self.updated_input.take(),
+                updated_prompt: self.updated_prompt.take(),
+                ..Merged::default()
             });
             return ControlFlow::Break(());
         }
         // Rules 3 and 4.
         self.saw_ask |= result.permission == Some(Permission::Ask);
+        self.rewrites(&result);
         self.gather(result);
         ControlFlow::Continue(())
+    }
+
+    /// A rewrite replaces any earlier one: the last in configuration order wins.
+    fn rewrites(&mut self, result: &HookResult) {
+        if let Some(input) = &result.updated_input {
+            self.updated_input = Some(input.clone());
+        }
+        if let Some(prompt) = &result.updated_prompt {
+            self.updated_prompt = Some(prompt.clone());
+        }
+    }
+
+    /// Whether the walk is decided (later hooks, Claude Code's included, do not run).
+    pub fn is_done(&self) -> bool {
+        self.done.is_some()
     }
 
     /// Rule 4 alone: what non-blocking events keep of their hooks' results.
@@ -74,11 +108,14 @@ impl Walk {
             permission: self.saw_ask.then_some(Permission::Ask),
             reason: self.first_reason,
             context: join(&self.contexts),
+            updated_input: self.updated_input,
+            updated_prompt: self.updated_prompt,
+            ..Merged::default()
         }
     }
 }
 
-fn join(contexts: &[String]) -> Option<String> {
+pub(crate) fn join(contexts: &[String]) -> Option<String> {
     let parts: Vec<&str> = contexts.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
@@ -94,7 +131,13 @@ mod tests {
         reason: Option<&str>,
         context: Option<&str>,
     ) -> HookResult {
-        HookResult { decision, permission, reason: reason.map(Into::into), context: context.map(Into::into) }
+        HookResult {
+            decision,
+            permission,
+            reason: reason.map(Into::into),
+            context: context.map(Into::into),
+            ..HookResult::default()
+        }
     }
 
     fn walk(results: Vec<HookResult>) -> (Merged, usize) {
@@ -117,7 +160,7 @@ mod tests {
             r(None, Some(Permission::Allow), None, None),
         ]);
         assert_eq!(ran, 2);
-        assert_eq!(m, Merged { allowed: false, permission: None, reason: Some("first".into()), context: None });
+        assert_eq!(m, Merged { allowed: false, permission: None, reason: Some("first".into()), ..Merged::default() });
     }
 
     #[test]
@@ -125,7 +168,12 @@ mod tests {
         let (m, _) = walk(vec![r(Some(Decision::Deny), Some(Permission::Allow), Some("no"), None)]);
         assert_eq!(
             m,
-            Merged { allowed: false, permission: Some(Permission::Deny), reason: Some("no".into()), context: None }
+            Merged {
+                allowed: false,
+                permission: Some(Permission::Deny),
+                reason: Some("no".into()),
+                ..Merged::default()
+            }
         );
     }
 
@@ -140,7 +188,12 @@ mod tests {
         assert_eq!(ran, 3);
         assert_eq!(
             m,
-            Merged { allowed: true, permission: Some(Permission::Allow), reason: None, context: Some("a\n\nb".into()) }
+            Merged {
+                allowed: true,
+                permission: Some(Permission::Allow),
+                context: Some("a\n\nb".into()),
+                ..Merged::default()
+            }
         );
     }
 
@@ -158,7 +211,8 @@ mod tests {
                 allowed: true,
                 permission: Some(Permission::Ask),
                 reason: Some("r".into()),
-                context: Some("a\n\nb".into())
+                context: Some("a\n\nb".into()),
+                ..Merged::default()
             }
         );
     }

@@ -41,6 +41,9 @@ pub struct Specific {
     pub reason: Option<String>,
     pub additional_context: Option<String>,
     pub deny: bool,
+    /// `updatedInput` when it is an object (CONTRACT §8).
+    pub updated_input: Option<serde_json::Value>,
+    pub updated_prompt: Option<String>,
 }
 
 /// Why a body is not a response object.
@@ -141,6 +144,9 @@ impl<'de> Visitor<'de> for SpecificVisitor {
                 }
                 "reason" => s.reason = string_of(raw),
                 "additionalContext" => s.additional_context = string_of(raw),
+                // Too deep for a `Value`: no rewrite, but the rest of the answer still counts.
+                "updatedInput" if raw.get().starts_with('{') => s.updated_input = serde_json::from_str(raw.get()).ok(),
+                "updatedPrompt" => s.updated_prompt = string_of(raw),
                 _ => {}
             }
         }
@@ -151,7 +157,7 @@ impl<'de> Visitor<'de> for SpecificVisitor {
 /// The text with the bare tokens `NaN`, `Infinity` and `-Infinity` (outside strings) replaced
 /// by `null`, or `None` when there are none. Where they stand in the grammar is left to the
 /// parser that runs next: `[1 NaN]` is still not JSON.
-fn non_finite_to_null(text: &str) -> Option<String> {
+pub(crate) fn non_finite_to_null(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let (mut copied, mut i, mut in_string, mut found) = (0usize, 0usize, false, false);

@@ -1,7 +1,12 @@
 //! What a hook answered (CONTRACT §3.4, §3.5): the response format shared by jsonIO stdout and
-//! HTTP bodies, and the per-hook result the merge walks over.
+//! HTTP bodies, and the per-hook result the merge walks over. [`claude`] reads Claude Code
+//! hooks' answers by Claude Code's rules.
+
+pub mod claude;
 
 pub mod json;
+
+use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -9,12 +14,15 @@ pub enum Decision {
     Deny,
 }
 
-/// The three-state permission decision of `hookSpecificOutput.decision`.
+/// The permission decision of `hookSpecificOutput.decision` (and Claude Code's
+/// `permissionDecision`, which adds `defer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permission {
     Allow,
     Deny,
     Ask,
+    /// Claude Code only: the harness should pause the tool call for later.
+    Defer,
 }
 
 impl Permission {
@@ -23,6 +31,7 @@ impl Permission {
             Permission::Allow => "allow",
             Permission::Deny => "deny",
             Permission::Ask => "ask",
+            Permission::Defer => "defer",
         }
     }
 }
@@ -34,6 +43,10 @@ pub struct HookResult {
     pub permission: Option<Permission>,
     pub reason: Option<String>,
     pub context: Option<String>,
+    /// `hookSpecificOutput.updatedInput`: the tool input later hooks and the harness use.
+    pub updated_input: Option<Value>,
+    /// `hookSpecificOutput.updatedPrompt`: the prompt later hooks and the harness use.
+    pub updated_prompt: Option<String>,
 }
 
 impl HookResult {
@@ -76,9 +89,86 @@ pub enum Response {
     },
 }
 
-/// Reads a response body (jsonIO stdout, an HTTP body, a callback's answer): any valid JSON
-/// object is read whatever its depth and numbers ([`json`] says how); when a key repeats, a
-/// `deny` among its values wins, otherwise the last value counts.
+/// A whole answer as a JSON value, for the readers that need every field (Claude Code hooks).
+/// Python's `NaN`/`Infinity` are read as `null`, as [`json`] does; a key given twice keeps a
+/// refusing value (`deny`, `block`, `false`) over a later one, so a repeated key cannot turn a
+/// deny into an allow (CONTRACT §3.4).
+pub fn parse_json(body: &[u8]) -> Result<Value, String> {
+    let text = std::str::from_utf8(body).map_err(|e| format!("not UTF-8 text ({e})"))?;
+    let read = |t: &str| -> Result<Value, serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_str(t);
+        let v = serde::Deserialize::deserialize(&mut de).map(|Sticky(v)| v)?;
+        de.end()?;
+        Ok(v)
+    };
+    read(text).or_else(|first| match json::non_finite_to_null(text) {
+        Some(rewritten) => read(&rewritten).map_err(|_| first.to_string()),
+        None => Err(first.to_string()),
+    })
+}
+
+/// A JSON value whose objects resolve repeated keys in favour of a refusal.
+struct Sticky(Value);
+
+fn refuses(v: &Value) -> bool {
+    matches!(v, Value::Bool(false)) || matches!(v.as_str(), Some("deny" | "block"))
+}
+
+impl<'de> serde::Deserialize<'de> for Sticky {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Sticky, D::Error> {
+        use serde::de::{MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Sticky;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Sticky, E> {
+                Ok(Sticky(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Sticky, E> {
+                Ok(Sticky(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Sticky, E> {
+                Ok(Sticky(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Sticky, E> {
+                Ok(Sticky(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Sticky, E> {
+                Ok(Sticky(Value::String(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Sticky, E> {
+                Ok(Sticky(Value::String(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Sticky, E> {
+                Ok(Sticky(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Sticky, A::Error> {
+                let mut items = Vec::new();
+                while let Some(Sticky(v)) = seq.next_element()? {
+                    items.push(v);
+                }
+                Ok(Sticky(Value::Array(items)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Sticky, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some((key, Sticky(v))) = map.next_entry::<String, Sticky>()? {
+                    match out.get_mut(&key) {
+                        Some(old) if refuses(old) && !refuses(&v) => {}
+                        Some(old) => *old = v,
+                        None => {
+                            out.insert(key, v);
+                        }
+                    }
+                }
+                Ok(Sticky(Value::Object(out)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 pub fn parse(body: &[u8]) -> Response {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Response::Empty;
@@ -111,6 +201,8 @@ pub fn parse(body: &[u8]) -> Response {
         },
         reason: fields.reason.or(specific.reason),
         context: specific.additional_context,
+        updated_input: specific.updated_input,
+        updated_prompt: specific.updated_prompt,
     };
     Response::Parsed { result, legacy_denied: fields.allowed_false }
 }
@@ -140,6 +232,14 @@ mod tests {
         assert_eq!(parsed(r#"{"decision":"ask","hookSpecificOutput":{"decision":"maybe"}}"#), HookResult::default());
         assert_eq!(parsed(r#"{"decision":"allow"}"#).label(), "allow");
         assert_eq!(parsed(r#"{"decision":"allow","hookSpecificOutput":{"decision":"ask"}}"#).label(), "ask");
+        let r = parsed(r#"{"hookSpecificOutput":{"updatedInput":{"command":"ls"},"updatedPrompt":"new"}}"#);
+        assert_eq!(r.updated_input, Some(serde_json::json!({"command": "ls"})));
+        assert_eq!(r.updated_prompt.as_deref(), Some("new"));
+        assert_eq!(parsed(r#"{"hookSpecificOutput":{"updatedInput":"x"}}"#).updated_input, None, "objects only");
+        let v = parse_json(br#"{"a":{"permissionDecision":"deny","permissionDecision":"allow"},"continue":false,"continue":true,"n":null,"x":NaN,"k":1,"k":2}"#).unwrap();
+        assert_eq!(v["a"]["permissionDecision"], "deny", "a repeated key cannot turn a deny into an allow");
+        assert_eq!(v["continue"], false);
+        assert_eq!((v["n"].clone(), v["x"].clone(), v["k"].clone()), (Value::Null, Value::Null, Value::from(2)));
     }
 
     #[test]

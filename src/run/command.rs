@@ -28,6 +28,9 @@ pub struct Spawn<'a> {
     /// The command split into a program and plain words, when it has no shell syntax at all
     /// ([`plain_words`]): then it is executed directly, without `/bin/sh`.
     pub argv: Option<&'a [String]>,
+    /// Claude Code's exec form: `argv` is the program and its arguments, never re-split; a
+    /// program that cannot be found is a failure (there is no shell to report it).
+    pub exec_form: bool,
     pub cwd: &'a Path,
     /// The engine's environment template (and its `PATH`, where `argv[0]` is looked up).
     pub env: &'a EnvTemplate,
@@ -75,6 +78,15 @@ impl Finished {
 
 pub fn run(spawn: &Spawn) -> Finished {
     let start = Instant::now();
+    if spawn.exec_form {
+        let found = spawn.argv.and_then(|w| find_program(w.first()?, spawn.env.path.as_deref()?, spawn.cwd));
+        if found.is_none() {
+            let program = spawn.argv.and_then(|w| w.first()).map_or("", String::as_str);
+            return Finished::failed(format!(
+                "cannot run `{program}`: no executable of that name in PATH or at that path (exec form has no shell)"
+            ));
+        }
+    }
     let started = start_process(
         spawn.command,
         spawn.argv,

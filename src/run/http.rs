@@ -95,18 +95,29 @@ impl HttpClient {
 
     /// POSTs `body`. With `cancel`, the wait for the answer ends soon after the token fires
     /// (as a timeout: the caller reports the cancelled fire, not this hook).
-    pub fn post(&self, url: &str, body: &str, timeout: Duration, max_bytes: usize, cancel: Option<&Cancel>) -> Reply {
+    pub fn post(
+        &self,
+        url: &str,
+        body: &str,
+        headers: &[(String, String)],
+        timeout: Duration,
+        max_bytes: usize,
+        cancel: Option<&Cancel>,
+    ) -> Reply {
         let _scope = CancelScope::enter(cancel);
         let failed =
             |e: ureq::Error| Reply::Failed { timed_out: matches!(e, ureq::Error::Timeout(_)), message: e.to_string() };
-        let response = self
+        let mut request = self
             .agent()
             .post(url)
             .config()
             .timeout_global(Some(timeout))
             .build()
-            .header("Content-Type", "application/json")
-            .send(body);
+            .header("Content-Type", "application/json");
+        for (name, value) in headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        let response = request.send(body);
         let mut response = match response {
             Ok(r) => r,
             Err(e) => return failed(e),

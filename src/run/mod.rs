@@ -4,6 +4,8 @@
 //! live here.
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
+//! - [`http`]: HTTP hooks.
+//! - [`claude`]: Claude Code hooks (shell and exec form, HTTP), read by Claude Code's rules.
 //! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`callback`]: callback hooks and prompt hooks, answered by the host.
 //! - [`cancel`]: the token that stops an asynchronous fire's hooks.
@@ -11,6 +13,7 @@
 
 pub mod callback;
 pub mod cancel;
+pub mod claude;
 pub mod command;
 pub mod http;
 mod http_tcp;
@@ -149,6 +152,7 @@ fn run_command(
     let finished = command::run(&Spawn {
         command,
         argv,
+        exec_form: false,
         cwd: cx.cwd,
         env: cx.env,
         vars: cx.envelope.vars(),
@@ -203,7 +207,7 @@ fn run_command(
 
 fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
     trace.timed_out = Some(false);
-    match cx.http.post(url, &cx.envelope.json, timeout, cx.max_output_bytes, cx.cancel) {
+    match cx.http.post(url, &cx.envelope.json, &[], timeout, cx.max_output_bytes, cx.cancel) {
         Reply::Body(status, body) => {
             trace.status = Some(status);
             match response::parse(&body) {
@@ -242,7 +246,7 @@ fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> Ho
 }
 
 /// Text of a byte prefix: invalid sequences replaced, a character cut by the prefix dropped.
-fn utf8_prefix(bytes: &[u8]) -> String {
+pub(crate) fn utf8_prefix(bytes: &[u8]) -> String {
     let end = match std::str::from_utf8(bytes) {
         Err(e) if e.error_len().is_none() => e.valid_up_to(),
         _ => bytes.len(),

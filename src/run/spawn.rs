@@ -56,6 +56,16 @@ impl EnvTemplate {
         EnvTemplate { fixed, defaults, path }
     }
 
+    /// A variable of the template (host environment and options `env`), for Claude Code's
+    /// `allowedEnvVars` header interpolation.
+    pub fn get(&self, name: &str) -> Option<String> {
+        let prefix = format!("{name}=");
+        self.fixed.iter().chain(self.defaults.iter().map(|(_, c)| c)).find_map(|entry| {
+            let bytes = entry.as_bytes();
+            bytes.starts_with(prefix.as_bytes()).then(|| String::from_utf8_lossy(&bytes[prefix.len()..]).into_owned())
+        })
+    }
+
     /// The environment of one spawn: the template plus this fire's variables. `Err(name)` when
     /// a value holds a NUL byte, which no environment can carry.
     pub fn with(&self, vars: &[(&'static str, String)]) -> Result<EnvBlock, &'static str> {

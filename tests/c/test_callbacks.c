@@ -619,6 +619,38 @@ static void test_cancel_persistent_wait(void) {
     done_free(&d);
 }
 
+/* a fire cancelled while it waits for an engine thread starts nothing, background hooks included */
+static void test_cancel_queued_fire(void) {
+    char *dir = newdir("queued");
+    char *marker = xfmt("%s/ran", dir);
+    OhHooks *h = ENG(xfmt("{\"hooks\":{\"preToolUse\":[{\"callback\":\"mute\",\"timeout\":400}],"
+                          "\"postToolUse\":[{\"command\":%s}]}}",
+                          q(xfmt("touch %s", marker))),
+                     NULL);
+    Cb c;
+    cb_init(&c, NULL, 2);
+    if (!h) return;
+    oh_hooks_register(h, "mute", cb_fn, &c, NULL, NULL);
+    enum { BUSY = 8 };
+    Done busy[BUSY], d;
+    for (int i = 0; i < BUSY; i++) {
+        done_init(&busy[i]);
+        oh_hooks_fire_async(h, "{\"event\":\"preToolUse\"}", done_fn, &busy[i]);
+    }
+    for (int i = 0; i < 300 && atomic_load(&c.calls) < BUSY; i++) sleep_ms(5);
+    CHECK(atomic_load(&c.calls) == BUSY, "every engine thread is busy (%d)", atomic_load(&c.calls));
+    done_init(&d);
+    uint64_t id = oh_hooks_fire_async(h, "{\"event\":\"postToolUse\"}", done_fn, &d);
+    oh_hooks_cancel(h, id);
+    CHECK_JSTR(done_wait(&d, 3000), "error.code", "cancelled");
+    for (int i = 0; i < BUSY; i++) CHECK_JSTR(done_wait(&busy[i], 3000), "reason", "hook failed (timeout or non-zero exit)");
+    sleep_ms(100);
+    CHECK(!file_exists(marker), "the cancelled fire's background hook never ran");
+    for (int i = 0; i < BUSY; i++) done_free(&busy[i]);
+    done_free(&d);
+    cb_done(&c);
+}
+
 #define RACE 200
 static void test_cancel_races_completion(void) {
     OhHooks *h = ENG(cbcfg("preToolUse", "now", NULL), NULL);
@@ -813,6 +845,7 @@ int main(void) {
     RUN(test_cancel_callback_wait);
     RUN(test_cancel_http_wait);
     RUN(test_cancel_persistent_wait);
+    RUN(test_cancel_queued_fire);
     RUN(test_cancel_races_completion);
     RUN(test_free_waits_for_async_fires);
     RUN(test_done_reenters);

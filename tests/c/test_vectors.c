@@ -43,18 +43,51 @@ static void veccb_release(void *user) {
 
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* `s` with every `from` replaced by `to` (collected). */
+static char *replace_all(const char *s, const char *from, const char *to) {
+    size_t fl = strlen(from), tl = strlen(to), n = 0;
+    for (const char *p = s; (p = strstr(p, from)); p += fl) n++;
+    char *out = malloc(strlen(s) + n * tl + 1), *o = out;
+    for (const char *p = s, *hit; ; p = hit + fl) {
+        hit = strstr(p, from);
+        size_t keep = hit ? (size_t)(hit - p) : strlen(p);
+        memcpy(o, p, keep);
+        o += keep;
+        if (!hit) break;
+        memcpy(o, to, tl);
+        o += tl;
+    }
+    *o = 0;
+    return gc_str(out);
+}
+
 static void run_vector(void) {
     char *path = xfmt("%s/%s", g_vecdir, g_name);
     size_t n = 0;
     char *text = read_file(path, &n);
     CHECK(text != NULL, "%s: cannot read", path);
     if (!text) return;
+    /* Placeholders for a fresh home and cwd, where the vector's `files` are written. */
+    char *home = newdir("vec-home"), *cwd = newdir("vec-cwd");
+    text = replace_all(replace_all(text, "@HOME@", home), "@CWD@", cwd);
+    n = strlen(text);
     char perr[200];
     jval *v = gc_json(json_parse_n(text, n, perr, sizeof perr));
     CHECK(v && v->t == J_OBJ, "%s: not a JSON object: %s", g_name, perr);
     if (!v || v->t != J_OBJ) return;
     CHECK(json_str(json_get(v, "description")) != NULL, "%s: no description", g_name);
 
+    jval *files = json_get(v, "files");
+    for (size_t i = 0; files && files->t == J_OBJ && i < files->len; i++) {
+        const char *fpath = files->keys[i], *content = json_str(files->items[i]);
+        CHECK(fpath[0] == '/' && content, "%s: files: each key is a path under @HOME@ or @CWD@, each value a string",
+              g_name);
+        if (fpath[0] != '/' || !content) continue;
+        char *dir = xfmt("%s", fpath);
+        *strrchr(dir, '/') = 0;
+        mkdirs(dir);
+        write_file(fpath, content);
+    }
     jval *opts = json_get(v, "options");
     char *opts_s = opts && opts->t != J_NULL ? gc_str(json_dump(opts)) : NULL;
     jval *want_err = json_get(v, "newError");

@@ -4,7 +4,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Hooks, OhHooksError, RawResponse, stripDurations } = require('./helpers');
+const { Hooks, OhHooksError, RawResponse, stripDurations, tmpDir } = require('./helpers');
 
 const dir = path.resolve(__dirname, '..', '..', '..', 'tests', 'vectors');
 const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
@@ -15,7 +15,15 @@ test('shared vectors exist', () => {
 
 for (const file of files) {
   test(`vector ${file}`, { timeout: 60000 }, async () => {
-    const vector = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+    // @HOME@ and @CWD@ stand for a fresh home and cwd, where the vector's files go.
+    const home = tmpDir('oh-vec-home-');
+    const cwd = tmpDir('oh-vec-cwd-');
+    const text = fs.readFileSync(path.join(dir, file), 'utf8').replaceAll('@HOME@', home).replaceAll('@CWD@', cwd);
+    const vector = JSON.parse(text);
+    for (const [target, content] of Object.entries(vector.files ?? {})) {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, content);
+    }
     const options = vector.options ?? null;
 
     if (vector.newError !== undefined) {

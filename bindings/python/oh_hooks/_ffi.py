@@ -206,6 +206,6 @@ def _load() -> _Lib:
     raise OhHooksError(
         "library_not_found",
         f"cannot find {LIB_NAME}; tried: " + "; ".join(tried)
-        + f". Install a wheel for this platform (pip install oh-hooks), build it with `cargo build --release`,"
+        + f". Install the oh-hooks wheel for this platform, build the library with `cargo build --release`,"
         f" or set {ENV_VAR} to its full path.",
     )

@@ -21,7 +21,8 @@ class Options(TypedDict, total=False):
     cwd: str
     """Directory the project layers are read from and hooks run in (default: the process's)."""
     home: str
-    """Base of the user layer ``<home>/.oh/config.yaml`` and of the trust store (default: $HOME)."""
+    """Base of the user layer ``<home>/.oh/config.yaml`` and of the trust store: an absolute path
+    (``~`` is not expanded). Default: $HOME, else the password database's home."""
     layers: List[Literal["user", "project", "local"]]
     configPath: str
     """Read this one YAML or JSON file instead of the layers."""
@@ -33,6 +34,12 @@ class Options(TypedDict, total=False):
     strict: bool
     maxOutputBytes: int
     waitNonBlocking: bool
+    claude: bool
+    """Also read Claude Code's settings files and run their hooks as Claude Code would."""
+    claudePlugins: List[Union[str, Dict[str, str]]]
+    """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
+    claudeProjectDir: str
+    """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
     watch: bool
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
@@ -90,7 +97,7 @@ class HookTrace:
     type: str
     """``"command"``, ``"http"`` or ``"prompt"``."""
     result: str
-    """``"allow"``, ``"deny"``, ``"ask"``, ``"none"`` or ``"skipped"``."""
+    """``"allow"``, ``"deny"``, ``"ask"`` or ``"none"``."""
     duration_ms: float
     json_io: bool = False
     persistent: bool = False

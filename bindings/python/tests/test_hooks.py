@@ -109,6 +109,13 @@ class OptionsErrorTests(TmpDirTest):
     def test_none_options_is_fine(self) -> None:
         Hooks(None).close()
 
+    def test_options_typeddict_lists_every_option_the_engine_knows(self) -> None:
+        # The engine names every option it accepts when it refuses one; the TypedDict must
+        # have exactly those keys, or a type checker would flag a valid option (or miss a typo).
+        err = self.assertNewError({"bogus": 1}, "invalid_options")
+        known = err.message.split("expected one of: ", 1)[1].split(", ")
+        self.assertEqual(sorted(oh_hooks.Options.__annotations__), sorted(known))
+
     def test_unknown_key(self) -> None:
         err = self.assertNewError({"cwdd": "/"}, "invalid_options")
         self.assertEqual(err.path, "cwdd")

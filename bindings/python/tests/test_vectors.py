@@ -7,6 +7,7 @@ no vectors is a failure, never a silent pass.
 from __future__ import annotations
 
 import json
+import tempfile
 import unittest
 from pathlib import Path
 from typing import Any, Dict
@@ -29,7 +30,16 @@ class VectorTests(unittest.TestCase):
         self.assertTrue(_vector_files(), f"no *.json vectors in {VECTORS_DIR}")
 
     def run_vector(self, path: Path) -> None:
-        vector: Dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        # @HOME@ and @CWD@ stand for a fresh home and cwd, where the vector's files go.
+        home = tempfile.TemporaryDirectory()
+        cwd = tempfile.TemporaryDirectory()
+        self.addCleanup(home.cleanup)
+        self.addCleanup(cwd.cleanup)
+        text = path.read_text(encoding="utf-8").replace("@HOME@", home.name).replace("@CWD@", cwd.name)
+        vector: Dict[str, Any] = json.loads(text)
+        for file, content in vector.get("files", {}).items():
+            Path(file).parent.mkdir(parents=True, exist_ok=True)
+            Path(file).write_text(content, encoding="utf-8")
         options = vector.get("options")
 
         if "newError" in vector:

@@ -3,6 +3,8 @@
 //! The fire path calls [`Matcher::matches`] for every hook of the event, so the common forms
 //! (substring, glob) are plain string operations; only `/regex/` patterns use the regex engine.
 
+pub mod claude;
+
 use regex_automata::meta;
 use regex_automata::util::syntax;
 
@@ -103,6 +105,31 @@ impl Matcher {
     }
 }
 
+/// What a `match` text probably meant, when it looks like another dialect's syntax but is read
+/// here as a literal substring or glob (CONTRACT §3.11): Claude Code's `Edit|Write` (a list of
+/// names) or `Bash(rm:*)` (a permission rule), a bare regex like `^Bash$`. Such a hook
+/// silently never runs, so the config loads with a warning naming the form that means it.
+pub fn other_dialect_hint(text: &str) -> Option<String> {
+    if split_regex_literal(text).is_some() {
+        return None;
+    }
+    if let Some((name, rest)) = text.split_once('(') {
+        if rest.ends_with(')') && !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Some(format!(
+                "`{text}` is a permission rule of another dialect (Claude Code's `Tool(arguments)`), but `match` tests only the tool name, literally here, so this hook never runs; write `{name}` and check the arguments in the hook"
+            ));
+        }
+    }
+    const REGEX_ONLY: &[char] = &['|', '^', '$', '\\', '[', ']', '(', ')', '+', '{', '}'];
+    if text.contains(REGEX_ONLY) || text.contains(".*") {
+        let kind = if text.contains('*') { "a glob" } else { "a substring test" };
+        return Some(format!(
+            "`{text}` looks like a regex of another dialect, but without slashes it is {kind} matching those characters literally, so this hook never runs for a real tool name; write `/{text}/` for a regex"
+        ));
+    }
+    None
+}
+
 /// `/body/flags` when the string is longer than 2 and its last `/` comes after the first.
 fn split_regex_literal(pattern: &str) -> Option<(&str, &str)> {
     if pattern.len() <= 2 || !pattern.starts_with('/') {
@@ -180,6 +207,17 @@ mod tests {
             let matcher = Matcher::parse(p).unwrap();
             assert!(matcher.matches(None));
             assert!(matcher.matches(Some("")));
+        }
+    }
+
+    #[test]
+    fn other_dialects_are_named() {
+        assert!(other_dialect_hint("Edit|Write").unwrap().contains("write `/Edit|Write/`"));
+        assert!(other_dialect_hint("^Bash$").unwrap().contains("write `/^Bash$/`"));
+        assert!(other_dialect_hint("mcp__.*").unwrap().contains("a glob"));
+        assert!(other_dialect_hint("Bash(rm:*)").unwrap().contains("write `Bash`"));
+        for fine in ["Bash", "mcp__*", "File*Edit", "/Edit|Write/", "", "a?"] {
+            assert_eq!(other_dialect_hint(fine), None, "{fine}");
         }
     }
 

@@ -1,0 +1,674 @@
+//! The Claude Code dialect (CONTRACT §8): `~/.claude/settings.json`, the project's
+//! `.claude/settings.json` and `.claude/settings.local.json`, and plugins' `hooks/hooks.json`,
+//! read into the engine's hook list, each hook tagged with the file it came from.
+//!
+//! Claude Code skips a bad entry and loads the rest of the file, and so does this reader: every
+//! entry that cannot run is left out with a warning naming the file, the path inside it and
+//! why (shown in each outcome's `warnings` and by `oh-hooks check`). Only `hooks` and
+//! `disableAllHooks` are read; every other key belongs to Claude Code.
+
+use super::read_regular_file;
+use crate::event::Event;
+use crate::matcher::claude::{takes_if, ClaudeMatcher, PermissionRule};
+use crate::options::{ClaudePlugin, Options, Source};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
+const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
+
+/// What a Claude Code hook runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClaudeHandler {
+    /// Shell form (`args` absent: `sh -c command`) or exec form (`args` present: no shell).
+    Command { command: String, args: Option<Vec<String>> },
+    /// POST Claude Code's input JSON; `headers` values may interpolate `allowed_env_vars`.
+    Http { url: String, headers: Vec<(String, String)>, allowed_env_vars: Vec<String> },
+    /// `prompt`, `agent` and `mcp_tool` hooks: answered by the host callback of that name,
+    /// which gets the handler's own fields.
+    Callback { kind: &'static str, fields: Map<String, Value> },
+}
+
+/// One Claude Code handler with the filters of its matcher group.
+#[derive(Debug, Clone)]
+pub struct ClaudeHook {
+    pub handler: ClaudeHandler,
+    pub matcher: ClaudeMatcher,
+    /// The matcher as written (`None`: absent).
+    pub matcher_text: Option<String>,
+    pub if_rule: Option<PermissionRule>,
+    pub if_text: Option<String>,
+    /// As configured; `None` takes Claude Code's default for the event and type.
+    pub timeout: Option<Duration>,
+    pub is_async: bool,
+    /// `onFailure: "block"`: a failure blocks instead of letting the action through.
+    pub on_failure_block: bool,
+    /// The settings file (or plugin `hooks.json`) it came from.
+    pub source: PathBuf,
+    pub plugin: Option<ClaudePlugin>,
+    /// Shell form with no shell syntax, split into words (run without `/bin/sh`).
+    pub argv: Option<Vec<String>>,
+    /// Identity for "identical handlers run once": the handler's fields, sorted, and its plugin.
+    pub identity: String,
+}
+
+impl ClaudeHook {
+    pub fn type_name(&self) -> &'static str {
+        match &self.handler {
+            ClaudeHandler::Command { .. } => "command",
+            ClaudeHandler::Http { .. } => "http",
+            ClaudeHandler::Callback { kind, .. } => kind,
+        }
+    }
+
+    /// Claude Code's default timeout for this hook on `event` (the reference's "Common fields").
+    pub fn default_timeout(&self, event: Event) -> Duration {
+        let secs = match (&self.handler, event) {
+            (ClaudeHandler::Callback { kind: "prompt", .. }, _) => 30.0,
+            (ClaudeHandler::Callback { kind: "agent", .. }, _) => 60.0,
+            (_, Event::SessionEnd) => 1.5,
+            (_, Event::MessageDisplay) => 10.0,
+            (_, Event::UserPromptSubmit | Event::PreModelSwitch | Event::PostModelSwitch) => 30.0,
+            _ => 600.0,
+        };
+        Duration::from_secs_f64(secs)
+    }
+
+    pub fn timeout_for(&self, event: Event) -> Duration {
+        self.timeout.unwrap_or_else(|| self.default_timeout(event))
+    }
+
+    /// One line for `oh-hooks check`.
+    pub fn describe(&self) -> String {
+        let mut s = match &self.handler {
+            ClaudeHandler::Command { command, args: None } => format!("command: {command}"),
+            ClaudeHandler::Command { command, args: Some(args) } => {
+                format!("command: {command} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
+            }
+            ClaudeHandler::Http { url, .. } => format!("http: {url}"),
+            ClaudeHandler::Callback { kind, .. } => format!("{kind}: (host callback `{kind}`)"),
+        };
+        if let Some(m) = &self.matcher_text {
+            s.push_str(&format!("  [matcher {m}]"));
+        }
+        if let Some(i) = &self.if_text {
+            s.push_str(&format!("  [if {i}]"));
+        }
+        if let Some(t) = self.timeout {
+            s.push_str(&format!("  [timeout {} s]", t.as_secs_f64()));
+        }
+        if self.is_async {
+            s.push_str("  [async]");
+        }
+        if self.on_failure_block {
+            s.push_str("  [onFailure block]");
+        }
+        s.push_str(&format!("  (claude: {})", self.source.display()));
+        s
+    }
+}
+
+/// Claude Code hooks per event, indexed by [`Event::index`].
+#[derive(Debug, Clone)]
+pub struct ClaudeHooks(Vec<Vec<ClaudeHook>>);
+
+impl Default for ClaudeHooks {
+    fn default() -> ClaudeHooks {
+        ClaudeHooks(vec![Vec::new(); Event::COUNT])
+    }
+}
+
+impl ClaudeHooks {
+    pub fn of(&self, event: Event) -> &[ClaudeHook] {
+        &self.0[event.index()]
+    }
+
+    pub fn total(&self) -> usize {
+        self.0.iter().map(Vec::len).sum()
+    }
+
+    fn push(&mut self, event: Event, hook: ClaudeHook) {
+        self.0[event.index()].push(hook);
+    }
+}
+
+/// Where a Claude Code file sits among the layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The user's own settings or a plugin the host listed: always read.
+    Own,
+    /// The project's files: read only when the project is trusted.
+    Project,
+}
+
+/// One Claude Code file the options point at.
+#[derive(Debug, Clone)]
+pub struct ClaudeFile {
+    pub path: PathBuf,
+    pub kind: Kind,
+    pub plugin: Option<ClaudePlugin>,
+}
+
+/// The Claude Code files to read, in order: the user's settings, the project's settings and
+/// local settings, then each plugin's `hooks/hooks.json`. Present or not (one created later is
+/// noticed by the watcher).
+pub fn files(options: &Options) -> Vec<ClaudeFile> {
+    let mut files = Vec::new();
+    let (user, project, local) = match options.source {
+        Source::Layers { user, project, local } => (user, project, local),
+        _ => (true, true, true),
+    };
+    if options.claude {
+        if let (true, Some(home)) = (user, &options.home) {
+            files.push(ClaudeFile { path: home.join(".claude/settings.json"), kind: Kind::Own, plugin: None });
+        }
+        if project {
+            files.push(ClaudeFile {
+                path: options.cwd.join(".claude/settings.json"),
+                kind: Kind::Project,
+                plugin: None,
+            });
+        }
+        if local {
+            files.push(ClaudeFile {
+                path: options.cwd.join(".claude/settings.local.json"),
+                kind: Kind::Project,
+                plugin: None,
+            });
+        }
+    }
+    for plugin in &options.claude_plugins {
+        files.push(ClaudeFile {
+            path: plugin.root.join("hooks/hooks.json"),
+            kind: Kind::Own,
+            plugin: Some(plugin.clone()),
+        });
+    }
+    files
+}
+
+/// What the Claude Code files add to a config.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub hooks: ClaudeHooks,
+    /// `disableAllHooks: true` in an own file: no hook of either dialect runs.
+    pub disable_all: bool,
+    /// Skipped entries and files, unread untrusted files, in file order.
+    pub warnings: Vec<String>,
+}
+
+/// Reads every Claude Code file of the options. Never fails: what cannot be read is a warning
+/// (Claude Code, too, runs with the rest). `trusted`: whether project files may be opened.
+pub fn load(options: &Options, trusted: bool) -> Loaded {
+    let mut loaded = Loaded::default();
+    let mut project_hooks: Vec<(Event, ClaudeHook)> = Vec::new();
+    let mut project_disabled = false;
+    for file in files(options) {
+        if file.kind == Kind::Project && !trusted {
+            if file.path.exists() {
+                loaded.warnings.push(format!(
+                    "{} was not loaded: the project is not trusted (its Claude Code hooks do not run)",
+                    file.path.display()
+                ));
+            }
+            continue;
+        }
+        let bytes = match read_regular_file(&file.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                loaded
+                    .warnings
+                    .push(format!("{}: cannot be read ({e}); its hooks are not loaded", file.path.display()));
+                continue;
+            }
+        };
+        let parsed = parse(&file.path, &bytes, file.plugin.as_ref(), &mut loaded.warnings);
+        match file.kind {
+            Kind::Own => {
+                loaded.disable_all |= parsed.disable_all == Some(true);
+                for (event, hook) in parsed.hooks {
+                    loaded.hooks.push(event, hook);
+                }
+            }
+            Kind::Project => {
+                // A project can switch off only its own hooks, never the user's (CONTRACT §2).
+                project_disabled |= parsed.disable_all == Some(true);
+                project_hooks.extend(parsed.hooks);
+            }
+        }
+    }
+    if !project_disabled {
+        // Own files first, then the project's: "hooks add up, user first".
+        let own = std::mem::take(&mut loaded.hooks);
+        let mut all = ClaudeHooks::default();
+        for (i, list) in own.0.into_iter().enumerate() {
+            all.0[i] = list;
+        }
+        for (event, hook) in project_hooks {
+            all.push(event, hook);
+        }
+        // Plugins were pushed with the own files; keep settings files before plugins so the
+        // order is user, project, local, plugins.
+        for list in &mut all.0 {
+            list.sort_by_key(|h| h.plugin.is_some());
+        }
+        loaded.hooks = all;
+    }
+    loaded
+}
+
+/// One file's contribution.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub disable_all: Option<bool>,
+    pub hooks: Vec<(Event, ClaudeHook)>,
+}
+
+/// Parses one settings or `hooks.json` file; every problem is a warning in `warnings`.
+pub fn parse(path: &Path, bytes: &[u8], plugin: Option<&ClaudePlugin>, warnings: &mut Vec<String>) -> Parsed {
+    let file = path.display().to_string();
+    let mut parsed = Parsed::default();
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            warnings.push(format!("{file}: not valid JSON ({e}); none of its hooks are loaded"));
+            return parsed;
+        }
+    };
+    let Value::Object(top) = value else {
+        warnings.push(format!("{file}: the top level is not a JSON object; none of its hooks are loaded"));
+        return parsed;
+    };
+    match top.get("disableAllHooks") {
+        None => {}
+        Some(Value::Bool(b)) => parsed.disable_all = Some(*b),
+        Some(other) => {
+            warnings.push(format!("{file}: `disableAllHooks` is {}, expected true or false; ignored", kind(other)))
+        }
+    }
+    let hooks = match top.get("hooks") {
+        None | Some(Value::Null) => return parsed,
+        Some(Value::Object(h)) => h,
+        Some(other) => {
+            warnings.push(format!(
+                "{file}: `hooks` is {}, expected an object of event names such as \"PreToolUse\"; no hooks loaded",
+                kind(other)
+            ));
+            return parsed;
+        }
+    };
+    for (name, groups) in hooks {
+        let Some(event) = Event::from_claude_name(name) else {
+            let hint = Event::from_name(name)
+                .and_then(Event::claude_name)
+                .map(|n| format!(" (Claude Code spells it `{n}`)"))
+                .unwrap_or_default();
+            warnings.push(format!("{file}: skipped `hooks.{name}`: unknown Claude Code event{hint}"));
+            continue;
+        };
+        let Value::Array(groups) = groups else {
+            if !groups.is_null() {
+                warnings.push(format!(
+                    "{file}: skipped `hooks.{name}`: expected a list of matcher groups, found {}",
+                    kind(groups)
+                ));
+            }
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let at = format!("hooks.{name}[{g}]");
+            let skip = |warnings: &mut Vec<String>, at: &str, why: String| {
+                warnings.push(format!("{file}: skipped `{at}`: {why}"));
+            };
+            let Value::Object(group) = group else {
+                skip(
+                    warnings,
+                    &at,
+                    format!(
+                        "expected a matcher group object {{\"matcher\": ..., \"hooks\": [...]}}, found {}",
+                        kind(group)
+                    ),
+                );
+                continue;
+            };
+            for key in group.keys() {
+                if key != "matcher" && key != "hooks" {
+                    warnings.push(format!(
+                        "{file}: `{at}.{key}` is not a matcher group key (expected `matcher`, `hooks`); ignored"
+                    ));
+                }
+            }
+            let matcher_text = match group.get("matcher") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(other) => {
+                    skip(warnings, &at, format!("`matcher` is {}, expected a string", kind(other)));
+                    continue;
+                }
+            };
+            let matcher = match ClaudeMatcher::parse(matcher_text.as_deref().unwrap_or("")) {
+                Ok(m) => m,
+                Err(why) => {
+                    skip(warnings, &at, why);
+                    continue;
+                }
+            };
+            let handlers = match group.get("hooks") {
+                Some(Value::Array(h)) => h,
+                other => {
+                    let found = other.map_or("nothing".to_string(), |o| kind(o).to_string());
+                    skip(warnings, &at, format!("`hooks` must be a list of handlers, found {found}"));
+                    continue;
+                }
+            };
+            for (h, handler) in handlers.iter().enumerate() {
+                let at = format!("{at}.hooks[{h}]");
+                match handler_of(handler, event, &file, &at, warnings) {
+                    Ok(mut hook) => {
+                        hook.matcher = matcher.clone();
+                        hook.matcher_text = matcher_text.clone();
+                        hook.source = path.to_path_buf();
+                        hook.plugin = plugin.cloned();
+                        if let Some(p) = plugin {
+                            hook.identity.push_str(&format!("\0plugin {}", p.root.display()));
+                        }
+                        parsed.hooks.push((event, hook));
+                    }
+                    Err(why) => skip(warnings, &at, why),
+                }
+            }
+        }
+    }
+    parsed
+}
+
+const COMMON_KEYS: &[&str] = &["type", "if", "timeout", "statusMessage", "once", "onFailure"];
+
+fn handler_of(
+    value: &Value,
+    event: Event,
+    file: &str,
+    at: &str,
+    warnings: &mut Vec<String>,
+) -> Result<ClaudeHook, String> {
+    let Value::Object(h) = value else {
+        return Err(format!(
+            "expected a handler object such as {{\"type\": \"command\", \"command\": \"...\"}}, found {}",
+            kind(value)
+        ));
+    };
+    let string = |key: &str| -> Result<Option<String>, String> {
+        match h.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.contains('\0') => Err(format!("`{key}` contains a NUL byte")),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format!("`{key}` is {}, expected a string", kind(other))),
+        }
+    };
+    let flag = |key: &str| -> Result<bool, String> {
+        match h.get(key) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(format!("`{key}` is {}, expected true or false", kind(other))),
+        }
+    };
+    let required = |key: &str| -> Result<String, String> {
+        string(key)?.filter(|s| !s.trim().is_empty()).ok_or_else(|| format!("`{key}` is missing or empty"))
+    };
+    let type_name = string("type")?
+        .ok_or("`type` is missing; expected \"command\", \"http\", \"prompt\", \"agent\" or \"mcp_tool\"")?;
+    let (handler, own_keys): (ClaudeHandler, &[&str]) = match type_name.as_str() {
+        "command" => {
+            let command = required("command")?;
+            let args = match h.get("args") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|a| match a {
+                            Value::String(s) if !s.contains('\0') => Ok(s.clone()),
+                            other => Err(format!("`args` must be a list of strings, found {}", kind(other))),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                Some(other) => return Err(format!("`args` is {}, expected a list of strings", kind(other))),
+            };
+            if let Some(shell) = string("shell")? {
+                if shell == "powershell" && args.is_none() {
+                    return Err("`shell: \"powershell\"` is not supported (hooks run with `sh -c`)".to_string());
+                }
+            }
+            (ClaudeHandler::Command { command, args }, &["command", "args", "async", "asyncRewake", "shell"])
+        }
+        "http" => {
+            let url = required("url")?;
+            let lower = url.to_ascii_lowercase();
+            let host = lower.strip_prefix("http://").or_else(|| lower.strip_prefix("https://"));
+            if !host.is_some_and(|h| !h.is_empty() && !h.starts_with('/')) {
+                return Err(format!("`url` `{url}` is not an http:// or https:// URL with a host"));
+            }
+            let headers = match h.get("headers") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Object(map)) => map
+                    .iter()
+                    .map(|(k, v)| match v {
+                        Value::String(s) => Ok((k.clone(), s.clone())),
+                        other => Err(format!("header `{k}` is {}, expected a string", kind(other))),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(other) => return Err(format!("`headers` is {}, expected an object of strings", kind(other))),
+            };
+            let allowed_env_vars = match h.get("allowedEnvVars") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|v| {
+                        v.as_str().map(str::to_string).ok_or("`allowedEnvVars` must be a list of names".to_string())
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(other) => return Err(format!("`allowedEnvVars` is {}, expected a list of names", kind(other))),
+            };
+            (ClaudeHandler::Http { url, headers, allowed_env_vars }, &["url", "headers", "allowedEnvVars"])
+        }
+        kind_name @ ("prompt" | "agent" | "mcp_tool") => {
+            let kind: &'static str = match kind_name {
+                "prompt" => "prompt",
+                "agent" => "agent",
+                _ => "mcp_tool",
+            };
+            if kind == "mcp_tool" {
+                required("server")?;
+                required("tool")?;
+            } else {
+                required("prompt")?;
+            }
+            let fields: Map<String, Value> =
+                h.iter().filter(|(k, _)| *k != "type").map(|(k, v)| (k.clone(), v.clone())).collect();
+            (
+                ClaudeHandler::Callback { kind, fields },
+                &["prompt", "model", "continueOnBlock", "server", "tool", "input"],
+            )
+        }
+        other => {
+            return Err(format!(
+                "unknown handler type `{other}`; expected \"command\", \"http\", \"prompt\", \"agent\" or \"mcp_tool\""
+            ))
+        }
+    };
+    for key in h.keys() {
+        if !COMMON_KEYS.contains(&key.as_str()) && !own_keys.contains(&key.as_str()) {
+            warnings.push(format!("{file}: `{at}.{key}` is not a field of a {type_name} hook; ignored"));
+        }
+    }
+    let if_text = string("if")?;
+    let if_rule = if_text.as_deref().map(PermissionRule::parse).transpose()?;
+    if if_rule.is_some() && !takes_if(event) {
+        warnings.push(format!(
+            "{file}: `{at}` has `if`, which only tool events take; on {} it never runs",
+            event.claude_name().unwrap_or(event.name())
+        ));
+    }
+    let timeout = match h.get("timeout") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(secs) if secs > 0.0 && secs.is_finite() => Some(Duration::from_secs_f64(secs.min(MAX_TIMEOUT_SECS))),
+            _ => return Err(format!("`timeout` is {n}; expected a positive number of seconds")),
+        },
+        Some(other) => return Err(format!("`timeout` is {}, expected a positive number of seconds", kind(other))),
+    };
+    let on_failure_block = match string("onFailure")?.as_deref() {
+        None | Some("allow") => false,
+        Some("block") => true,
+        Some(other) => return Err(format!("`onFailure` is `{other}`; expected \"block\" (or \"allow\")")),
+    };
+    let is_async = matches!(handler, ClaudeHandler::Command { .. }) && (flag("async")? || flag("asyncRewake")?);
+    let argv = match &handler {
+        ClaudeHandler::Command { command, args: None } => crate::run::command::plain_words(command),
+        _ => None,
+    };
+    let identity = {
+        let sorted: std::collections::BTreeMap<&String, &Value> = h.iter().collect();
+        serde_json::to_string(&sorted).unwrap_or_default()
+    };
+    Ok(ClaudeHook {
+        handler,
+        matcher: ClaudeMatcher::Any,
+        matcher_text: None,
+        if_rule,
+        if_text,
+        timeout,
+        is_async,
+        on_failure_block,
+        source: PathBuf::new(),
+        plugin: None,
+        argv,
+        identity,
+    })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_text(text: &str) -> (Parsed, Vec<String>) {
+        let mut warnings = Vec::new();
+        let parsed = parse(Path::new("/p/.claude/settings.json"), text.as_bytes(), None, &mut warnings);
+        (parsed, warnings)
+    }
+
+    #[test]
+    fn reads_the_reference_example() {
+        let (p, w) = parse_text(
+            r#"{"model": "x", "permissions": {}, "hooks": {"PreToolUse": [{"matcher": "Bash",
+                "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh", "timeout": 60}]}],
+                "Stop": [{"hooks": [{"type": "command", "command": "./stop.sh", "args": ["--x"]}]}]}}"#,
+        );
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(p.hooks.len(), 2);
+        let (event, hook) = &p.hooks[0];
+        assert_eq!(*event, Event::PreToolUse);
+        assert_eq!(hook.timeout, Some(Duration::from_secs(60)));
+        assert!(hook.matcher.matches(Some("Bash")) && !hook.matcher.matches(Some("BashOutput")));
+        assert_eq!(hook.source, Path::new("/p/.claude/settings.json"));
+        assert_eq!(p.hooks[1].0, Event::TurnStop);
+        assert!(matches!(&p.hooks[1].1.handler, ClaudeHandler::Command { args: Some(a), .. } if a == &["--x"]));
+    }
+
+    #[test]
+    fn bad_entries_are_skipped_and_the_rest_loads() {
+        let (p, w) = parse_text(
+            r#"{"hooks": {
+                "PreToolUse": [
+                  {"matcher": "Bash", "hooks": [
+                     "echo bare string",
+                     {"type": "command"},
+                     {"type": "command", "command": "ok-1", "timeout": "5"},
+                     {"type": "command", "command": "ok-2", "description": "x"},
+                     {"type": "weird", "command": "x"},
+                     {"type": "command", "command": "x", "if": "Bash("}
+                  ]},
+                  {"matcher": 5, "hooks": [{"type": "command", "command": "x"}]},
+                  {"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}
+                ],
+                "preToolUse": [{"hooks": [{"type": "command", "command": "x"}]}],
+                "Nonsense": [],
+                "PostToolUse": {"hooks": []}
+            }}"#,
+        );
+        let commands: Vec<_> = p
+            .hooks
+            .iter()
+            .map(|(_, h)| match &h.handler {
+                ClaudeHandler::Command { command, .. } => command.as_str(),
+                _ => "?",
+            })
+            .collect();
+        assert_eq!(commands, ["ok-2"]);
+        let all = w.join("\n");
+        for needle in [
+            "skipped `hooks.PreToolUse[0].hooks[0]`: expected a handler object",
+            "skipped `hooks.PreToolUse[0].hooks[1]`: `command` is missing",
+            "skipped `hooks.PreToolUse[0].hooks[2]`: `timeout` is a string",
+            "`hooks.PreToolUse[0].hooks[3].description` is not a field of a command hook; ignored",
+            "unknown handler type `weird`",
+            "`if` rule `Bash(` is not a permission rule",
+            "skipped `hooks.PreToolUse[1]`: `matcher` is a number",
+            "skipped `hooks.PreToolUse[2]`: matcher `(` is not a valid regular expression",
+            "skipped `hooks.preToolUse`: unknown Claude Code event (Claude Code spells it `PreToolUse`)",
+            "skipped `hooks.Nonsense`: unknown Claude Code event",
+            "skipped `hooks.PostToolUse`: expected a list of matcher groups",
+        ] {
+            assert!(all.contains(needle), "missing {needle:?} in:\n{all}");
+        }
+        assert!(all.contains("/p/.claude/settings.json"));
+    }
+
+    #[test]
+    fn whole_file_problems() {
+        let (p, w) = parse_text("{not json");
+        assert!(p.hooks.is_empty() && w[0].contains("not valid JSON"));
+        let (_, w) = parse_text("[1]");
+        assert!(w[0].contains("not a JSON object"));
+        let (p, w) = parse_text(r#"{"disableAllHooks": true, "hooks": null}"#);
+        assert_eq!(p.disable_all, Some(true));
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn timeouts_and_types() {
+        let (p, w) = parse_text(
+            r#"{"hooks": {"UserPromptSubmit": [{"hooks": [
+                {"type": "command", "command": "a"},
+                {"type": "command", "command": "b", "timeout": 0.5, "onFailure": "block", "async": true},
+                {"type": "http", "url": "http://127.0.0.1:1/x", "headers": {"Authorization": "Bearer $TOKEN"}, "allowedEnvVars": ["TOKEN"]},
+                {"type": "prompt", "prompt": "Is this ok? $ARGUMENTS"},
+                {"type": "command", "command": "c", "timeout": 0},
+                {"type": "http", "url": "ftp://x"}
+            ]}]}}"#,
+        );
+        assert_eq!(p.hooks.len(), 4, "{w:?}");
+        let hooks: Vec<&ClaudeHook> = p.hooks.iter().map(|(_, h)| h).collect();
+        assert_eq!(hooks[0].timeout_for(Event::UserPromptSubmit), Duration::from_secs(30));
+        assert_eq!(hooks[0].timeout_for(Event::PreToolUse), Duration::from_secs(600));
+        assert_eq!(hooks[1].timeout, Some(Duration::from_millis(500)));
+        assert!(hooks[1].on_failure_block && hooks[1].is_async);
+        assert_eq!(hooks[2].type_name(), "http");
+        assert_eq!(hooks[3].type_name(), "prompt");
+        assert_eq!(hooks[3].timeout_for(Event::PreToolUse), Duration::from_secs(30));
+        assert!(w.iter().any(|w| w.contains("`timeout` is 0")));
+        assert!(w.iter().any(|w| w.contains("not an http:// or https:// URL")));
+    }
+}
