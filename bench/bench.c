@@ -1377,7 +1377,7 @@ static int cmd_report(int argc, char **argv) {
     line("Node  hooks.fireSync, JS callback", "node.fireSync.cb", NULL, NULL, 0, 5000, 1);
     line("Node  await hooks.fire, JS callback", "node.fire.cb", NULL, NULL, 0, 0, 1);
     line("Node  await hooks.fire, no hook", "node.fire", NULL, NULL, 0, 10000, 1);
-    line("Node  await hooks.fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
+    line("Node  await fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
     line("Go    h.Fire(Background), Go callback", "go.Fire.cb", NULL, NULL, 0, 3000, 1);
     line("Go    same, ohhooks.Inline()", "go.Fire.cb.inline", NULL, NULL, 0, 3000, 1);
     line("Go    h.Fire(ctx that can end), no hook", "go.Fire.ctx", NULL, NULL, 0, 0, 1);
