@@ -1367,6 +1367,22 @@ static int cmd_report(int argc, char **argv) {
         printf("  (the same C call in the main C run, table [1]: %s; here %s)\n", fmt_t(a, main_c.med),
                fmt_t(b, cref.med));
     }
+
+    printf("\n[5b] Bindings with host callbacks: a fire whose one hook is a callback answering at once with no\n"
+           "    decision, each in its language (same envelope); the engine's async fire with no hook; the\n"
+           "    C rows of [3b] for reference (from the main C run, not these interleaved rounds)\n");
+    printf(hdr, "row", "median", "p95", "vs", "ratio", "target", "");
+    line("C  callback hook ([3b])", "cb.now", NULL, NULL, 0, 0, 1);
+    line("C  async fire round trip ([3b])", "async.rt", NULL, NULL, 0, 0, 1);
+    line("Node  hooks.fireSync, JS callback", "node.fireSync.cb", NULL, NULL, 0, 5000, 1);
+    line("Node  await hooks.fire, JS callback", "node.fire.cb", NULL, NULL, 0, 0, 1);
+    line("Node  await hooks.fire, no hook", "node.fire", NULL, NULL, 0, 10000, 1);
+    line("Node  await fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
+    line("Go    h.Fire(Background), Go callback", "go.Fire.cb", NULL, NULL, 0, 3000, 1);
+    line("Go    same, ohhooks.Inline()", "go.Fire.cb.inline", NULL, NULL, 0, 3000, 1);
+    line("Go    h.Fire(ctx that can end), no hook", "go.Fire.ctx", NULL, NULL, 0, 0, 1);
+    line("Python  hooks.fire, Python callback", "py.fire.cb", NULL, NULL, 0, 15000, 1);
+    line("Python  await hooks.fire_async, no hook", "py.fire_async", NULL, NULL, 0, 0, 1);
     if (g_missing) {
         fprintf(stderr, "error: %d row(s) of the table have no samples\n", g_missing);
         return 1;
