@@ -1,10 +1,12 @@
-//! Generates `include/oh_hooks.h` from `src/ffi.rs` with cbindgen, and the same header into
+//! Generates `include/oh_hooks.h` from the files of `src/ffi/` with cbindgen, and the same header into
 //! OUT_DIR, where the header test compares it with the committed one.
 
 use std::path::PathBuf;
 
+const FFI_FILES: &[&str] = &["src/ffi/engine.rs", "src/ffi/callbacks.rs", "src/ffi/fire_async.rs"];
+
 fn main() {
-    println!("cargo:rerun-if-changed=src/ffi.rs");
+    println!("cargo:rerun-if-changed=src/ffi");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
     soname();
@@ -18,11 +20,12 @@ fn main() {
         version("PATCH"),
         std::env::var("CARGO_PKG_VERSION").expect("cargo sets the version"),
     ));
-    let header = cbindgen::Builder::new()
-        .with_config(config)
-        .with_src(root.join("src/ffi.rs"))
-        .generate()
-        .expect("cbindgen could not read src/ffi.rs");
+    // The order of the files is the order of the header: version-1 functions first.
+    let mut builder = cbindgen::Builder::new().with_config(config);
+    for file in FFI_FILES {
+        builder = builder.with_src(root.join(file));
+    }
+    let header = builder.generate().expect("cbindgen could not read src/ffi/");
     let mut text = Vec::new();
     header.write(&mut text);
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("oh_hooks.h");

@@ -186,7 +186,7 @@ static OhHooks *new_engine(const char *hooks_json) {
     return h;
 }
 
-static OhHooks *E_none, *E_20, *E_env1, *E_env1sh, *E_json1, *E_env5, *E_http;
+static OhHooks *E_none, *E_20, *E_env1, *E_env1sh, *E_json1, *E_env5, *E_http, *E_cb;
 /* Persistent hooks (bench/policy.py, bench/policy.js, cat) and the same scripts spawned. */
 static OhHooks *E_pcat, *E_ppy, *E_spy, *E_pnode, *E_snode, *E_ppy4;
 static char g_bench_dir[PATH_MAX]; /* where policy.py and policy.js are */
@@ -622,6 +622,54 @@ static double s_http_floor(void) {
     return (now_ns() - t0) / HTTP_BATCH;
 }
 
+/* ---- host callbacks: a callback hook answering at once, and the asynchronous round trip */
+
+#define CB_BATCH 1000   /* fires per sample of the callback row */
+#define ASYNC_BATCH 200 /* round trips per sample of the async row */
+
+/* The host function of E_cb: answers "no decision" before returning, on the firing thread. */
+static void bench_callback(void *user, const char *request, OhHooksCall *call) {
+    (void)user;
+    (void)request;
+    oh_hooks_respond(call, "{}");
+}
+
+static double s_callback(void) {
+    double t0 = now_ns();
+    for (int i = 0; i < CB_BATCH; i++) oh_hooks_string_free(oh_hooks_fire(E_cb, ENVELOPE));
+    return (now_ns() - t0) / CB_BATCH;
+}
+
+static pthread_mutex_t g_async_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_async_cv = PTHREAD_COND_INITIALIZER;
+static int g_async_done;
+
+static void bench_done(void *user, char *outcome) {
+    (void)user;
+    if (!outcome || strcmp(outcome, "{\"allowed\":true,\"hooks\":[]}") != 0) failure("async fire: unexpected outcome %s", outcome);
+    oh_hooks_string_free(outcome);
+    pthread_mutex_lock(&g_async_mu);
+    g_async_done = 1;
+    pthread_cond_signal(&g_async_cv);
+    pthread_mutex_unlock(&g_async_mu);
+}
+
+/* One oh_hooks_fire_async on the no-hook engine, waited for: submit, an engine thread fires,
+ * `done` wakes this thread. */
+static void op_async(void) {
+    g_async_done = 0;
+    oh_hooks_fire_async(E_none, ENVELOPE, bench_done, NULL);
+    pthread_mutex_lock(&g_async_mu);
+    while (!g_async_done) pthread_cond_wait(&g_async_cv, &g_async_mu);
+    pthread_mutex_unlock(&g_async_mu);
+}
+
+static double s_async(void) {
+    double t0 = now_ns();
+    for (int i = 0; i < ASYNC_BATCH; i++) op_async();
+    return (now_ns() - t0) / ASYNC_BATCH;
+}
+
 /* ---- threads: a pool of THR_MAX workers; a sample wakes them, N of them work. */
 
 enum { K_NOMATCH, K_ENV1, K_FLOOR, K_FLOOR_B, K_PERS };
@@ -694,7 +742,7 @@ typedef struct {
 
 enum {
     R_NOMATCH_NONE, R_NOMATCH_20, R_FLOOR_SH, R_FLOOR_TRUE, R_LADDER, R_ENV1, R_ENV1SH, R_JSON_FLOOR, R_JSON1,
-    R_ENV5, R_HTTP_FLOOR, R_HTTP, R_THREADS, R_KEPT, R_PERS, R_SPAWNED
+    R_ENV5, R_HTTP_FLOOR, R_HTTP, R_THREADS, R_KEPT, R_PERS, R_SPAWNED, R_CALLBACK, R_ASYNC
 };
 
 static Row ROWS[] = {
@@ -712,6 +760,8 @@ static Row ROWS[] = {
     {"env5", R_ENV5, 0},
     {"floor.http", R_HTTP_FLOOR, 0},
     {"http1", R_HTTP, 0},
+    {"cb.now", R_CALLBACK, 0},
+    {"async.rt", R_ASYNC, 0},
     {"thr.nomatch.1", R_THREADS, K_NOMATCH * 100 + 1},
     {"thr.nomatch.2", R_THREADS, K_NOMATCH * 100 + 2},
     {"thr.nomatch.4", R_THREADS, K_NOMATCH * 100 + 4},
@@ -771,6 +821,8 @@ static double sample(const Row *r) {
     case R_HTTP_FLOOR: return s_http_floor();
     case R_HTTP: return s_http();
     case R_THREADS: return s_threads(r->arg / 100, r->arg % 100);
+    case R_CALLBACK: return s_callback();
+    case R_ASYNC: return s_async();
     case R_KEPT: {
         Kept *k = r->arg ? &g_kpy : &g_kcat;
         t0 = now_ns();
@@ -859,7 +911,18 @@ static void setup_engines(int with_http) {
         if (g_failures) die("the HTTP hook does not work against the bench server");
         open_raw_client();
     }
-    char *out = oh_hooks_fire(E_none, ENVELOPE);
+    E_cb = new_engine("{\"preToolUse\":[{\"callback\":\"canUseTool\"}]}");
+    char *cb_err = NULL;
+    if (oh_hooks_register(E_cb, "canUseTool", bench_callback, NULL, NULL, &cb_err) != 0)
+        die("oh_hooks_register failed: %s", cb_err ? cb_err : "(no error JSON)");
+    char *out = oh_hooks_fire(E_cb, ENVELOPE);
+    if (!out || !strstr(out, "\"type\":\"callback\"") || !strstr(out, "\"result\":\"none\"") ||
+        strncmp(out, "{\"allowed\":true,", 16) != 0)
+        die("the callback hook does not work: %s", out ? out : "(NULL)");
+    oh_hooks_string_free(out);
+    op_async();
+    if (g_failures) die("the asynchronous fire does not work");
+    out = oh_hooks_fire(E_none, ENVELOPE);
     check_outcome("no hook for the event", out, 0, NULL);
     oh_hooks_string_free(out);
     out = oh_hooks_fire(E_20, ENVELOPE);
@@ -870,7 +933,7 @@ static void setup_engines(int with_http) {
 
 static void free_engines(void) {
     OhHooks **all[] = {&E_none, &E_20, &E_env1, &E_env1sh, &E_json1, &E_env5, &E_http,
-                       &E_pcat, &E_ppy, &E_spy, &E_pnode, &E_snode, &E_ppy4};
+                       &E_pcat, &E_ppy, &E_spy, &E_pnode, &E_snode, &E_ppy4, &E_cb};
     kept_stop(&g_kcat);
     kept_stop(&g_kpy);
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -909,7 +972,8 @@ static int cmd_run(const char *out_path, int rounds) {
          * or for the CPU does not inflate. */
         int single = ROWS[i].kind != R_NOMATCH_NONE && ROWS[i].kind != R_NOMATCH_20 && ROWS[i].kind != R_THREADS &&
                      ROWS[i].kind != R_HTTP && ROWS[i].kind != R_HTTP_FLOOR && ROWS[i].kind != R_KEPT &&
-                     ROWS[i].kind != R_PERS && ROWS[i].kind != R_SPAWNED;
+                     ROWS[i].kind != R_PERS && ROWS[i].kind != R_SPAWNED && ROWS[i].kind != R_CALLBACK &&
+                     ROWS[i].kind != R_ASYNC;
         char id[64];
         snprintf(id, sizeof id, "%s.cpu", ROWS[i].id);
         cpu_ser[i] = single ? series(id) : NULL;
@@ -1010,6 +1074,8 @@ static int cmd_profile(const char *what, int n) {
         else if (!strcmp(what, "env5")) s_fire("5 env hooks", E_env5, 5, "\"exitCode\":0", NULL);
         else if (!strcmp(what, "json1")) s_fire("jsonIO hook", E_json1, 1, "\"exitCode\":0", NULL);
         else if (!strcmp(what, "http")) s_fire("http hook", E_http, 1, "\"status\":200", NULL);
+        else if (!strcmp(what, "callback")) oh_hooks_string_free(oh_hooks_fire(E_cb, ENVELOPE));
+        else if (!strcmp(what, "async")) op_async();
         else if (!strcmp(what, "floor-sh")) op_spawn_plain(SH_TRUE);
         else if (!strcmp(what, "floor-true")) op_spawn_plain(BIN_TRUE);
         else if (!strcmp(what, "floor-json")) op_json_floor();
@@ -1180,6 +1246,28 @@ static int cmd_report(int argc, char **argv) {
     line("HTTP hook (ureq agent, kept alive)", "http1", "H", "floor.http", 2.0, 0, 1);
     if (head[0]) printf("    engine request head: %s\n", head);
 
+    printf("\n[3b] Host callbacks: a preToolUse callback hook whose C function answers `{}` at once (on the\n"
+           "    firing thread), %d fires per sample; an asynchronous fire (no hook) waited for on a\n"
+           "    condition variable, %d round trips per sample; openHarness's route to its host is the\n"
+           "    loopback HTTP hook of [3]\n",
+           CB_BATCH, ASYNC_BATCH);
+    printf(hdr, "row", "median", "p95", "vs", "ratio", "target", "");
+    line("N  no-match fire (= [1] no hook for the event)", "nomatch.none", NULL, NULL, 0, 0, 1);
+    line("callback hook answering at once", "cb.now", "N", "nomatch.none", 0, 0, 1);
+    {
+        Stat cb = stat_of("cb.now"), nm = stat_of("nomatch.none"), http = stat_of("http1");
+        char a[32], b[32], c[32];
+        if (cb.n && nm.n) {
+            double over = cb.med - nm.med;
+            printf("  %-46s %11s %11s  %-3s %7s  %-7s %s\n", "  over the no-match fire", fmt_t(a, over), "", "", "",
+                   "≤ 1 µs", over <= 1000 ? "meets" : "MISSES");
+        }
+        if (cb.n && http.n)
+            printf("  %-46s %11s %11s  %-3s %7s\n", "  openHarness's route: HTTP hook of [3]", fmt_t(a, http.med),
+                   fmt_t(b, http.p95), "cb", fmt_ratio(c, http.med / cb.med));
+    }
+    line("async fire round trip (no hook)", "async.rt", "N", "nomatch.none", 0, 0, 1);
+
     printf("\n[4] Threads firing on one handle: throughput (fires/s; p95 column = the slow side, from\n"
            "    the p95 time per fire). no-match: the 20-hook engine, %d fires per sample; `true`: one\n"
            "    env-mode hook, %d fires per sample; floors A and B spawned from as many threads\n",
@@ -1279,6 +1367,22 @@ static int cmd_report(int argc, char **argv) {
         printf("  (the same C call in the main C run, table [1]: %s; here %s)\n", fmt_t(a, main_c.med),
                fmt_t(b, cref.med));
     }
+
+    printf("\n[5b] Bindings with host callbacks: a fire whose one hook is a callback answering at once with no\n"
+           "    decision, each in its language (same envelope); the engine's async fire with no hook; the\n"
+           "    C rows of [3b] for reference (from the main C run, not these interleaved rounds)\n");
+    printf(hdr, "row", "median", "p95", "vs", "ratio", "target", "");
+    line("C  callback hook ([3b])", "cb.now", NULL, NULL, 0, 0, 1);
+    line("C  async fire round trip ([3b])", "async.rt", NULL, NULL, 0, 0, 1);
+    line("Node  hooks.fireSync, JS callback", "node.fireSync.cb", NULL, NULL, 0, 5000, 1);
+    line("Node  await hooks.fire, JS callback", "node.fire.cb", NULL, NULL, 0, 0, 1);
+    line("Node  await hooks.fire, no hook", "node.fire", NULL, NULL, 0, 10000, 1);
+    line("Node  await fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
+    line("Go    h.Fire(Background), Go callback", "go.Fire.cb", NULL, NULL, 0, 3000, 1);
+    line("Go    same, ohhooks.Inline()", "go.Fire.cb.inline", NULL, NULL, 0, 3000, 1);
+    line("Go    h.Fire(ctx that can end), no hook", "go.Fire.ctx", NULL, NULL, 0, 0, 1);
+    line("Python  hooks.fire, Python callback", "py.fire.cb", NULL, NULL, 0, 15000, 1);
+    line("Python  await hooks.fire_async, no hook", "py.fire_async", NULL, NULL, 0, 0, 1);
     if (g_missing) {
         fprintf(stderr, "error: %d row(s) of the table have no samples\n", g_missing);
         return 1;
@@ -1295,6 +1399,7 @@ static void usage(void) {
             "       bench report FILE...\n"
             "       bench profile ROW N   ROW: nomatch0 nomatch20 env1 env1sh env5 json1 http floor-sh\n"
             "                                  floor-true floor-json floor-http ladder1 ladder2 ladder3\n"
+            "                                  callback async\n"
             "                                  threads1 threads2 threads4 threads8 (no-match samples)\n"
             "                                  pers-cat pers-py floor-pipe (%d fires each)\n"
             "       bench envelope         prints the envelope every row fires\n",

@@ -56,5 +56,16 @@ fire_claude 0 $claude/envelopes/bash-cargo-test.json "Claude Code: Bash 'cargo t
 fire_claude 0 $claude/envelopes/prompt.json          "Claude Code: plain stdout of prompt-context.py becomes additionalContext"
 fire_claude 1 $claude/envelopes/stop.json            "Claude Code: the Stop hook keeps the turn going (allowed false = do not stop)"
 fire_claude 0 $claude/envelopes/stop-tests-pass.json "Claude Code: once the tests pass, the turn may end"
+
+# The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
+printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
+printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
+harness=target/demo-harness
+if gcc -std=c11 -Wall -Wextra -Werror -Iinclude examples/c/harness.c -o "$harness" -Ltarget/release -loh_hooks \
+    -Wl,-rpath,"$PWD/target/release" -lpthread; then
+  "$harness" || failures=$((failures + 1))
+else
+  echo "-> the harness does not compile (gcc is needed)"; failures=$((failures + 1))
+fi
 echo
 if [ "$failures" -eq 0 ]; then echo "demo: every decision was as expected"; else echo "demo: $failures unexpected decision(s)"; exit 1; fi

@@ -2,6 +2,10 @@
 //!
 //! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
+//!
+//! The host side (CONTRACT §1.1) meets the engine here: registrations live in [`Host`], each fire
+//! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
+//! bounded [`Pool`] with a [`Cancel`] token each.
 
 use crate::config::claude::ClaudeHook;
 use crate::config::layers::{self, Failure};
@@ -12,6 +16,7 @@ use crate::envelope::claude::ClaudeInput;
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
+use crate::host::{self, Host, HostFunction, Observer};
 use crate::matcher::claude::{matcher_field, takes_if, RuleDirs};
 use crate::merge::claude::merge as claude_merge;
 use crate::merge::Walk;
@@ -19,6 +24,7 @@ use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
 use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::response::claude::ClaudeAnswer;
+use crate::run::cancel::Cancel;
 use crate::run::claude::{self as claude_run, ClaudeContext};
 use crate::run::http::HttpClient;
 use crate::run::persistent::{self, Launch, PoolTable, Supervisor};
@@ -28,6 +34,7 @@ use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub struct Engine {
@@ -46,7 +53,23 @@ struct Inner {
     /// hook as it was (same event, command and `workers`).
     workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
     supervisor: Arc<Supervisor>,
+    host: Host,
+    /// Names this engine's pending host calls ([`host::forget_engine`]).
+    id: u64,
+    /// Asynchronous fires: their own bounded pool, so background hooks cannot starve them.
+    pool: Pool,
+    /// The cancel tokens of asynchronous fires not yet completed, by fire id.
+    fires: Mutex<HashMap<u64, Arc<Cancel>>>,
+    next_fire: AtomicU64,
 }
+
+/// Engine threads running asynchronous fires; beyond them fires queue.
+pub const ASYNC_THREADS: usize = 8;
+/// Asynchronous fires queued beyond the running ones; beyond this a fire completes at once
+/// with an `internal` error.
+pub const ASYNC_QUEUE: usize = 4096;
+
+static NEXT_ENGINE: AtomicU64 = AtomicU64::new(1);
 
 /// What identifies a persistent hook's processes across reloads: the event's index, the
 /// command, `workers`.
@@ -110,6 +133,11 @@ impl Engine {
             options,
             workers: Mutex::new(HashMap::new()),
             supervisor: Arc::new(Supervisor::new()),
+            host: Host::default(),
+            id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
+            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
+            fires: Mutex::new(HashMap::new()),
+            next_fire: AtomicU64::new(1),
         });
         let pools = inner.pools_for(&config);
         inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
@@ -122,7 +150,92 @@ impl Engine {
 
     /// Fires one event. Bad input is an outcome with `error`, never a panic or an `Err`.
     pub fn fire(&self, envelope_json: &str) -> Outcome {
-        self.inner.fire(envelope_json)
+        let (outcome, record) = self.inner.fire(envelope_json, None);
+        if let Some(record) = record {
+            self.inner.foreground_done(&record, &outcome);
+        }
+        outcome
+    }
+
+    /// Fires one event on an engine thread and hands the outcome to `done` there, exactly once.
+    /// Returns the fire's id for [`Engine::cancel`].
+    /// `envelope_json` is an `Err` when the caller could not even read it (NULL, not UTF-8): the
+    /// error still completes on an engine thread, like every other outcome.
+    pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(Outcome) + Send>) -> u64 {
+        let id = self.inner.next_fire.fetch_add(1, Ordering::Relaxed);
+        let cancel = Arc::new(Cancel::default());
+        self.inner.lock_fires().insert(id, cancel.clone());
+        let inner = self.inner.clone();
+        // Shared with the refusal below, which needs `done` back.
+        let done = Arc::new(Mutex::new(Some(done)));
+        let done_job = done.clone();
+        let job = Box::new(move || {
+            let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &envelope_json {
+                Ok(json) => inner.fire(json, Some(&cancel)),
+                Err(e) => (Outcome::error(e.clone()), None),
+            }));
+            // `done` runs whatever happened: a panic is an `internal` outcome.
+            let (outcome, record) = fired.unwrap_or_else(|_| {
+                (Outcome::error(Error::internal("internal error in oh-hooks while firing; please report it")), None)
+            });
+            // Decided under the lock `cancel` takes: a cancel that returned before this point
+            // makes the outcome `cancelled`, one after it finds nothing to do.
+            let cancelled = {
+                let mut fires = inner.lock_fires();
+                fires.remove(&id);
+                cancel.is_cancelled()
+            };
+            let outcome = if cancelled { Outcome::error(cancelled_error()) } else { outcome };
+            if let Some(record) = record {
+                inner.foreground_done(&record, &outcome);
+            }
+            let done = done_job.lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some(done) = done {
+                done(outcome);
+            }
+        });
+        if let Err(job) = self.inner.pool.submit(job) {
+            // Refused: complete it here, on the calling thread, rather than queue without bound.
+            drop(job);
+            self.inner.lock_fires().remove(&id);
+            let done = done.lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some(done) = done {
+                done(Outcome::error(Error::internal(format!(
+                    "{} asynchronous fires are already waiting for an engine thread; this one was not started (fire fewer at once, or use oh_hooks_fire)",
+                    ASYNC_QUEUE
+                ))));
+            }
+        }
+        id
+    }
+
+    /// Cancels an asynchronous fire that has not completed: its running hooks are stopped and it
+    /// completes with `cancelled`. Returns whether there was such a fire.
+    pub fn cancel(&self, fire_id: u64) -> bool {
+        let fires = self.inner.lock_fires();
+        match fires.get(&fire_id) {
+            Some(c) => {
+                c.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Registers (`Some`), replaces or removes (`None`) a host function. The replaced one is
+    /// dropped when no call of it is still running.
+    pub fn register(&self, name: &str, f: Option<Arc<dyn HostFunction>>) {
+        drop(self.inner.host.register(name, f));
+    }
+
+    /// The names the host registered.
+    pub fn registered(&self) -> Vec<String> {
+        self.inner.host.names()
+    }
+
+    /// Sets (`Some`) or removes (`None`) the decision observer.
+    pub fn observe(&self, o: Option<Arc<dyn Observer>>) {
+        drop(self.inner.host.set_observer(o));
     }
 
     /// Re-reads the config now. On failure the old config stays and the error is returned (and
@@ -144,6 +257,24 @@ impl Engine {
                 (*e, oh.chain(config.claude.of(*e).iter().map(ClaudeHook::describe)).collect())
             })
             .collect()
+    }
+
+    /// The host functions the config names: every `callback:` hook's name, and `prompt` when a
+    /// prompt hook needs the evaluator. Sorted, each once.
+    pub fn callback_names(&self) -> Vec<String> {
+        let snapshot = self.inner.state.load();
+        let mut names: Vec<String> = Event::ALL
+            .iter()
+            .flat_map(|e| snapshot.config.hooks.of(*e))
+            .filter_map(|spec| match &spec.handler {
+                config::Handler::Callback(name) => Some(name.clone()),
+                config::Handler::Prompt(_) => Some(crate::run::callback::EVALUATOR.to_string()),
+                _ => None,
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     pub fn disable_all_hooks(&self) -> bool {
@@ -178,8 +309,14 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        // Background hooks first (a persistent audit hook fired just before free still runs).
+        // Asynchronous fires first: they may start background hooks.
+        self.inner.pool.drain();
+        // Background hooks next (a persistent audit hook fired just before free still runs).
         self.drain();
+        // Every use of the host's functions has ended: release them here, not on whichever
+        // thread happens to drop the last reference.
+        drop(self.inner.host.clear());
+        host::forget_engine(self.inner.id);
         // Every worker is now idle: it gets EOF on stdin and 500 ms to exit, then SIGKILL.
         let pools: Vec<Arc<persistent::Pool>> =
             self.inner.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
@@ -190,11 +327,16 @@ impl Drop for Engine {
     }
 }
 
+fn cancelled_error() -> Error {
+    Error::new(ErrorCode::Cancelled, "the fire was cancelled (oh_hooks_cancel) before it completed")
+}
+
 fn describe_hook(spec: &config::HookSpec) -> String {
     let mut s = match &spec.handler {
         config::Handler::Command(c) => format!("command: {c}"),
         config::Handler::Http(u) => format!("http: {u}"),
         config::Handler::Prompt(p) => format!("prompt: {p}"),
+        config::Handler::Callback(n) => format!("callback: {n}"),
     };
     if let Some(m) = &spec.match_text {
         s.push_str(&format!("  [match {m}]"));
@@ -212,11 +354,60 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
-    fn fire(self: &Arc<Self>, json: &str) -> Outcome {
-        let head = match envelope::parse_head(json) {
-            Ok(h) => h,
-            Err(e) => return Outcome::error(e),
+    fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
+        self.fires.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A fire's observer record, when an observer is set: `envelope` is the compact envelope, or
+    /// `null` when the input was not an envelope at all.
+    fn record(&self, json: &str, event: Option<Event>) -> Option<Arc<Mutex<Record>>> {
+        if !self.host.observing() {
+            return None;
+        }
+        let envelope = match event.map(|e| Envelope::parse(json, e)) {
+            Some(Ok(e)) => e.json,
+            _ => "null".to_string(),
         };
+        Some(Record::new(envelope))
+    }
+
+    /// The fire's own part is done (its outcome decided): the record goes to the observer now,
+    /// or when the last of its background hooks finishes.
+    fn foreground_done(&self, record: &Mutex<Record>, outcome: &Outcome) {
+        let done = {
+            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
+            r.outcome = Some(outcome.clone());
+            r.left -= 1;
+            (r.left == 0).then(|| r.take())
+        };
+        if let Some((envelope, outcome)) = done {
+            self.observe(&envelope, &outcome);
+        }
+    }
+
+    /// One background hook of a recorded fire finished (`ran`: its trace and result).
+    fn background_done(&self, record: &Mutex<Record>, slot: usize, ran: Ran) {
+        let done = {
+            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
+            r.background[slot] = Some(ran);
+            r.left -= 1;
+            (r.left == 0).then(|| r.take())
+        };
+        if let Some((envelope, outcome)) = done {
+            self.observe(&envelope, &outcome);
+        }
+    }
+
+    /// Hands one fire's record to the observer, if there is one.
+    fn observe(&self, envelope: &str, outcome: &Outcome) {
+        if let Some(o) = self.host.observer() {
+            o.observe(&format!(r#"{{"envelope":{envelope},"outcome":{}}}"#, outcome.to_json()));
+        }
+    }
+
+    /// Fires one event. Returns the outcome and, when an observer is set, the fire's record,
+    /// which the caller completes with the final outcome ([`Inner::foreground_done`]).
+    fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<Arc<Mutex<Record>>>) {
         // `watch: false` pins the files, but a verdict never reached (a trust store that could
         // not be read) is still asked for again.
         if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
@@ -224,22 +415,41 @@ impl Inner {
         }
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
-        if snapshot.config.disable_all_hooks {
-            return Outcome::allowed(snapshot.warnings.clone());
-        }
+        let config = &snapshot.config;
+        // The head gathers the fields for the envelope when a hook of the event is sure to run
+        // (one without `match`, or a Claude Code hook): a second parse is saved there, and
+        // nothing is spent on events whose hooks all filter by tool and usually do not match.
+        let sure = |e: Event| {
+            !config.disable_all_hooks
+                && (config.hooks.of(e).iter().any(|h| matches!(h.matcher, crate::matcher::Matcher::Any))
+                    || !config.claude.of(e).is_empty())
+        };
+        let head = match envelope::parse_head_for(json, &sure) {
+            Ok(h) => h,
+            Err(e) => return (Outcome::error(e), self.record(json, None)),
+        };
         let event = head.event;
+        if snapshot.config.disable_all_hooks {
+            return (Outcome::allowed(snapshot.warnings.clone()), self.record(json, Some(event)));
+        }
         let tool = head.tool.as_deref();
         let specs = snapshot.config.hooks.of(event);
         let claude_hooks = snapshot.config.claude.of(event);
         // The common case on every tool call: nothing matches (and an empty Vec allocates nothing).
         let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).collect();
         if matching.is_empty() && claude_hooks.is_empty() {
-            return Outcome::allowed(snapshot.warnings.clone());
+            return (Outcome::allowed(snapshot.warnings.clone()), self.record(json, Some(event)));
         }
-        let envelope = match Envelope::parse(json, event) {
+        let envelope = match Envelope::parse_with(json, event, head.fields) {
             Ok(e) => e,
-            Err(e) => return Outcome::error(e),
+            Err(e) => return (Outcome::error(e), self.record(json, None)),
         };
+        let record = self.host.observing().then(|| Record::new(envelope.json.clone()));
+        let cancel = cancel.map(|c| &**c);
+        // Cancelled while it waited for an engine thread: nothing starts (not even background hooks).
+        if cancel.is_some_and(Cancel::is_cancelled) {
+            return (Outcome::error(cancelled_error()), record);
+        }
         let (input, claude) = if claude_hooks.is_empty() {
             (None, Vec::new())
         } else {
@@ -248,7 +458,7 @@ impl Inner {
             (Some(input), claude)
         };
         if matching.is_empty() && claude.is_empty() {
-            return Outcome::allowed(snapshot.warnings.clone());
+            return (Outcome::allowed(snapshot.warnings.clone()), record);
         }
         // `async` Claude Code hooks decide nothing: they run like background hooks.
         let (claude_async, claude): (Vec<usize>, Vec<usize>) =
@@ -258,18 +468,18 @@ impl Inner {
         let input = input.map(Arc::new);
         let mut dropped = 0;
         if let (Some(input), false) = (&input, claude_async.is_empty()) {
-            dropped += self.spawn_background(&snapshot, &envelope, Some(input), &[], &claude_async);
+            dropped += self.spawn_background(&snapshot, &envelope, Some(input), &[], &claude_async, record.as_ref());
         }
         let mut outcome = if event.is_blocking() {
-            self.run_blocking(&snapshot, &envelope, &matching, input.as_deref(), &claude)
+            self.run_blocking(&snapshot, &envelope, &matching, input.as_deref(), &claude, cancel)
         } else if event.claude_can_block() && !claude.is_empty() {
             // Claude Code hooks may block this event: fire waits for them; openHarness hooks
             // stay non-blocking (in the background unless `waitNonBlocking`).
             let oh: &[usize] = if self.options.wait_non_blocking { &matching } else { &[] };
             if !self.options.wait_non_blocking {
-                dropped += self.spawn_background(&snapshot, &envelope, None, &matching, &[]);
+                dropped += self.spawn_background(&snapshot, &envelope, None, &matching, &[], record.as_ref());
             }
-            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude);
+            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude, cancel);
             let mut walk = Walk::new();
             let mut traces = Vec::new();
             for Ran { result, trace } in ran {
@@ -281,7 +491,7 @@ impl Inner {
             walk.claude_step(event, claude_merge(event, &answers));
             Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
         } else if self.options.wait_non_blocking {
-            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), &matching, &claude);
+            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), &matching, &claude, cancel);
             let mut walk = Walk::new();
             let mut traces = Vec::with_capacity(ran.len() + answers.len());
             for Ran { result, trace } in ran {
@@ -299,7 +509,7 @@ impl Inner {
             merged.system_message = system_message;
             Outcome::merged(merged, traces, warnings_with(&snapshot.warnings, &answers))
         } else {
-            dropped += self.spawn_background(&snapshot, &envelope, input.as_ref(), &matching, &claude);
+            dropped += self.spawn_background(&snapshot, &envelope, input.as_ref(), &matching, &claude, record.as_ref());
             Outcome::allowed(snapshot.warnings.clone())
         };
         if dropped > 0 {
@@ -308,7 +518,7 @@ impl Inner {
                 self.background.dropped()
             ));
         }
-        outcome
+        (outcome, record)
     }
 
     /// The Claude Code hooks of `event` that run for this input: matcher against the event's
@@ -347,7 +557,12 @@ impl Inner {
         self.options.claude_project_dir.as_ref().unwrap_or(&self.options.cwd).display().to_string()
     }
 
-    fn context<'a>(&'a self, snapshot: &'a Snapshot, envelope: &'a Envelope) -> Context<'a> {
+    fn context<'a>(
+        &'a self,
+        snapshot: &'a Snapshot,
+        envelope: &'a Envelope,
+        cancel: Option<&'a Cancel>,
+    ) -> Context<'a> {
         Context {
             envelope,
             cwd: &self.options.cwd,
@@ -357,6 +572,9 @@ impl Inner {
             strict: self.options.strict,
             http: &self.http,
             pools: &snapshot.pools,
+            host: &self.host,
+            engine_id: self.id,
+            cancel,
         }
     }
 
@@ -405,13 +623,17 @@ impl Inner {
         matching: &[usize],
         input: Option<&ClaudeInput>,
         claude: &[usize],
+        cancel: Option<&Cancel>,
     ) -> Outcome {
         let specs = snapshot.config.hooks.of(envelope.event);
         let mut current: Option<Envelope> = None;
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len() + claude.len());
         for &i in matching {
-            let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope));
+            if cancel.is_some_and(Cancel::is_cancelled) {
+                break;
+            }
+            let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
             let Ran { result, trace } = hook::run(&specs[i], &cx);
             traces.push(trace);
             if let Some(result) = result {
@@ -434,7 +656,7 @@ impl Inner {
                 }
                 (_, input) => (current.as_ref().unwrap_or(envelope), input),
             };
-            let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude);
+            let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude, cancel);
             let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
             traces.extend(claude_traces);
             walk.claude_step(envelope.event, claude_merge(envelope.event, &a));
@@ -452,8 +674,9 @@ impl Inner {
         input: Option<&ClaudeInput>,
         oh: &[usize],
         claude: &[usize],
+        cancel: Option<&Cancel>,
     ) -> (Vec<Ran>, Vec<(ClaudeAnswer, Trace)>) {
-        let cx = self.context(snapshot, envelope);
+        let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let claude_hooks = snapshot.config.claude.of(envelope.event);
         let project_dir = self.project_dir();
@@ -539,7 +762,8 @@ impl Inner {
     }
 
     /// Hooks whose fire does not wait: each is a job of the engine's bounded pool. Returns how
-    /// many were dropped because the pool's queue was full.
+    /// many were dropped because the pool's queue was full. With a `record`, each job adds its
+    /// trace to it (a dropped one a trace saying so), and the last to finish delivers it.
     fn spawn_background(
         self: &Arc<Self>,
         snapshot: &Arc<Snapshot>,
@@ -547,24 +771,48 @@ impl Inner {
         input: Option<&Arc<ClaudeInput>>,
         oh: &[usize],
         claude: &[usize],
+        record: Option<&Arc<Mutex<Record>>>,
     ) -> usize {
         let mut dropped = 0;
         let jobs = oh.iter().map(|i| (false, *i)).chain(claude.iter().map(|i| (true, *i)));
         for (is_claude, i) in jobs {
             let (inner, snap, env, input) = (self.clone(), snapshot.clone(), envelope.clone(), input.cloned());
+            let slot = record.map(|r| (r.clone(), r.lock().unwrap_or_else(PoisonError::into_inner).slot()));
+            let kept = slot.clone();
             let job = Box::new(move || {
-                let cx = inner.context(&snap, &env);
-                if is_claude {
+                let cx = inner.context(&snap, &env, None);
+                let ran = if is_claude {
                     let (Some(input), project_dir) = (input, inner.project_dir()) else { return };
                     let ccx = ClaudeContext { base: &cx, input: &input, project_dir: &project_dir };
                     let offset = snap.config.hooks.of(env.event).len();
-                    claude_run::run(&snap.config.claude.of(env.event)[i], offset + i, &ccx);
+                    let (_, trace) = claude_run::run(&snap.config.claude.of(env.event)[i], offset + i, &ccx);
+                    Ran { result: None, trace }
                 } else {
-                    hook::run(&snap.config.hooks.of(env.event)[i], &cx);
+                    hook::run(&snap.config.hooks.of(env.event)[i], &cx)
+                };
+                if let Some((record, slot)) = slot {
+                    inner.background_done(&record, slot, ran);
                 }
             });
             if self.background.submit(job).is_err() {
                 dropped += 1;
+                if let Some((record, slot)) = kept {
+                    let offset = snapshot.config.hooks.of(envelope.event).len();
+                    let (index, kind) = if is_claude {
+                        (offset + i, snapshot.config.claude.of(envelope.event)[i].type_name())
+                    } else {
+                        let spec = &snapshot.config.hooks.of(envelope.event)[i];
+                        (spec.index, spec.type_name())
+                    };
+                    let trace = Trace {
+                        index,
+                        kind,
+                        result: "none",
+                        error: Some("not run: the background queue was full".to_string()),
+                        ..Trace::default()
+                    };
+                    self.background_done(&record, slot, Ran { result: None, trace });
+                }
             }
         }
         dropped
@@ -687,7 +935,7 @@ impl Inner {
             input.as_ref().map_or_else(Vec::new, |i| self.claude_matching(claude_hooks, i, Event::ConfigChange));
         if !matching.is_empty() || !claude.is_empty() {
             let input = input.map(Arc::new);
-            self.spawn_background(&snapshot, &Arc::new(envelope), input.as_ref(), &matching, &claude);
+            self.spawn_background(&snapshot, &Arc::new(envelope), input.as_ref(), &matching, &claude, None);
         }
     }
 }
@@ -704,6 +952,49 @@ fn warnings_with(warnings: &[String], answers: &[ClaudeAnswer]) -> Vec<String> {
         }
     }
     all
+}
+
+/// One fire's observer record, completed by the fire itself and by each of its background
+/// hooks; the last of them delivers it.
+pub(crate) struct Record {
+    envelope: String,
+    /// The fire's own outcome, once decided.
+    outcome: Option<Outcome>,
+    /// Background hooks' results, in the order they were started.
+    background: Vec<Option<Ran>>,
+    /// Parts not yet done: the fire itself, then one per background hook.
+    left: usize,
+}
+
+impl Record {
+    fn new(envelope: String) -> Arc<Mutex<Record>> {
+        Arc::new(Mutex::new(Record { envelope, outcome: None, background: Vec::new(), left: 1 }))
+    }
+
+    /// A place for one more background hook.
+    fn slot(&mut self) -> usize {
+        self.background.push(None);
+        self.left += 1;
+        self.background.len() - 1
+    }
+
+    /// The envelope and the outcome to deliver: the fire's, with the background hooks' traces
+    /// after its own and, when the fire itself ran nothing, their gathered context and reason.
+    fn take(&mut self) -> (String, Outcome) {
+        let mut outcome = self.outcome.take().unwrap_or_else(|| Outcome::allowed(Vec::new()));
+        let ran: Vec<Ran> = std::mem::take(&mut self.background).into_iter().flatten().collect();
+        if !ran.is_empty() && outcome.hooks.is_empty() && outcome.error.is_none() {
+            let mut walk = Walk::new();
+            for r in &ran {
+                walk.gather(r.result.clone().unwrap_or_default());
+            }
+            let merged = walk.finish();
+            outcome.additional_context = merged.context;
+            outcome.reason = merged.reason;
+        }
+        outcome.hooks.extend(ran.into_iter().map(|r| r.trace));
+        (std::mem::take(&mut self.envelope), outcome)
+    }
 }
 
 fn internal_failure(spec: &config::HookSpec) -> Ran {

@@ -16,6 +16,8 @@ pub enum ErrorCode {
     NullArgument,
     InvalidUtf8,
     Internal,
+    /// An asynchronous fire stopped by `oh_hooks_cancel` (1.1).
+    Cancelled,
 }
 
 impl ErrorCode {
@@ -29,6 +31,7 @@ impl ErrorCode {
             ErrorCode::NullArgument => "null_argument",
             ErrorCode::InvalidUtf8 => "invalid_utf8",
             ErrorCode::Internal => "internal",
+            ErrorCode::Cancelled => "cancelled",
         }
     }
 }

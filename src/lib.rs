@@ -11,8 +11,9 @@
 //! - [`response`]: reading what a hook answered.
 //! - [`merge`]: combining results on blocking events.
 //! - [`outcome`]: the outcome JSON.
-//! - [`pool`]: a bounded pool of worker threads (background hooks).
-//! - [`engine`]: all of it together; reload; background hooks.
+//! - [`host`]: the host's registered functions, their pending calls, the decision observer.
+//! - [`pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
+//! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 
 pub mod config;
 pub mod engine;
@@ -20,6 +21,7 @@ pub mod envelope;
 pub mod error;
 pub mod event;
 pub mod ffi;
+pub mod host;
 pub mod matcher;
 pub mod merge;
 pub mod options;

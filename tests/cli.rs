@@ -147,6 +147,22 @@ fn fire_on_a_terminal_says_it_reads_stdin() {
 }
 
 #[test]
+fn check_lists_the_callbacks_the_host_must_register() {
+    let dir = project(
+        "hooks:\n  preToolUse:\n    - callback: canUseTool\n    - prompt: Safe?\n  postToolUse:\n    - callback: audit\n    - callback: canUseTool\n",
+    );
+    let text = String::from_utf8(cli().args(["check", "--trusted", "--cwd"]).arg(dir.path()).output().unwrap().stdout)
+        .unwrap();
+    assert!(text.contains("  [0] callback: canUseTool\n"), "{text}");
+    assert!(text.contains("callbacks the host must register: audit, canUseTool, prompt ("), "{text}");
+    let plain = project(CONFIG);
+    let text =
+        String::from_utf8(cli().args(["check", "--trusted", "--cwd"]).arg(plain.path()).output().unwrap().stdout)
+            .unwrap();
+    assert!(!text.contains("callbacks the host must register"), "{text}");
+}
+
+#[test]
 fn a_closed_stdout_is_not_a_panic() {
     // `oh-hooks --help | grep -q Usage`: the reader goes away before the writer is done.
     let mut child = cli().arg("--help").stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();

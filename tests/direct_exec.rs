@@ -53,6 +53,7 @@ fn run_one(s: &Setup, command: &str, out: &Path) -> Finished {
         capture_stdout: false,
         max_stdout: 1 << 20,
         timeout: Duration::from_secs(10),
+        cancel: None,
     })
 }
 

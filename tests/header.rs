@@ -1,4 +1,4 @@
-//! The committed header is what cbindgen generates from src/ffi.rs, and its version macros and
+//! The committed header is what cbindgen generates from src/ffi/, and its version macros and
 //! `oh_hooks_version()` agree with Cargo.toml.
 
 use std::ffi::CStr;

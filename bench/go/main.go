@@ -1,11 +1,14 @@
-// Go part of `make bench`: per-call time of a no-match fire through the binding.
+// Go part of `make bench`: per-call time of a fire through the binding.
 //
 //	gobench ENVELOPE_FILE SAMPLES OUT_FILE
 //
 // Rows (interleaved, order shuffled each round): Fire(ctx, Envelope) with the typed envelope and
-// FireJSON(ctx, []byte) with the raw text. One sample = 1000 calls timed as a whole; ns per call
-// is appended to OUT_FILE as `<row> <ns>` lines. The engine: inline config with no hook for
-// preToolUse. ctx is context.Background(), the binding's no-goroutine path.
+// FireJSON(ctx, []byte) with the raw text, ctx = context.Background() (the calling thread), on an
+// engine with no hook for preToolUse; the same Fire with a cancellable ctx (the engine's async
+// fire, cancelled in the engine if ctx ends); and Fire(context.Background(), Envelope) on an
+// engine whose one preToolUse hook is `callback: bench`, a Go function that answers at once with
+// no decision, registered as usual (a goroutine per call) and with ohhooks.Inline(). One sample = a batch of calls timed as a whole; ns per call is appended to
+// OUT_FILE as `<row> <ns>` lines.
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	ohhooks "github.com/oh-hooks/ohhooks"
@@ -76,7 +80,79 @@ func main() {
 		fail("unexpected outcome %s (err %v)", o, err)
 	}
 
+	cbh, err := ohhooks.New(ohhooks.Options{
+		Cwd:     cwd,
+		Trusted: ohhooks.Ptr(true),
+		Config:  map[string]any{"hooks": map[string]any{env.Event: []any{map[string]any{"callback": "bench"}}}},
+	})
+	if err != nil {
+		fail("New: %v", err)
+	}
+	defer cbh.Close()
+	var calls int64
+	if err := cbh.Register("bench", func(ctx context.Context, e ohhooks.Envelope) (ohhooks.Response, error) {
+		atomic.AddInt64(&calls, 1)
+		return ohhooks.Response{}, nil
+	}); err != nil {
+		fail("Register: %v", err)
+	}
+	if out, err := cbh.Fire(ctx, env); err != nil || !out.Allowed || len(out.Hooks) != 1 ||
+		out.Hooks[0].Type != ohhooks.HookCallback || atomic.LoadInt64(&calls) != 1 {
+		fail("unexpected callback outcome %+v (err %v)", out, err)
+	}
+	// The same function run on the hook's own thread (ohhooks.Inline()).
+	inh, err := ohhooks.New(ohhooks.Options{
+		Cwd:     cwd,
+		Trusted: ohhooks.Ptr(true),
+		Config:  map[string]any{"hooks": map[string]any{env.Event: []any{map[string]any{"callback": "bench"}}}},
+	})
+	if err != nil {
+		fail("New: %v", err)
+	}
+	defer inh.Close()
+	if err := inh.Register("bench", func(ctx context.Context, e ohhooks.Envelope) (ohhooks.Response, error) {
+		atomic.AddInt64(&calls, 1)
+		return ohhooks.Response{}, nil
+	}, ohhooks.Inline()); err != nil {
+		fail("Register: %v", err)
+	}
+	if out, err := inh.Fire(ctx, env); err != nil || !out.Allowed || len(out.Hooks) != 1 || atomic.LoadInt64(&calls) != 2 {
+		fail("unexpected inline callback outcome %+v (err %v)", out, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if out, err := h.Fire(cctx, env); err != nil || !out.Allowed || len(out.Hooks) != 0 {
+		fail("unexpected outcome with a cancellable ctx %+v (err %v)", out, err)
+	}
+
 	rows := map[string]func() float64{
+		"go.Fire.cb": func() float64 {
+			t0 := time.Now()
+			for i := 0; i < batch; i++ {
+				if _, err := cbh.Fire(ctx, env); err != nil {
+					fail("Fire: %v", err)
+				}
+			}
+			return float64(time.Since(t0).Nanoseconds()) / batch
+		},
+		"go.Fire.cb.inline": func() float64 {
+			t0 := time.Now()
+			for i := 0; i < batch; i++ {
+				if _, err := inh.Fire(ctx, env); err != nil {
+					fail("Fire: %v", err)
+				}
+			}
+			return float64(time.Since(t0).Nanoseconds()) / batch
+		},
+		"go.Fire.ctx": func() float64 {
+			t0 := time.Now()
+			for i := 0; i < batch; i++ {
+				if _, err := h.Fire(cctx, env); err != nil {
+					fail("Fire: %v", err)
+				}
+			}
+			return float64(time.Since(t0).Nanoseconds()) / batch
+		},
 		"go.Fire": func() float64 {
 			t0 := time.Now()
 			for i := 0; i < batch; i++ {
@@ -96,7 +172,7 @@ func main() {
 			return float64(time.Since(t0).Nanoseconds()) / batch
 		},
 	}
-	names := []string{"go.Fire", "go.FireJSON"}
+	names := []string{"go.Fire", "go.FireJSON", "go.Fire.cb", "go.Fire.cb.inline", "go.Fire.ctx"}
 	for w := 0; w < 2; w++ {
 		for _, n := range names {
 			rows[n]()

@@ -1,10 +1,15 @@
 'use strict';
-// Node part of `make bench`: per-call time of a no-match fire through the binding.
+// Node part of `make bench`: per-call time of a fire through the binding.
 //   node bench/node/bench.js ENVELOPE_FILE SAMPLES OUT_FILE
 // Rows (interleaved, order shuffled each round): fireSync(object), fireSync(string),
-// await fire(object). One sample = a batch of calls, timed as a whole; ns per call is appended
-// to OUT_FILE as `<row> <ns>` lines. The engine: inline config with no hook for preToolUse.
+// await fire(object) on an engine with no hook for preToolUse; and fireSync(object),
+// await fire(object) on an engine whose one preToolUse hook is `callback: bench`, a JS function
+// that answers at once with no decision; and, for comparison, openHarness's own route to its host:
+// await fire(object) on an engine whose one hook is an HTTP hook posting to an http server in this
+// process, answering `{}`. One sample = a batch of calls, timed as a whole; ns per call is
+// appended to OUT_FILE as `<row> <ns>` lines.
 const fs = require('node:fs');
+const http = require('node:http');
 const path = require('node:path');
 const { Hooks } = require(path.join(__dirname, '..', '..', 'bindings', 'node'));
 
@@ -23,8 +28,30 @@ const hooks = new Hooks({
   config: { hooks: { postToolUse: [{ command: 'true' }] } },
 });
 
-function check(out) {
-  if (!out || out.allowed !== true || !Array.isArray(out.hooks) || out.hooks.length !== 0 || out.error) {
+const cbHooks = new Hooks({
+  cwd: process.cwd(),
+  trusted: true,
+  config: { hooks: { [obj.event]: [{ callback: 'bench' }] } },
+});
+let cbCalls = 0;
+cbHooks.register('bench', () => {
+  cbCalls++;
+  return null;
+});
+
+// openHarness's route: the host serves its callback over loopback HTTP and the hook posts to it.
+const server = http.createServer({ keepAlive: true }, (req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 });
+    res.end('{}');
+  });
+});
+let httpHooks;
+
+function check(out, hooks = 0) {
+  if (!out || out.allowed !== true || !Array.isArray(out.hooks) || out.hooks.length !== hooks || out.error ||
+      (hooks && out.hooks[0].type !== 'callback' && out.hooks[0].status !== 200)) {
     console.error(`error: node bench: unexpected outcome ${JSON.stringify(out)}`);
     process.exit(1);
   }
@@ -48,12 +75,40 @@ const rows = {
     for (let i = 0; i < ASYNC_BATCH; i++) await hooks.fire(obj);
     return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
   },
+  'node.fireSync.cb': () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < SYNC_BATCH; i++) cbHooks.fireSync(obj);
+    return Number(process.hrtime.bigint() - t0) / SYNC_BATCH;
+  },
+  'node.fire.cb': async () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < ASYNC_BATCH; i++) await cbHooks.fire(obj);
+    return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
+  },
+  'node.fire.http': async () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < ASYNC_BATCH; i++) await httpHooks.fire(obj);
+    return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
+  },
 };
 
 (async () => {
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  httpHooks = new Hooks({
+    cwd: process.cwd(),
+    trusted: true,
+    config: { hooks: { [obj.event]: [{ http: `http://127.0.0.1:${server.address().port}/can_use_tool` }] } },
+  });
+  check(await httpHooks.fire(obj), 1);
   check(hooks.fireSync(obj));
   check(hooks.fireSync(text));
   check(await hooks.fire(obj));
+  check(cbHooks.fireSync(obj), 1);
+  check(await cbHooks.fire(obj), 1);
+  if (cbCalls !== 2) {
+    console.error(`error: node bench: the callback ran ${cbCalls} times, not 2`);
+    process.exit(1);
+  }
   const names = Object.keys(rows);
   for (let w = 0; w < 2; w++) for (const n of names) await rows[n]();
   const lines = [];
@@ -64,7 +119,10 @@ const rows = {
     }
     for (const n of names) lines.push(`${n} ${(await rows[n]()).toFixed(1)}`);
   }
-  hooks.close();
+  hooks.closeSync();
+  cbHooks.closeSync();
+  await httpHooks.close();
+  server.close();
   fs.appendFileSync(outFile, lines.join('\n') + '\n');
 })().catch((e) => {
   console.error(`error: node bench: ${e.stack || e}`);

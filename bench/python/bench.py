@@ -1,11 +1,14 @@
-"""Python part of `make bench`: per-call time of a no-match fire through the binding.
+"""Python part of `make bench`: per-call time of a fire through the binding.
 
     python3 bench/python/bench.py ENVELOPE_FILE SAMPLES OUT_FILE
 
-Rows (interleaved, order shuffled each round): fire(dict) and fire_json(str). One sample =
-1000 calls timed as a whole; ns per call is appended to OUT_FILE as `<row> <ns>` lines. The
-engine: inline config with no hook for preToolUse.
+Rows (interleaved, order shuffled each round): fire(dict), fire_json(str) and
+`await fire_async(dict)` on an engine with no hook for preToolUse; fire(dict) on an engine whose
+one preToolUse hook is `callback: bench`, a Python function that answers at once with no
+decision. One sample = a batch of calls timed as a whole; ns per call is appended to OUT_FILE as
+`<row> <ns>` lines.
 """
+import asyncio
 import json
 import os
 import random
@@ -16,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from oh_hooks import Hooks  # noqa: E402
 
 BATCH = 1000
+ASYNC_BATCH = 200
 
 
 def main() -> int:
@@ -35,6 +39,33 @@ def main() -> int:
     if hooks.fire_json(text) != '{"allowed":true,"hooks":[]}':
         print(f"error: python bench: unexpected outcome {hooks.fire_json(text)}", file=sys.stderr)
         return 1
+    cb_hooks = Hooks({"cwd": os.getcwd(), "trusted": True,
+                      "config": {"hooks": {obj["event"]: [{"callback": "bench"}]}}})
+    calls = []
+    cb_hooks.register("bench", lambda env: calls.append(1))
+    out = cb_hooks.fire(obj)
+    if not out.allowed or len(out.hooks) != 1 or out.hooks[0].type != "callback" or calls != [1]:
+        print(f"error: python bench: unexpected callback outcome {out.raw}", file=sys.stderr)
+        return 1
+    loop = asyncio.new_event_loop()
+    if loop.run_until_complete(hooks.fire_async(obj)).raw != {"allowed": True, "hooks": []}:
+        print("error: python bench: unexpected fire_async outcome", file=sys.stderr)
+        return 1
+
+    def fire_cb() -> float:
+        t0 = time.perf_counter_ns()
+        for _ in range(BATCH):
+            cb_hooks.fire(obj)
+        return (time.perf_counter_ns() - t0) / BATCH
+
+    async def async_batch() -> None:
+        for _ in range(ASYNC_BATCH):
+            await hooks.fire_async(obj)
+
+    def fire_async() -> float:
+        t0 = time.perf_counter_ns()
+        loop.run_until_complete(async_batch())
+        return (time.perf_counter_ns() - t0) / ASYNC_BATCH
 
     def fire_dict() -> float:
         t0 = time.perf_counter_ns()
@@ -48,7 +79,7 @@ def main() -> int:
             hooks.fire_json(text)
         return (time.perf_counter_ns() - t0) / BATCH
 
-    rows = {"py.fire": fire_dict, "py.fire_json": fire_json}
+    rows = {"py.fire": fire_dict, "py.fire_json": fire_json, "py.fire.cb": fire_cb, "py.fire_async": fire_async}
     names = list(rows)
     for _ in range(2):
         for n in names:
@@ -59,6 +90,8 @@ def main() -> int:
         for n in names:
             lines.append(f"{n} {rows[n]():.1f}")
     hooks.close()
+    cb_hooks.close()
+    loop.close()
     with open(sys.argv[3], "a", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return 0

@@ -37,6 +37,14 @@
 // that becomes unreachable without Close, but Close should be called explicitly: the finalizer runs
 // at an unknown time and the engine holds threads and child processes until then.
 //
+// # Host functions
+//
+// A config's `callback: <name>` hooks call the Go function registered with [Hooks.Register]
+// (or [Hooks.RegisterJSON]) under that name, and its prompt hooks call the evaluator registered
+// with [Hooks.RegisterPrompt]; [Hooks.OnDecision] receives one [Record] per fire, for audit logs.
+// Each call runs on a goroutine of its own unless registered with [Inline]; an error or a panic
+// fails the hook, and the hook's timeout bounds the wait for an answer.
+//
 // # Linking
 //
 // The published module links the static library it carries for the platform
@@ -77,11 +85,43 @@ func headerVersion() string {
 // Hooks is one hook engine: a validated configuration plus the machinery that runs its hooks.
 // Create it with [New] or [NewJSON]; it is safe for concurrent use.
 type Hooks struct {
-	// mu guards ptr. Every C call that uses ptr holds a read lock for as long as the call runs
-	// (for an abandoned fire, until the engine answers); Close takes the write lock, so it waits
-	// for all of them and no call can start on a freed engine.
-	mu  sync.RWMutex
-	ptr *C.OhHooks
+	// mu guards the fields below. Every C call that uses ptr is counted in users for as long as
+	// it runs; Close sets closing (so no new call starts, and a call made from inside a running
+	// one, such as a callback firing again, fails at once instead of waiting), waits for users to
+	// drop to 0, and only then frees the engine. A sync.RWMutex would deadlock there: a read lock
+	// taken again by a callback while Close waits for the write lock never comes.
+	mu      sync.Mutex
+	idle    sync.Cond // signalled when users drops to 0, and when the engine is freed
+	ptr     *C.OhHooks
+	users   int
+	closing bool
+	freeing bool // oh_hooks_free is running: not even a cancel may use ptr
+	host    *host
+}
+
+// acquire returns the engine for one C call, or nil when it is closed (or closing). Pair it with
+// release. evenClosing lets a cancel through while Close waits for the calls in flight, so that a
+// cancelled fire stops its hooks instead of holding Close up.
+func (h *Hooks) acquire(evenClosing bool) *C.OhHooks {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ptr == nil || h.freeing || (h.closing && !evenClosing) {
+		return nil
+	}
+	h.users++
+	return h.ptr
+}
+
+func (h *Hooks) release() {
+	h.mu.Lock()
+	h.users--
+	if h.users == 0 {
+		h.idle.Broadcast()
+	}
+	h.mu.Unlock()
 }
 
 // New creates an engine from typed options. The configuration (the layers, ConfigPath or Config)
@@ -118,7 +158,8 @@ func NewJSON(options []byte) (*Hooks, error) {
 	if errOut != nil { // not expected on success; never leak it
 		C.oh_hooks_string_free(errOut)
 	}
-	h := &Hooks{ptr: p}
+	h := &Hooks{ptr: p, host: newHost()}
+	h.idle.L = &h.mu
 	runtime.SetFinalizer(h, func(h *Hooks) { h.Close() })
 	return h, nil
 }
@@ -129,9 +170,10 @@ func NewJSON(options []byte) (*Hooks, error) {
 // the event's hooks, run in order; on any other event it returns at once with Allowed true (unless
 // the engine was created with WaitNonBlocking).
 //
-// If ctx ends before the engine answers, Fire returns ctx.Err() at once; the engine finishes that
-// fire in the background (its hooks are bounded by their timeouts), its result is discarded and
-// freed, and Close waits for it. A ctx that can never be cancelled costs no extra goroutine.
+// With a ctx that can end, the fire runs on the engine's threads, and when ctx ends first Fire
+// cancels it in the engine: its running hooks are stopped (their process groups killed, pending
+// callback calls dropped) and Fire returns ctx.Err() at once. With a ctx that can never end
+// (context.Background()), the fire runs on the calling thread, which is the fastest path.
 //
 // An envelope the engine rejects yields an Outcome whose Error is set AND a non-nil *Error with
 // the same code (see the package documentation).
@@ -145,12 +187,19 @@ func (h *Hooks) Fire(ctx context.Context, env Envelope) (Outcome, error) {
 		return Outcome{}, err
 	}
 	// raw is an outcome; err is non-nil exactly when that outcome reports rejected input.
+	if bytes.Equal(raw, nothingRan) {
+		// The most common outcome (no hook for the event) by far: skip the reflection.
+		return Outcome{Allowed: true, Hooks: []HookTrace{}}, err
+	}
 	var out Outcome
 	if jerr := json.Unmarshal(raw, &out); jerr != nil {
 		return Outcome{}, &Error{Code: CodeInternal, Message: fmt.Sprintf("cannot decode the engine's outcome: %v", jerr)}
 	}
 	return out, err
 }
+
+// nothingRan is the engine's outcome when no hook matched (a constant of the engine).
+var nothingRan = []byte(`{"allowed":true,"hooks":[]}`)
 
 // FireJSON fires an envelope given as raw JSON and returns the engine's outcome JSON unchanged.
 // It is the fast path for harnesses that already hold the envelope as JSON, and the way to send
@@ -172,43 +221,27 @@ func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
 			Message: "envelope JSON contains a NUL byte; pass a JSON object without NUL bytes"}
 		return rejectedJSON(e), e
 	}
-	if h == nil {
+	ptr := h.acquire(false)
+	if ptr == nil {
 		return nil, closedError()
 	}
-	h.mu.RLock()
-	if h.ptr == nil {
-		h.mu.RUnlock()
-		return nil, closedError()
-	}
-	ptr := h.ptr
 	cIn := cBytes(envelope)
-	// call owns the read lock and the C copy of the envelope from here on, so that a call whose
-	// caller stopped waiting still releases them (and frees the outcome) when the engine answers.
-	call := func() []byte {
-		defer h.mu.RUnlock()
-		defer C.free(unsafe.Pointer(cIn))
-		out := C.oh_hooks_fire(ptr, cIn)
-		runtime.KeepAlive(h)
-		if out == nil {
-			return nil
-		}
-		defer C.oh_hooks_string_free(out)
-		return C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
-	}
 	var raw []byte
 	if ctx.Done() == nil {
-		raw = call()
+		// Nothing can cancel it: fire on this thread (callback hooks of a blocking event are
+		// called from here too), holding Close off until it returns.
+		out := C.oh_hooks_fire(ptr, cIn)
+		h.release()
+		C.free(unsafe.Pointer(cIn))
+		runtime.KeepAlive(h)
+		if out != nil {
+			raw = C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
+			C.oh_hooks_string_free(out)
+		}
 	} else {
-		done := make(chan []byte, 1)
-		go func() { done <- call() }()
-		select {
-		case raw = <-done:
-		case <-ctx.Done():
-			select {
-			case raw = <-done: // answered at the same moment: keep the answer
-			default:
-				return nil, ctx.Err()
-			}
+		var err error
+		if raw, err = h.fireAsync(ctx, ptr, cIn); err != nil {
+			return nil, err
 		}
 	}
 	if raw == nil {
@@ -235,16 +268,13 @@ func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
 // files by itself, on fire). On failure the previous configuration stays in force and the error is
 // an *Error as for [New].
 func (h *Hooks) Reload() error {
-	if h == nil {
+	ptr := h.acquire(false)
+	if ptr == nil {
 		return closedError()
 	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if h.ptr == nil {
-		return closedError()
-	}
+	defer h.release()
 	var errOut *C.char
-	rc := C.oh_hooks_reload(h.ptr, &errOut)
+	rc := C.oh_hooks_reload(ptr, &errOut)
 	runtime.KeepAlive(h)
 	if rc == 0 {
 		if errOut != nil {
@@ -258,21 +288,44 @@ func (h *Hooks) Reload() error {
 	return takeError(errOut)
 }
 
-// Close waits for fires still running on this engine (including abandoned ones), waits for hooks
-// the engine still runs in the background, and releases the engine. It is idempotent and safe to
+// Close waits for fires still running on this engine, waits for hooks the engine still runs in
+// the background, and releases the engine. Callback calls still being answered fail at once
+// (deny, reason "callback not answered: the engine was closed") and the ctx given to callback
+// functions is cancelled. It is idempotent and safe to
 // call from several goroutines; it always returns nil (it has the io.Closer signature). After Close,
 // Fire, FireJSON and Reload return an *Error with Code "closed".
 func (h *Hooks) Close() error {
 	if h == nil {
 		return nil
 	}
+	if h.host != nil {
+		h.host.beginClosing() // callbacks answer at once: freeing the engine does not wait for them
+	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.ptr == nil {
+	if h.closing {
+		// Another Close is at work: return once it has freed the engine.
+		for h.ptr != nil {
+			h.idle.Wait()
+		}
+		h.mu.Unlock()
 		return nil
 	}
-	C.oh_hooks_free(h.ptr)
+	if h.ptr == nil {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closing = true
+	for h.users > 0 {
+		h.idle.Wait()
+	}
+	h.freeing = true
+	p := h.ptr
+	h.mu.Unlock()
+	C.oh_hooks_free(p) // waits for async fires and background hooks; no lock held meanwhile
+	h.mu.Lock()
 	h.ptr = nil
+	h.idle.Broadcast()
+	h.mu.Unlock()
 	runtime.SetFinalizer(h, nil)
 	return nil
 }

@@ -457,13 +457,13 @@ func TestContextCancel(t *testing.T) {
 		t.Fatalf("cancelled ctx: %v", err)
 	}
 
-	// Close waits for the abandoned fire (its hook finishes about 2 s after it started).
+	// The engine stopped the hook (TestFireCancelKillsHooks checks it in detail): Close is quick.
 	h.Close()
-	if _, err := os.Stat(marker); err != nil {
-		t.Fatalf("Close returned before the abandoned hook finished (after %v): %v", time.Since(start), err)
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Fatalf("Close returned after %v: the cancelled hook kept running", d)
 	}
-	if d := time.Since(start); d < 1900*time.Millisecond {
-		t.Fatalf("Close returned after only %v", d)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the cancelled hook ran to completion")
 	}
 }
 

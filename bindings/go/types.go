@@ -20,6 +20,7 @@ const (
 	CodeNullArgument    = "null_argument"
 	CodeInvalidUTF8     = "invalid_utf8"
 	CodeInternal        = "internal"
+	CodeCancelled       = "cancelled" // an asynchronous fire cancelled in the engine
 	CodeClosed          = "closed"
 )
 
@@ -309,11 +310,11 @@ type HookResult string
 
 // Hook results of a HookTrace.
 const (
-	ResultAllow   HookResult = "allow"
-	ResultDeny    HookResult = "deny"
-	ResultAsk     HookResult = "ask"
-	ResultDefer   HookResult = "defer"   // Claude Code hooks only
-	ResultNone    HookResult = "none"    // no decision
+	ResultAllow HookResult = "allow"
+	ResultDeny  HookResult = "deny"
+	ResultAsk   HookResult = "ask"
+	ResultDefer HookResult = "defer" // Claude Code hooks only
+	ResultNone  HookResult = "none"  // no decision
 	// Deprecated: never produced since version 1.1, which does not load an untrusted
 	// project's hooks at all (the outcome's Warnings say so instead).
 	ResultSkipped HookResult = "skipped"
@@ -324,9 +325,10 @@ type HookType string
 
 // Hook types of a HookTrace.
 const (
-	HookCommand HookType = "command"
-	HookHTTP    HookType = "http"
-	HookPrompt  HookType = "prompt"
+	HookCommand  HookType = "command"
+	HookHTTP     HookType = "http"
+	HookPrompt   HookType = "prompt"
+	HookCallback HookType = "callback" // a function registered with Hooks.Register
 )
 
 // Outcome is the merged result of one fire (the README's "The outcome").

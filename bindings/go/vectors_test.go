@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"sync"
 	"testing"
 )
 
@@ -22,14 +23,16 @@ func vectorsDir() string {
 }
 
 type vector struct {
-	Description string          `json:"description"`
-	Options     json.RawMessage `json:"options"`
-	NewError    json.RawMessage `json:"newError"`
-	Files       map[string]string `json:"files"`
+	Description string                     `json:"description"`
+	Options     json.RawMessage            `json:"options"`
+	NewError    json.RawMessage            `json:"newError"`
+	Files       map[string]string          `json:"files"`
+	Callbacks   map[string]json.RawMessage `json:"callbacks"`
 	Fires       []struct {
-		Envelope json.RawMessage `json:"envelope"`
-		Raw      *string         `json:"raw"`
-		Outcome  json.RawMessage `json:"outcome"`
+		Envelope json.RawMessage            `json:"envelope"`
+		Raw      *string                    `json:"raw"`
+		Requests map[string]json.RawMessage `json:"requests"`
+		Outcome  json.RawMessage            `json:"outcome"`
 	} `json:"fires"`
 }
 
@@ -187,7 +190,41 @@ func TestVectors(t *testing.T) {
 			}
 			defer h.Close()
 
+			// The vector's host functions: each answers at once, on the calling thread, with its
+			// canned response (a JSON string as its exact text, null as no decision, anything else
+			// as its JSON) and records its requests.
+			var mu sync.Mutex
+			requests := map[string][]json.RawMessage{}
+			for name, canned := range v.Callbacks {
+				var answer []byte
+				var text string
+				switch {
+				case string(canned) == "null":
+				case json.Unmarshal(canned, &text) == nil:
+					answer = []byte(text)
+				default:
+					var c bytes.Buffer
+					if err := json.Compact(&c, canned); err != nil {
+						t.Fatal(err)
+					}
+					answer = c.Bytes()
+				}
+				name := name
+				requests[name] = nil
+				if err := h.RegisterJSON(name, func(ctx context.Context, req []byte) ([]byte, error) {
+					mu.Lock()
+					requests[name] = append(requests[name], append(json.RawMessage(nil), req...))
+					mu.Unlock()
+					return answer, nil
+				}, Inline()); err != nil {
+					t.Fatalf("RegisterJSON(%q): %v", name, err)
+				}
+			}
+
 			for i, f := range v.Fires {
+				for name := range requests {
+					requests[name] = nil
+				}
 				want, err := withoutDurations(f.Outcome)
 				if err != nil {
 					t.Fatalf("fire %d: bad expected outcome: %v", i, err)
@@ -215,6 +252,20 @@ func TestVectors(t *testing.T) {
 					}
 					got, fireErr = h.FireJSON(context.Background(), c.Bytes())
 				}
+				if f.Requests != nil {
+					mu.Lock()
+					for name, reqs := range requests {
+						want := f.Requests[name]
+						if want == nil {
+							want = json.RawMessage("[]")
+						}
+						gotR, _ := json.Marshal(append([]json.RawMessage{}, reqs...))
+						if !jsonEqual(t, gotR, want) {
+							t.Errorf("fire %d (%s): requests to %s\n got: %s\nwant: %s", i, how, name, gotR, want)
+						}
+					}
+					mu.Unlock()
+				}
 				gotV, err := withoutDurations(got)
 				if err != nil {
 					t.Fatalf("fire %d (%s): outcome %q is not JSON: %v", i, how, got, err)
@@ -233,6 +284,39 @@ func TestVectors(t *testing.T) {
 					}
 				} else if fireErr != nil {
 					t.Errorf("fire %d (%s): unexpected error %v", i, how, fireErr)
+				}
+				// With host functions, an envelope fire runs again with a context that can end:
+				// the engine's asynchronous fire, whose hooks run on engine threads.
+				if len(v.Callbacks) > 0 && f.Raw == nil {
+					for name := range requests {
+						requests[name] = nil
+					}
+					var c bytes.Buffer
+					if err := json.Compact(&c, f.Envelope); err != nil {
+						t.Fatal(err)
+					}
+					ctx, cancel := context.WithCancel(context.Background())
+					got, _ := h.FireJSON(ctx, c.Bytes())
+					cancel()
+					gotV, err := withoutDurations(got)
+					if err != nil || !reflect.DeepEqual(gotV, want) {
+						t.Errorf("fire %d (async) of %q\n got: %s\nwant: %s", i, v.Description, got, f.Outcome)
+					}
+					mu.Lock()
+					for name, reqs := range requests {
+						if f.Requests == nil {
+							break
+						}
+						want := f.Requests[name]
+						if want == nil {
+							want = json.RawMessage("[]")
+						}
+						gotR, _ := json.Marshal(append([]json.RawMessage{}, reqs...))
+						if !jsonEqual(t, gotR, want) {
+							t.Errorf("fire %d (async): requests to %s\n got: %s\nwant: %s", i, name, gotR, want)
+						}
+					}
+					mu.Unlock()
 				}
 			}
 		})

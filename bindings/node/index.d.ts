@@ -41,11 +41,14 @@ export type NonBlockingEvent =
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
-/** One hook entry of a config (`hooks.<event>[i]`): exactly one of command / http / prompt. */
+/** One hook entry of a config (`hooks.<event>[i]`): exactly one of command / http / prompt / callback. */
 export interface HookEntry {
   command?: string;
   http?: string;
+  /** A question for the host's evaluator: the function registered as `prompt`. */
   prompt?: string;
+  /** The name of a host function registered with `hooks.register(name, fn)`. */
+  callback?: string;
   /** Tool-name filter: substring, `glob*`, or `/regex/flags`. */
   match?: string;
   /** Positive integer milliseconds. */
@@ -140,7 +143,7 @@ export interface Envelope {
 export interface HookTrace {
   /** Position in the event's configured list. */
   index: number;
-  type: 'command' | 'http' | 'prompt';
+  type: 'command' | 'http' | 'prompt' | 'callback';
   /** Only on jsonIO command hooks. */
   jsonIO?: true;
   /** Only on persistent command hooks. */
@@ -151,7 +154,7 @@ export interface HookTrace {
   signal?: number;
   /** HTTP hooks that got a response. */
   status?: number;
-  /** Command and HTTP hooks. */
+  /** Command, HTTP, callback and prompt hooks. */
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
@@ -174,7 +177,9 @@ export type OutcomeErrorCode =
   | 'unknown_event'
   | 'null_argument'
   | 'invalid_utf8'
-  | 'internal';
+  | 'internal'
+  /** The fire was cancelled (fire() with an AbortSignal that aborted): `allowed` is false. */
+  | 'cancelled';
 
 /**
  * The merged result of one fire (README, "The outcome").
@@ -213,7 +218,87 @@ export interface Outcome {
   error?: { code: OutcomeErrorCode | string; message: string };
 }
 
-export type OhHooksErrorCode = 'invalid_options' | 'invalid_config' | 'io_error' | 'internal' | 'closed';
+export type OhHooksErrorCode =
+  | 'invalid_options'
+  | 'invalid_config'
+  | 'io_error'
+  | 'internal'
+  | 'closed'
+  /** fireSync ran a callback that returned a Promise (use `await hooks.fire()`). */
+  | 'promise_in_fire_sync'
+  /** closeSync() was called from a callback that fireSync is running. */
+  | 'closed_in_callback';
+
+/**
+ * What a callback function answers, read like a jsonIO hook's output. `null` or `undefined`
+ * means "no decision". Anything else (a string, a number, an array) fails the hook.
+ */
+export interface CallbackResponse {
+  /** `deny` blocks (stops the walk); `allow` does not stop it. */
+  decision?: 'allow' | 'deny';
+  reason?: string;
+  hookSpecificOutput?: {
+    /** The permission decision: `allow` stops the walk and allows; `deny` blocks; `ask` asks. */
+    decision?: 'allow' | 'deny' | 'ask';
+    additionalContext?: string;
+    reason?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** A callback's answer as response text, given to the engine exactly as it is. */
+export class RawResponse {
+  constructor(text: string);
+  readonly text: string;
+}
+
+export type CallbackAnswer = CallbackResponse | RawResponse | null | undefined;
+
+/** What the evaluator of prompt hooks (the function registered as `prompt`) receives. */
+export interface PromptRequest {
+  /** The hook's question (its `prompt:` text). */
+  prompt: string;
+  /** The event the hook was fired for. */
+  envelope: Envelope;
+}
+
+/** A host function for `callback: <name>` hooks, or (registered as `prompt`) the prompt evaluator. */
+export type CallbackFunction<Req = Envelope> = (request: Req) => CallbackAnswer | PromiseLike<CallbackAnswer>;
+
+/** What the decision observer receives: one record per fire, once all its hooks have finished. */
+export interface DecisionRecord {
+  /** The envelope as fired; `null` when the input was not a JSON object with an `event`. */
+  envelope: Envelope | null;
+  /** The fire's outcome with every hook's trace (for background hooks, their traces). */
+  outcome: Outcome;
+}
+
+/**
+ * What fire() needs of an AbortSignal (Node's and the DOM's fit it), spelled out so that projects
+ * without `@types/node` or the DOM lib compile too.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+export interface FireOptions {
+  /** Aborting it cancels the fire in the engine (running hooks are stopped) and rejects with an AbortError. */
+  signal?: AbortSignalLike;
+}
+
+/** The rejection of a fire() whose signal aborted. */
+export interface AbortError extends Error {
+  name: 'AbortError';
+  code: 'ABORT_ERR';
+  /** The signal's reason. */
+  cause: unknown;
+  /** The engine's outcome of the cancelled fire (`error.code` `cancelled`), when it ran. */
+  outcome?: Outcome;
+}
 
 /** Thrown by `new Hooks()`, `reload()`, and by any use of a closed instance. */
 export class OhHooksError extends Error {
@@ -241,17 +326,41 @@ export class Hooks {
    * Fires an event and blocks the calling thread until the blocking hooks have run.
    * A string is passed through as raw JSON text.
    * Never throws for bad input: the returned outcome carries `error` instead.
-   * @throws OhHooksError `closed` after close(); TypeError for a value that cannot be serialized.
+   * Callback hooks of a blocking event run synchronously, right here on this thread; one whose
+   * function returns a Promise fails, and fireSync throws `promise_in_fire_sync` after the fire.
+   * @throws OhHooksError `closed` after close(), `promise_in_fire_sync`; TypeError for a value that cannot be serialized.
    */
   fireSync(envelope: Envelope | string): Outcome;
 
   /**
-   * Fires an event on the libuv thread pool, so the event loop keeps running while hooks run.
+   * Fires an event on the engine's own threads (a bounded pool; no libuv thread is used), so the
+   * event loop keeps running while hooks run; callback functions are called on the event loop.
    * Resolves with the outcome — also when its `error` is set.
-   * Rejects with OhHooksError `closed` after close(), or a TypeError for a value that cannot be serialized.
-   * Each pending fire occupies one libuv pool thread (UV_THREADPOOL_SIZE, default 4).
+   * Rejects with OhHooksError `closed` after close(), a TypeError for a value that cannot be
+   * serialized, or an AbortError when `options.signal` aborts: the engine then stops the fire's
+   * running hooks (process groups killed as on a timeout, pending callbacks dropped).
    */
-  fire(envelope: Envelope | string): Promise<Outcome>;
+  fire(envelope: Envelope | string, options?: FireOptions): Promise<Outcome>;
+
+  /**
+   * Registers `fn` for the config's `callback: <name>` hooks, replacing any function registered
+   * under that name (`null` removes it). Under the name `prompt` it is the evaluator of prompt
+   * hooks and receives a PromptRequest. `fn` gets the envelope and returns a CallbackResponse,
+   * a RawResponse, null for no decision, or a Promise of one (not with fireSync). A throw, a
+   * rejection or another kind of value fails the hook (deny on a blocking event, the error's text
+   * as the reason); no answer within the hook's `timeout` fails it like a timed-out hook.
+   * @throws OhHooksError `closed`; TypeError for a bad name or fn.
+   */
+  register(name: 'prompt', fn: CallbackFunction<PromptRequest> | null): void;
+  register(name: string, fn: CallbackFunction | null): void;
+
+  /**
+   * Calls `fn` with one DecisionRecord per fire, once all its hooks (background ones included)
+   * have finished: an audit log or telemetry. Runs on the event loop, never inside fireSync; a
+   * throw becomes a process warning. `null` stops observing. Replaces any previous observer.
+   * @throws OhHooksError `closed`; TypeError when fn is not a function or null.
+   */
+  onDecision(fn: ((record: DecisionRecord) => void) | null): void;
 
   /**
    * Re-reads the configuration files now.
@@ -261,14 +370,18 @@ export class Hooks {
 
   /**
    * Closes the instance for new calls at once, then releases the engine off the event loop: after
-   * the fire() calls in flight settle (they still resolve), the engine is freed on the libuv thread
-   * pool, which waits for its background hooks. Idempotent: every call returns the same promise.
+   * the fire() calls in flight settle (they still resolve, their callbacks still answered), the
+   * engine is freed on the libuv thread pool, which waits for its background hooks. Callbacks still
+   * waiting for an answer then fail (deny, "the Hooks instance was closed") instead of holding it
+   * up. May be called from a callback (the release happens after it returns). Idempotent: every
+   * call returns the same promise.
    */
   close(): Promise<void>;
 
   /**
    * Releases the engine now, blocking this thread while its background hooks finish (with fire()
    * calls in flight, the last of them releases it). Idempotent.
+   * @throws OhHooksError `closed_in_callback` when called from a callback that fireSync runs.
    */
   closeSync(): void;
 

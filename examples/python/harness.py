@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A miniature agent harness driven by oh-hooks.
 
-It plays one user turn against the example policy in examples/policy (its
-.oh/config.yaml), the way a real harness would:
+It plays one user turn against examples/harness.yaml (the project policy of
+examples/policy plus the harness's own hooks), the way a real harness would:
 
     user prompt -> userPromptSubmit
     for each tool call the model asks for:
@@ -11,7 +11,10 @@ It plays one user turn against the example policy in examples/policy (its
         the tool "runs"     (here: printed, never executed)
         postToolUse         (notify-only, returns at once)
 
-and prints what the harness does with every decision.
+and prints what the harness does with every decision. The harness's own hooks
+call back into this process: `callback: canUseTool` (its permission check) and
+a prompt hook judged by its "model" (the function registered as `prompt`, a stub
+here); the decision observer writes every decision to an audit log.
 
     python3 examples/python/harness.py [POLICY_DIR]
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -46,6 +50,8 @@ PROMPT = "Tidy up the repository: show me what is there, then clean the build ou
 TOOL_CALLS = [
     ("Read", {"path": "README.md"}),             # permission: approved by policy
     ("Bash", {"command": "ls -la"}),             # permission: ask the user; preToolUse: no objection
+    ("Bash", {"command": "git push --force origin main"}),  # permission: approved for the session;
+                                                             # preToolUse: the model refuses it
     ("Bash", {"command": "rm -rf /"}),           # preToolUse: denied by guard-bash.sh
     ("WebFetch", {"url": "https://example.com"}),  # permission: refused by policy
 ]
@@ -71,6 +77,49 @@ def show_hooks(outcome: Outcome) -> None:
 
 
 BLOCKING = {"preToolUse", "userPromptSubmit", "permissionRequest", "elicitation"}
+
+# ---- the harness's own hook functions ------------------------------------------------------
+
+APPROVED_FOR_SESSION: set = set()  # tools the user approved "always, for this session"
+
+
+def can_use_tool(envelope: dict):
+    """`callback: canUseTool`: allow what the user already approved; no opinion (None)
+    otherwise, so the project's permission policy decides."""
+    if envelope.get("toolName") in APPROVED_FOR_SESSION:
+        return {"hookSpecificOutput": {"decision": "allow",
+                                       "reason": f"{envelope['toolName']} was approved for this session"}}
+    return None
+
+
+def model(request: dict):
+    """The prompt evaluator: a stub "model" answering the hook's question about the envelope."""
+    command = request["envelope"].get("toolArgs", "")
+    if "git push" in command and ("--force" in command or " -f" in command):
+        return {"decision": "deny",
+                "reason": f"model: a force-push rewrites shared history (asked: {request['prompt']})"}
+    return None  # no objection: the other hooks decide
+
+
+class AuditLog:
+    """The decision observer: one JSON line per fire, once all its hooks (background ones
+    included) have finished. Called on engine threads too, hence the lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, record: dict) -> None:
+        envelope, outcome = record["envelope"] or {}, record["outcome"]
+        line = {"event": envelope.get("event"), "toolName": envelope.get("toolName"),
+                "allowed": outcome["allowed"], "permissionDecision": outcome.get("permissionDecision"),
+                "reason": outcome.get("reason"),
+                "hooks": [f"{t['type']}:{t['result']}" for t in outcome["hooks"]]}
+        with self.lock, self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({k: v for k, v in line.items() if v is not None}) + "\n")
+            self.count += 1
+
 
 
 def fire(hooks: Hooks, event: str, **context) -> Outcome:
@@ -98,9 +147,11 @@ def run_tool(hooks: Hooks, tool: str, args: dict) -> None:
         fire(hooks, "permissionDenied", **tool_ctx)
         return
     if perm.permission_decision == "allow":
-        print("  harness: approved by policy, no need to ask the user")
+        print("  harness: approved by a hook, no need to ask the user")
     else:  # "ask", or no hook had an opinion
-        print("  harness: policy says ask -> would prompt the user; the demo user answers 'yes'")
+        print(f"  harness: policy says ask -> would prompt the user; the demo user answers "
+              f"'yes, always for {tool}'")
+        APPROVED_FOR_SESSION.add(tool)
 
     # 2. Last gate before running.
     pre = fire(hooks, "preToolUse", **tool_ctx)
@@ -122,18 +173,23 @@ def run_tool(hooks: Hooks, tool: str, args: dict) -> None:
 def main() -> int:
     policy = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "examples" / "policy"
     print(f"oh-hooks {oh_hooks.version()} ({oh_hooks.library_path()})")
-    print(f"policy: {policy / '.oh' / 'config.yaml'}")
+    config = REPO / "examples" / "harness.yaml"
+    print(f"config: {config} (hooks run in {policy})")
     tmp = tempfile.TemporaryDirectory(prefix="oh-hooks-harness-")
     audit_log = Path(tmp.name) / "audit.log"
+    decisions = AuditLog(Path(tmp.name) / "decisions.jsonl")
     try:
         # trusted: True because this is our own example; a real harness leaves `trusted` out
         # and lets openHarness's trust store decide. `env` reaches every hook (audit-log.sh).
-        hooks = Hooks({"cwd": str(policy), "trusted": True,
+        hooks = Hooks({"cwd": str(policy), "configPath": str(config), "trusted": True,
                        "env": {"OH_HOOKS_AUDIT_LOG": str(audit_log)}})
     except OhHooksError as e:
         print(f"cannot load the policy: {e}", file=sys.stderr)
         return 1
 
+    hooks.register("canUseTool", can_use_tool)
+    hooks.register("prompt", model)
+    hooks.on_decision(decisions)
     with hooks:
         fire(hooks, "sessionStart")
         print(f"\nuser: {PROMPT}")
@@ -156,6 +212,8 @@ def main() -> int:
     if audit_log.exists():
         print(f"\naudit log written by the postToolUse hook ({audit_log}):")
         print(audit_log.read_text().rstrip())
+    print(f"\n{decisions.count} decision(s) recorded by the observer ({decisions.path}):")
+    print(decisions.path.read_text().rstrip())
     tmp.cleanup()
     return 0
 

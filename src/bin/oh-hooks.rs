@@ -205,6 +205,14 @@ fn check(args: Args) -> ExitCode {
         }
         total += hooks.len();
     }
+    let callbacks = engine.callback_names();
+    if !callbacks.is_empty() {
+        // The CLI registers nothing: these hooks fail here, and run in a host that registers them.
+        say!(
+            "callbacks the host must register: {} (\"prompt\" evaluates prompt hooks; without a registration the hook fails)",
+            callbacks.join(", ")
+        );
+    }
     say!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
     ExitCode::SUCCESS
 }

@@ -28,6 +28,8 @@ pub enum Handler {
     Command(String),
     Http(String),
     Prompt(String),
+    /// The name of a function the host registers (`oh_hooks_register`).
+    Callback(String),
 }
 
 /// One validated hook entry.
@@ -72,6 +74,7 @@ impl HookSpec {
             Handler::Command(_) => "command",
             Handler::Http(_) => "http",
             Handler::Prompt(_) => "prompt",
+            Handler::Callback(_) => "callback",
         }
     }
 }

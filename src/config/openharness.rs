@@ -247,13 +247,15 @@ impl<'de> Deserialize<'de> for HookList {
     }
 }
 
-const ENTRY_KEYS: &[&str] = &["command", "http", "prompt", "match", "timeout", "jsonIO", "persistent", "workers"];
+const ENTRY_KEYS: &[&str] =
+    &["command", "http", "prompt", "callback", "match", "timeout", "jsonIO", "persistent", "workers"];
 
 #[derive(Clone, Copy, PartialEq)]
 enum EntryKey {
     Command,
     Http,
     Prompt,
+    Callback,
     Match,
     Timeout,
     JsonIo,
@@ -267,6 +269,7 @@ impl EntryKey {
             "command" => EntryKey::Command,
             "http" => EntryKey::Http,
             "prompt" => EntryKey::Prompt,
+            "callback" => EntryKey::Callback,
             "match" => EntryKey::Match,
             "timeout" => EntryKey::Timeout,
             "jsonIO" => EntryKey::JsonIo,
@@ -326,7 +329,7 @@ impl<'de> Deserialize<'de> for HookSpec {
         impl<'de> Visitor<'de> for V {
             type Value = HookSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a hook entry: a map with exactly one of `command`, `http` or `prompt`")
+                f.write_str("a hook entry: a map with exactly one of `command`, `http`, `prompt` or `callback`")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<HookSpec, A::Error> {
                 let mut handlers: Vec<(&'static str, Handler)> = Vec::new();
@@ -356,6 +359,9 @@ impl<'de> Deserialize<'de> for HookSpec {
                         }
                         EntryKey::Http => handlers.push(("http", Handler::Http(map.next_value::<HttpUrl>()?.0))),
                         EntryKey::Prompt => handlers.push(("prompt", Handler::Prompt(map.next_value::<NonEmpty>()?.0))),
+                        EntryKey::Callback => {
+                            handlers.push(("callback", Handler::Callback(map.next_value::<NonEmpty>()?.0)))
+                        }
                         EntryKey::Match => matcher = Some(map.next_value::<MatchValue>()?),
                         EntryKey::Timeout => timeout = Some(map.next_value::<Timeout>()?.0),
                         EntryKey::JsonIo => json_io = Some(map.next_value::<StrictBool>()?.0),
@@ -363,21 +369,20 @@ impl<'de> Deserialize<'de> for HookSpec {
                         EntryKey::Workers => workers = Some(map.next_value::<Workers>()?.0),
                     }
                 }
-                let handler = match handlers.len() {
-                    1 => handlers.pop().expect("one handler").1,
-                    0 => {
-                        return Err(de::Error::custom(
-                            "a hook entry needs exactly one of `command`, `http` or `prompt`; found none",
-                        ))
-                    }
-                    _ => {
-                        let names: Vec<_> = handlers.iter().map(|(n, _)| format!("`{n}`")).collect();
-                        return Err(de::Error::custom(format!(
-                            "a hook entry needs exactly one of `command`, `http` or `prompt`; found {}",
-                            names.join(" and ")
-                        )));
-                    }
-                };
+                let handler =
+                    match handlers.len() {
+                        1 => handlers.pop().expect("one handler").1,
+                        0 => return Err(de::Error::custom(
+                            "a hook entry needs exactly one of `command`, `http`, `prompt` or `callback`; found none",
+                        )),
+                        _ => {
+                            let names: Vec<_> = handlers.iter().map(|(n, _)| format!("`{n}`")).collect();
+                            return Err(de::Error::custom(format!(
+                                "a hook entry needs exactly one of `command`, `http`, `prompt` or `callback`; found {}",
+                                names.join(" and ")
+                            )));
+                        }
+                    };
                 let argv = match &handler {
                     Handler::Command(c) => crate::run::command::plain_words(c),
                     _ => None,

@@ -11,12 +11,12 @@ pub mod claude;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
-use indexmap::IndexMap;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Context field → variable (§5). `prompt` and `effort.level` have rules of their own.
 const FIELD_VARS: &[(&str, &str)] = &[
@@ -63,6 +63,10 @@ pub struct Head<'a> {
     pub event: Event,
     /// The text matchers test: `toolName` when it is a string, number or boolean.
     pub tool: Option<Cow<'a, str>>,
+    /// Every field as raw JSON text, in order, repeats merged (see [`Fields`]), gathered on the
+    /// way at almost no cost so that a fire whose hooks run need not parse the text again.
+    /// `None` for deeply nested input, which takes the depth-checking path.
+    pub fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
 }
 
 fn invalid(message: String) -> Error {
@@ -72,11 +76,18 @@ fn invalid(message: String) -> Error {
 /// Validates the whole envelope (syntax and nesting depth) but keeps only `event` and
 /// `toolName`, borrowing them from the input when they have no escapes.
 pub fn parse_head(json: &str) -> Result<Head<'_>> {
+    parse_head_for(json, &|_| false)
+}
+
+/// [`parse_head`], also gathering [`Head::fields`] when `event` comes first and `wanted(event)`:
+/// the fire path asks for them when the event has hooks, so that the no-hook path allocates
+/// nothing.
+pub fn parse_head_for<'a>(json: &'a str, wanted: &dyn Fn(Event) -> bool) -> Result<Head<'a>> {
     let mut de = serde_json::Deserializer::from_str(json);
     // Fewer brackets than the recursion limit cannot nest past it: then the values can be
     // skipped by serde_json's own (faster, but depth-blind) `IgnoredAny`.
     let check_depth = memchr::memchr2_iter(b'[', b'{', json.as_bytes()).take(128).count() >= 128;
-    let raw = RawHead::read(&mut de, check_depth).and_then(|h| de.end().map(|_| h)).map_err(|e| match e.classify() {
+    let raw = RawHead::read(&mut de, check_depth, wanted).and_then(|h| de.end().map(|_| h)).map_err(|e| match e.classify() {
         serde_json::error::Category::Data => invalid(format!("invalid envelope: {e}")),
         _ => invalid(format!(
             "the envelope is not valid JSON ({e}); expected a JSON object such as {{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}}"
@@ -95,31 +106,53 @@ pub fn parse_head(json: &str) -> Result<Head<'_>> {
             ),
         )
     })?;
-    Ok(Head { event, tool: raw.tool })
+    Ok(Head { event, tool: raw.tool, fields: raw.fields })
 }
 
 struct RawHead<'a> {
     event: Option<Cow<'a, str>>,
     tool: Option<Cow<'a, str>>,
+    fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
 }
 
 impl<'de> RawHead<'de> {
-    fn read<D: Deserializer<'de>>(d: D, check_depth: bool) -> std::result::Result<Self, D::Error> {
-        struct V {
+    fn read<D: Deserializer<'de>>(
+        d: D,
+        check_depth: bool,
+        wanted: &dyn Fn(Event) -> bool,
+    ) -> std::result::Result<Self, D::Error> {
+        struct V<'w> {
             check_depth: bool,
+            wanted: &'w dyn Fn(Event) -> bool,
         }
-        impl<'de> Visitor<'de> for V {
+        impl<'de> Visitor<'de> for V<'_> {
             type Value = RawHead<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON object with an `event` string")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawHead<'de>, A::Error> {
-                let mut head = RawHead { event: None, tool: None };
+                let mut head = RawHead { event: None, tool: None, fields: None };
+                let mut first = true;
                 let mut camel_tool = false;
                 while let Some(Text(key)) = map.next_key::<Text>()? {
+                    // A value is read as raw text when it is kept in `fields` (`event` never is:
+                    // the envelope's JSON writes it from the name), by `Skip` on the depth-checking
+                    // path, and by `IgnoredAny` otherwise.
+                    let keep = head.fields.is_some() && key != "event";
+                    let was_first = std::mem::replace(&mut first, false);
+                    let raw: Option<&'de RawValue> = if keep { Some(map.next_value()?) } else { None };
+                    let scalar = |raw: Option<&'de RawValue>, map: &mut A| match raw {
+                        Some(r) => serde_json::from_str::<Scalar<'de>>(r.get()).map_err(de::Error::custom),
+                        None => map.next_value::<Scalar>(),
+                    };
                     match &*key {
-                        "event" => match map.next_value::<Scalar>()? {
-                            Scalar::Text(t) => head.event = Some(t),
+                        "event" => match scalar(raw, &mut map)? {
+                            Scalar::Text(t) => {
+                                if was_first && !self.check_depth && Event::from_name(&t).is_some_and(self.wanted) {
+                                    head.fields = Some(Vec::with_capacity(12));
+                                }
+                                head.event = Some(t)
+                            }
                             other => {
                                 return Err(de::Error::custom(format!(
                                     "`event` must be a string naming the event, found {}",
@@ -129,7 +162,7 @@ impl<'de> RawHead<'de> {
                         },
                         // camelCase wins when both spellings are given.
                         "toolName" | "tool_name" => {
-                            let tool = match map.next_value::<Scalar>()? {
+                            let tool = match scalar(raw, &mut map)? {
                                 Scalar::Text(t) => Some(t),
                                 Scalar::Other(Some(t)) => Some(Cow::Owned(t)),
                                 Scalar::Other(None) => None,
@@ -139,6 +172,7 @@ impl<'de> RawHead<'de> {
                                 camel_tool |= &*key == "toolName";
                             }
                         }
+                        _ if raw.is_some() => {}
                         _ if self.check_depth => {
                             map.next_value::<Skip>()?;
                         }
@@ -146,11 +180,51 @@ impl<'de> RawHead<'de> {
                             map.next_value::<de::IgnoredAny>()?;
                         }
                     }
+                    if let (Some(fields), Some(raw), true) = (&mut head.fields, raw, keep) {
+                        match fields.iter_mut().find(|(k, _)| *k == key) {
+                            Some(slot) => slot.1 = raw,
+                            None => fields.push((key, raw)),
+                        }
+                    }
                 }
                 Ok(head)
             }
         }
-        d.deserialize_any(V { check_depth })
+        d.deserialize_any(V { check_depth, wanted })
+    }
+}
+
+/// An envelope's fields in order but `event` (the envelope writes it from its name), keys
+/// borrowed where they have no escapes. A repeated key keeps
+/// its first place and its last value (as a map would); envelopes are small, so a linear search
+/// beats hashing every key.
+struct Fields<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Fields<'de>, A::Error> {
+                let mut fields: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::with_capacity(16);
+                while let Some(Text(key)) = map.next_key::<Text>()? {
+                    if key == "event" {
+                        map.next_value::<de::IgnoredAny>()?;
+                        continue;
+                    }
+                    let value: &'de RawValue = map.next_value()?;
+                    match fields.iter_mut().find(|(k, _)| *k == key) {
+                        Some(slot) => slot.1 = value,
+                        None => fields.push((key, value)),
+                    }
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -285,17 +359,45 @@ pub struct Envelope {
     /// Compact JSON, `event` first, then the other fields in the order received, each value's
     /// text as received minus insignificant whitespace.
     pub json: String,
-    /// The `OH_*` variables this envelope sets, `OH_EVENT` first.
-    pub vars: Vec<(&'static str, String)>,
+    /// The `OH_*` variables this envelope sets, `OH_EVENT` first: made on first use, since only
+    /// command hooks read them (a fire of callback or HTTP hooks never does).
+    vars: OnceLock<Vec<(&'static str, String)>>,
 }
 
 impl Envelope {
     /// The full look, after [`parse_head`] accepted the same text. Values are kept as raw JSON
     /// text: nothing is built for fields no hook reads.
     pub fn parse(text: &str, event: Event) -> Result<Envelope> {
-        let fields: IndexMap<String, &RawValue> = serde_json::from_str(text)
-            .map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?;
-        Ok(Envelope::build(event, fields.iter().map(|(k, v)| (k.as_str(), v.get()))))
+        Envelope::parse_with(text, event, None)
+    }
+
+    /// [`Envelope::parse`], from the fields [`parse_head`] gathered when it has them.
+    pub fn parse_with<'a>(
+        text: &'a str,
+        event: Event,
+        fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
+    ) -> Result<Envelope> {
+        let fields = match fields {
+            Some(f) => f,
+            None => {
+                serde_json::from_str::<Fields>(text)
+                    .map_err(|e| invalid(format!("the envelope is not a valid JSON object ({e})")))?
+                    .0
+            }
+        };
+        // What hosts usually send is already the compact form (`event` first, no repeated key, no
+        // whitespace between tokens): then it is the envelope's JSON as it is.
+        // `{"event":"<name>"` exactly, then the other fields.
+        let head = text
+            .strip_prefix(r#"{"event":""#)
+            .and_then(|t| t.strip_prefix(event.name()))
+            .filter(|t| t.starts_with('"'));
+        // A key with `_` may need its camelCase copy (see `build`): then the text is rebuilt.
+        let no_alias = fields.iter().all(|(k, _)| !k.contains('_'));
+        if no_alias && head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
+            return Ok(Envelope { event, json: text.to_string(), vars: OnceLock::new() });
+        }
+        Ok(Envelope::build(event, fields.iter().map(|(k, v)| (&**k, v.get()))))
     }
 
     /// An envelope the engine makes itself (`configChange`).
@@ -319,8 +421,16 @@ impl Envelope {
         json.extend_from_slice(event.name().as_bytes());
         json.push(b'"');
         for (key, raw) in fields.clone().filter(|(k, _)| *k != "event") {
+            // (`Fields` has no `event`; `from_fields` may.)
             json.push(b',');
-            serde_json::to_writer(&mut json, key).expect("writing to a Vec cannot fail");
+            // Most keys need no escaping (plain ASCII letters): copied as they are.
+            if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
+                json.push(b'"');
+                json.extend_from_slice(key.as_bytes());
+                json.push(b'"');
+            } else {
+                serde_json::to_writer(&mut json, key).expect("writing to a Vec cannot fail");
+            }
             json.push(b':');
             let start = json.len();
             push_compact(&mut json, raw);
@@ -338,37 +448,16 @@ impl Envelope {
         }
         json.push(b'}');
         let json = String::from_utf8(json).expect("JSON text from UTF-8 parts is UTF-8");
+        Envelope { event, json, vars: OnceLock::new() }
+    }
 
-        // Either spelling; the camelCase one when both are given.
-        let get = |name: &str| {
-            fields
-                .clone()
-                .find(|(k, _)| *k == name)
-                .or_else(|| {
-                    let snake = to_snake(name);
-                    fields.clone().find(|(k, _)| *k == snake)
-                })
-                .map(|(_, v)| v)
-        };
-        let mut vars = vec![("OH_EVENT", event.name().to_string())];
-        for (field, var) in FIELD_VARS {
-            if let Some(text) = get(field).and_then(variable_text) {
-                vars.push((var, text));
-            }
-        }
-        if let Some(raw) = get("prompt") {
-            match serde_json::from_str::<String>(raw) {
-                Ok(s) => vars.push(("OH_PROMPT", cut_at_char_boundary(&s, PROMPT_LIMIT).to_string())),
-                Err(_) => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
-            }
-        }
-        let level = get("effort")
-            .filter(|raw| raw.starts_with('{'))
-            .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
-            .and_then(|effort| effort.get("level").map(Value::to_string))
-            .and_then(|raw| variable_text(&raw));
-        vars.extend(level.map(|l| ("OH_EFFORT", l)));
-        Envelope { event, json, vars }
+    /// The `OH_*` variables this envelope sets, `OH_EVENT` first.
+    pub fn vars(&self) -> &[(&'static str, String)] {
+        self.vars.get_or_init(|| {
+            // `json` is JSON this module wrote, without duplicate keys.
+            let fields = serde_json::from_str(&self.json).map_or_else(|_| Vec::new(), |Fields(f)| f);
+            variables(self.event, fields.iter().map(|(k, v)| (&**k, v.get())))
+        })
     }
 
     /// This envelope with a hook's rewrites applied (CONTRACT §8): later hooks receive the new
@@ -402,7 +491,7 @@ impl Envelope {
 
     /// The first variable whose value holds a NUL byte, which no process environment can carry.
     pub fn nul_variable(&self) -> Option<&'static str> {
-        self.vars.iter().find(|(_, v)| v.contains('\0')).map(|(k, _)| *k)
+        self.vars().iter().find(|(_, v)| v.contains('\0')).map(|(k, _)| *k)
     }
 }
 
@@ -455,31 +544,128 @@ pub fn to_camel(key: &str) -> String {
     out
 }
 
-/// Appends valid JSON text without its insignificant whitespace.
-fn push_compact(out: &mut Vec<u8>, raw: &str) {
-    if !raw.bytes().any(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t')) {
-        out.extend_from_slice(raw.as_bytes());
-        return;
-    }
-    let (mut in_string, mut escaped) = (false, false);
-    // Bytes, not chars: every byte that matters here is ASCII, and UTF-8 continuation bytes
-    // never look like ASCII.
-    for c in raw.bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if c == b'\\' {
-                escaped = true;
-            } else if c == b'"' {
-                in_string = false;
+/// The `OH_*` variables of an envelope's fields (keys and their values' JSON text).
+fn variables<'a>(
+    event: Event,
+    fields: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+) -> Vec<(&'static str, String)> {
+    {
+        // Either spelling; the camelCase one when both are given.
+        let get = |name: &str| {
+            fields
+                .clone()
+                .find(|(k, _)| *k == name)
+                .or_else(|| {
+                    let snake = to_snake(name);
+                    fields.clone().find(|(k, _)| *k == snake)
+                })
+                .map(|(_, v)| v)
+        };
+        let mut vars = vec![("OH_EVENT", event.name().to_string())];
+        for (field, var) in FIELD_VARS {
+            if let Some(text) = get(field).and_then(variable_text) {
+                vars.push((var, text));
             }
-        } else if c == b'"' {
-            in_string = true;
-        } else if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-            continue;
         }
-        out.push(c);
+        if let Some(raw) = get("prompt") {
+            match serde_json::from_str::<String>(raw) {
+                Ok(s) => vars.push(("OH_PROMPT", cut_at_char_boundary(&s, PROMPT_LIMIT).to_string())),
+                Err(_) => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
+            }
+        }
+        let level = get("effort")
+            .filter(|raw| raw.starts_with('{'))
+            .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
+            .and_then(|effort| effort.get("level").map(Value::to_string))
+            .and_then(|raw| variable_text(&raw));
+        vars.extend(level.map(|l| ("OH_EFFORT", l)));
+        vars
     }
+}
+
+/// Valid JSON text with no whitespace between tokens (inside strings it is content).
+fn is_compact(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => i = after_string(b, i + 1),
+            b' ' | b'\n' | b'\r' | b'\t' => return false,
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// Whether `text` from `start` is exactly each field as `,"key":value`, then `}`, with compact
+/// values: then it has no repeated key (a repeat would leave a gap) and no whitespace between
+/// tokens. Keys and values are slices of `text`, so their places are checked by address.
+fn verbatim(text: &str, start: usize, fields: &[(Cow<'_, str>, &RawValue)]) -> bool {
+    let (b, base) = (text.as_bytes(), text.as_ptr() as usize);
+    let mut pos = start;
+    for (key, value) in fields {
+        if b.get(pos) != Some(&b',') {
+            return false;
+        }
+        pos += 1;
+        let Cow::Borrowed(key) = key else { return false };
+        if key.as_ptr() as usize != base + pos + 1 || b.get(pos + key.len() + 2) != Some(&b':') {
+            return false;
+        }
+        pos += key.len() + 3;
+        let raw = value.get();
+        if raw.as_ptr() as usize != base + pos || (matches!(raw.as_bytes()[0], b'{' | b'[') && !is_compact(raw)) {
+            return false;
+        }
+        pos += raw.len();
+    }
+    pos + 1 == b.len() && b[pos] == b'}'
+}
+
+/// The index after the closing quote of the string whose content starts at `i`.
+fn after_string(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
+            Some(j) if b[i + j] == b'\\' => i += j + 2,
+            Some(j) => return i + j + 1,
+            None => return b.len(),
+        }
+    }
+}
+
+/// Appends valid JSON text without its insignificant whitespace, copying the runs between
+/// whitespace whole and jumping through strings with memchr.
+fn push_compact(out: &mut Vec<u8>, raw: &str) {
+    let b = raw.as_bytes();
+    let (mut i, mut start) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                // To the closing quote: past every escape (a backslash and the byte after it).
+                loop {
+                    match memchr::memchr2(b'"', b'\\', &b[i..]) {
+                        Some(j) if b[i + j] == b'\\' => i = (i + j + 2).min(b.len()),
+                        Some(j) => {
+                            i += j + 1;
+                            break;
+                        }
+                        None => {
+                            i = b.len();
+                            break;
+                        }
+                    }
+                }
+            }
+            b' ' | b'\n' | b'\r' | b'\t' => {
+                out.extend_from_slice(&b[start..i]);
+                i += 1;
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.extend_from_slice(&b[start..]);
 }
 
 /// From a value's JSON text: a non-empty string as itself; a number or boolean as its JSON
@@ -508,6 +694,23 @@ pub fn cut_at_char_boundary(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_input_is_kept_and_anything_else_rebuilt() {
+        let compact = r#"{"event":"preToolUse","toolName":"Bash","x":{"a":[1,"b\"c: d"]},"s":"a b"}"#;
+        assert_eq!(Envelope::parse(compact, Event::PreToolUse).unwrap().json, compact);
+        for (text, want) in [
+            (r#"{"toolName":"Bash","event":"preToolUse"}"#, r#"{"event":"preToolUse","toolName":"Bash"}"#),
+            (r#"{"event":"preToolUse","a":1,"a":2}"#, r#"{"event":"preToolUse","a":2}"#),
+            (r#"{ "event" : "preToolUse", "a" : [1, 2] }"#, r#"{"event":"preToolUse","a":[1,2]}"#),
+            (r#"{"event":"pre\u0054oolUse"}"#, r#"{"event":"preToolUse"}"#),
+            (r#"{"event":"preToolUse","k\"":"v"}"#, r#"{"event":"preToolUse","k\"":"v"}"#),
+        ] {
+            assert_eq!(Envelope::parse(text, Event::PreToolUse).unwrap().json, want, "{text}");
+        }
+        assert!(!verbatim(r#"{"a":1} "#, 7, &[]));
+        assert!(verbatim(r#"{"a":1}"#, 6, &[]));
+    }
 
     #[test]
     fn head() {
@@ -551,7 +754,7 @@ mod tests {
         // A repeated key keeps its first position and its last value.
         let repeated = Envelope::parse(r#"{"a":1,"event":"preToolUse","b":2,"a":3}"#, Event::PreToolUse).unwrap();
         assert_eq!(repeated.json, r#"{"event":"preToolUse","a":3,"b":2}"#);
-        let get = |k: &str| env.vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| env.vars().iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("OH_EVENT"), Some("preToolUse"));
         assert_eq!(get("OH_TOOL_NAME"), Some("Bash"));
         assert_eq!(get("OH_TURN_NUMBER"), Some("0"));
@@ -572,7 +775,7 @@ mod tests {
             env.json,
             r#"{"event":"preToolUse","tool_name":"Bash","toolName":"Bash","session_id":"s","sessionId":"s","tool_input":{"command":"ls"},"toolInput":{"command":"ls"},"permissionMode":"plan","x_":1,"Weird":2}"#
         );
-        let get = |k: &str| env.vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| env.vars().iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("OH_TOOL_NAME"), Some("Bash"));
         assert_eq!(get("OH_SESSION_ID"), Some("s"));
         assert_eq!(get("OH_PERMISSION_MODE"), Some("plan"));
@@ -580,7 +783,7 @@ mod tests {
         let env =
             Envelope::parse(r#"{"event":"preToolUse","tool_name":"a","toolName":"b"}"#, Event::PreToolUse).unwrap();
         assert_eq!(env.json, r#"{"event":"preToolUse","tool_name":"a","toolName":"b"}"#);
-        assert_eq!(env.vars.iter().find(|(n, _)| *n == "OH_TOOL_NAME").unwrap().1, "b");
+        assert_eq!(env.vars().iter().find(|(n, _)| *n == "OH_TOOL_NAME").unwrap().1, "b");
         assert_eq!(parse_head(r#"{"event":"preToolUse","tool_name":"Bash"}"#).unwrap().tool.as_deref(), Some("Bash"));
         assert_eq!(
             parse_head(r#"{"event":"preToolUse","toolName":"A","tool_name":"B"}"#).unwrap().tool.as_deref(),
@@ -597,10 +800,10 @@ mod tests {
         let prompt = "é".repeat(5000); // 10000 bytes
         let env =
             Envelope::parse(&serde_json::json!({ "prompt": prompt }).to_string(), Event::UserPromptSubmit).unwrap();
-        let p = &env.vars.iter().find(|(n, _)| *n == "OH_PROMPT").unwrap().1;
+        let p = &env.vars().iter().find(|(n, _)| *n == "OH_PROMPT").unwrap().1;
         assert_eq!(p.len(), 8192);
         let empty: Map<String, Value> = serde_json::from_value(serde_json::json!({ "prompt": "" })).unwrap();
         let env = Envelope::from_fields(Event::UserPromptSubmit, &empty);
-        assert!(env.vars.iter().any(|(n, v)| *n == "OH_PROMPT" && v.is_empty()));
+        assert!(env.vars().iter().any(|(n, v)| *n == "OH_PROMPT" && v.is_empty()));
     }
 }

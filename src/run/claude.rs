@@ -9,6 +9,7 @@ use super::http::Reply;
 use super::{utf8_prefix, Context};
 use crate::config::claude::{ClaudeHandler, ClaudeHook};
 use crate::envelope::claude::ClaudeInput;
+use crate::host::{self, Asked};
 use crate::outcome::{millis, Trace};
 use crate::response::claude::{self as answer, ClaudeAnswer, Ran};
 use std::time::Instant;
@@ -64,7 +65,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
             let exec_argv: Option<Vec<String>> = args
                 .as_ref()
                 .map(|args| std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect());
-            let mut vars = cx.base.envelope.vars.clone();
+            let mut vars = cx.base.envelope.vars().to_vec();
             vars.push(("CLAUDE_PROJECT_DIR", cx.project_dir.to_string()));
             vars.extend(plugin_root.clone().map(|r| ("CLAUDE_PLUGIN_ROOT", r)));
             vars.extend(plugin_data.clone().map(|d| ("CLAUDE_PLUGIN_DATA", d)));
@@ -84,6 +85,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                 capture_stdout: true,
                 max_stdout: cx.base.max_output_bytes,
                 timeout,
+                cancel: cx.base.cancel,
             });
             let exit = match finished.exit {
                 Some(Exit::Code(c)) => {
@@ -144,7 +146,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                     },
                 )
             };
-            match cx.base.http.post(url, body, &headers, timeout, cx.base.max_output_bytes) {
+            match cx.base.http.post(url, body, &headers, timeout, cx.base.max_output_bytes, cx.base.cancel) {
                 Reply::Body(status, bytes) => {
                     trace.status = Some(status);
                     let text = String::from_utf8_lossy(&bytes);
@@ -174,11 +176,45 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                 }
             }
         }
-        ClaudeHandler::Callback { kind, .. } => {
-            // Host callbacks are issue 10's; until they exist these hooks cannot run, and
-            // Claude Code skips a hook that cannot run.
-            ClaudeAnswer { failure: Some(no_callback(kind)), ..ClaudeAnswer::default() }
-        }
+        // The host function registered under the hook's type answers it, given the hook's own
+        // fields and Claude Code's input, like an HTTP hook's body. None registered: Claude Code
+        // skips a hook that cannot run.
+        ClaudeHandler::Callback { kind, fields } => match cx.base.host.function(kind) {
+            None => ClaudeAnswer { failure: Some(no_callback(kind)), ..ClaudeAnswer::default() },
+            Some(f) => {
+                let hook_fields = serde_json::to_string(fields).unwrap_or_else(|_| "{}".to_string());
+                let request = format!(r#"{{"hook":{hook_fields},"input":{}}}"#, cx.input.json);
+                let asked = host::ask(cx.base.engine_id, &*f, &request, timeout, cx.base.cancel);
+                let timed_out = asked == Asked::TimedOut;
+                trace.timed_out = Some(timed_out);
+                let (failed, body) = match asked {
+                    Asked::Answered(a) => {
+                        let body = a.unwrap_or_default();
+                        if body.len() > cx.base.max_output_bytes {
+                            let why =
+                                format!("the answer exceeded maxOutputBytes ({} bytes)", cx.base.max_output_bytes);
+                            (Some(why), Vec::new())
+                        } else {
+                            (None, body)
+                        }
+                    }
+                    Asked::TimedOut => (Some(format!("timed out after {} s", timeout.as_secs_f64())), Vec::new()),
+                    Asked::Cancelled => (Some("cancelled".to_string()), Vec::new()),
+                };
+                answer::read(
+                    event,
+                    &Ran {
+                        exit: failed.is_none().then_some(0),
+                        timed_out,
+                        failed,
+                        stdout: &body,
+                        on_failure_block: hook.on_failure_block,
+                        name: kind,
+                        ..Ran::default()
+                    },
+                )
+            }
+        },
     };
     trace.duration_ms = millis(start.elapsed());
     trace.result = answer.label();

@@ -5,6 +5,7 @@
 //! for the child, so a hook costs no extra thread. Processes are created by [`super::spawn`]
 //! (posix_spawn: a vfork-style clone, no copy of a large host's page tables).
 
+use super::cancel::Cancel;
 use super::spawn::{self, EnvTemplate, Process, Request};
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
@@ -42,6 +43,8 @@ pub struct Spawn<'a> {
     pub capture_stdout: bool,
     pub max_stdout: usize,
     pub timeout: Duration,
+    /// An asynchronous fire's token: cancelling it stops the hook as a timeout does.
+    pub cancel: Option<&'a Cancel>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,6 +204,8 @@ struct Supervisor<'a> {
     written: usize,
     max_stdout: usize,
     deadline: Instant,
+    cancel: Option<&'a Cancel>,
+    cancel_fd: Option<RawFd>,
     out: Finished,
 }
 
@@ -224,6 +229,8 @@ impl<'a> Supervisor<'a> {
             written: 0,
             max_stdout: spawn.max_stdout,
             deadline: start.checked_add(spawn.timeout).unwrap_or_else(|| start + Duration::from_secs(86_400)),
+            cancel: spawn.cancel,
+            cancel_fd: spawn.cancel.and_then(Cancel::fd),
             out: Finished::default(),
         }
     }
@@ -235,8 +242,16 @@ impl<'a> Supervisor<'a> {
         let mut kill_at: Option<Instant> = None;
         let mut killed = false;
         let mut exited: Option<Instant> = None;
+        let mut cancelled = false;
         loop {
             let now = Instant::now();
+            if exited.is_none() && !self.out.timed_out && self.cancel.is_some_and(Cancel::is_cancelled) {
+                // Stopped as on a timeout (`timed_out` is the loop's "stopping" state).
+                cancelled = true;
+                self.out.timed_out = true;
+                signal_group(self.pgid, libc::SIGTERM);
+                kill_at = Some(now + KILL_GRACE);
+            }
             if exited.is_none() && !self.out.timed_out && now >= self.deadline {
                 signal_group(self.pgid, libc::SIGTERM);
                 self.out.timed_out = true;
@@ -293,6 +308,9 @@ impl<'a> Supervisor<'a> {
             if exited.is_none() {
                 add(&self.pidfd, libc::POLLIN);
             }
+            if let (Some(fd), None, false) = (self.cancel_fd, exited, self.out.timed_out) {
+                fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+            }
             // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
             let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
             if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
@@ -337,6 +355,10 @@ impl<'a> Supervisor<'a> {
                     }
                 }
             }
+        }
+        if cancelled {
+            self.out.timed_out = false;
+            self.out.error.get_or_insert_with(|| "cancelled".to_string());
         }
         self.out
     }

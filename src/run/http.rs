@@ -3,6 +3,8 @@
 //! One ureq agent per engine, created on first use and shared by every thread, so connections
 //! to a hook endpoint are kept alive and reused across fires.
 
+use super::cancel::Cancel;
+use std::cell::Cell;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -10,7 +12,7 @@ use std::time::Duration;
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
-use ureq::unversioned::transport::NextTimeout;
+use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
 
 /// Policy endpoints are usually IP literals (`http://127.0.0.1:…`): those need no lookup at all
 /// and are answered here, on the calling thread. Host names are looked up by [`lookup`]: within
@@ -149,11 +151,15 @@ impl HttpClient {
                 .max_idle_connections_per_host(16)
                 .user_agent(concat!("oh-hooks/", env!("CARGO_PKG_VERSION")))
                 .build();
-            // ureq's default chain with our TCP layer (see `http_tcp`).
-            ureq::Agent::with_parts(config, super::http_tcp::connector(), LiteralResolver::default())
+            // ureq's default chain with our TCP layer (see `http_tcp`), each connection wrapped so
+            // that a cancelled fire stops waiting for its answer.
+            let connector = super::http_tcp::connector().chain(Cancellable);
+            ureq::Agent::with_parts(config, connector, LiteralResolver::default())
         })
     }
 
+    /// POSTs `body`. With `cancel`, the wait for the answer ends soon after the token fires
+    /// (as a timeout: the caller reports the cancelled fire, not this hook).
     pub fn post(
         &self,
         url: &str,
@@ -161,7 +167,9 @@ impl HttpClient {
         headers: &[(String, String)],
         timeout: Duration,
         max_bytes: usize,
+        cancel: Option<&Cancel>,
     ) -> Reply {
+        let _scope = CancelScope::enter(cancel);
         let failed =
             |e: ureq::Error| Reply::Failed { timed_out: matches!(e, ureq::Error::Timeout(_)), message: e.to_string() };
         let mut request = self
@@ -188,6 +196,90 @@ impl HttpClient {
             Err(ureq::Error::BodyExceedsLimit(_)) => Reply::TooLarge(status),
             Err(e) => failed(e),
         }
+    }
+}
+
+thread_local! {
+    /// The token of the fire this thread is running an HTTP hook for. ureq runs a request on the
+    /// calling thread from start to end, so the transport reads it there; [`CancelScope`] keeps
+    /// the pointer valid (set only for the duration of `post`, which borrows the token).
+    static CANCEL: Cell<*const Cancel> = const { Cell::new(std::ptr::null()) };
+}
+
+struct CancelScope(*const Cancel);
+
+impl CancelScope {
+    fn enter(cancel: Option<&Cancel>) -> CancelScope {
+        CancelScope(CANCEL.with(|c| c.replace(cancel.map_or(std::ptr::null(), |c| c as *const Cancel))))
+    }
+}
+
+impl Drop for CancelScope {
+    fn drop(&mut self) {
+        CANCEL.with(|c| c.set(self.0));
+    }
+}
+
+fn cancelled() -> bool {
+    // SAFETY: a non-null pointer was set by a `CancelScope` still alive on this thread, whose
+    // `post` borrows the token.
+    CANCEL.with(|c| unsafe { c.get().as_ref() }.is_some_and(Cancel::is_cancelled))
+}
+
+/// While a cancellable request waits for the server, it wakes this often to look at its token.
+const CANCEL_CHECK: Duration = Duration::from_millis(20);
+
+/// The outermost connector: wraps every connection (plain or TLS) in [`CancellableTransport`].
+#[derive(Debug)]
+struct Cancellable;
+
+impl<In: Transport> Connector<In> for Cancellable {
+    type Out = CancellableTransport<In>;
+
+    fn connect(&self, _: &ConnectionDetails, chained: Option<In>) -> Result<Option<Self::Out>, ureq::Error> {
+        Ok(chained.map(CancellableTransport))
+    }
+}
+
+/// Waits for input in slices of [`CANCEL_CHECK`] when the request is cancellable, and gives up
+/// with a timeout once the token has fired. Without a token it is the inner transport.
+#[derive(Debug)]
+struct CancellableTransport<T>(T);
+
+impl<T: Transport> Transport for CancellableTransport<T> {
+    fn buffers(&mut self) -> &mut dyn Buffers {
+        self.0.buffers()
+    }
+
+    fn transmit_output(&mut self, amount: usize, timeout: NextTimeout) -> Result<(), ureq::Error> {
+        self.0.transmit_output(amount, timeout)
+    }
+
+    fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, ureq::Error> {
+        if CANCEL.with(|c| c.get().is_null()) {
+            return self.0.await_input(timeout);
+        }
+        let now = std::time::Instant::now();
+        let end = now.checked_add(*timeout.after).unwrap_or(now + Duration::from_secs(86_400));
+        loop {
+            if cancelled() {
+                return Err(ureq::Error::Timeout(timeout.reason));
+            }
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            let slice = NextTimeout { after: left.min(CANCEL_CHECK).into(), ..timeout };
+            match self.0.await_input(slice) {
+                Err(ureq::Error::Timeout(_)) if left > CANCEL_CHECK => continue,
+                other => return other,
+            }
+        }
+    }
+
+    fn is_open(&mut self) -> bool {
+        self.0.is_open()
+    }
+
+    fn is_tls(&self) -> bool {
+        self.0.is_tls()
     }
 }
 

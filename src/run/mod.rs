@@ -7,8 +7,12 @@
 //! - [`http`]: HTTP hooks.
 //! - [`claude`]: Claude Code hooks (shell and exec form, HTTP), read by Claude Code's rules.
 //! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
+//! - [`callback`]: callback hooks and prompt hooks, answered by the host.
+//! - [`cancel`]: the token that stops an asynchronous fire's hooks.
 //! - [`persistent`]: persistent command hooks (long-lived workers answering one line per fire).
 
+pub mod callback;
+pub mod cancel;
 pub mod claude;
 pub mod command;
 pub mod http;
@@ -19,6 +23,7 @@ pub mod spawn;
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
+use crate::host::Host;
 use crate::outcome::{millis, Trace};
 use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
@@ -47,6 +52,12 @@ pub struct Context<'a> {
     pub max_output_bytes: usize,
     pub strict: bool,
     pub http: &'a HttpClient,
+    /// The host's registrations (callback hooks, the prompt evaluator).
+    pub host: &'a Host,
+    /// Names this engine's pending host calls, so freeing it can forget them.
+    pub engine_id: u64,
+    /// Set for an asynchronous fire: cancelling it stops the waits of its hooks.
+    pub cancel: Option<&'a cancel::Cancel>,
     /// The workers of the config's persistent hooks.
     pub pools: &'a PoolTable,
 }
@@ -66,11 +77,24 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
         Handler::Command(_) if spec.persistent.is_some() => run_persistent(spec, timeout, cx, &mut trace),
         Handler::Command(command) => run_command(command, spec.argv.as_deref(), spec.json_io, timeout, cx, &mut trace),
         Handler::Http(url) => run_http(url, timeout, cx, &mut trace),
-        Handler::Prompt(_) if event.is_blocking() => HookResult::deny(NO_EVALUATOR),
-        Handler::Prompt(_) => {
-            trace.error = Some(NO_EVALUATOR.to_string());
-            HookResult::default()
-        }
+        Handler::Callback(name) => match cx.host.function(name) {
+            Some(f) => callback::run(&*f, &cx.envelope.json, timeout, cx, &mut trace),
+            None => {
+                let why = callback::not_registered(name);
+                trace.error = Some(why.clone());
+                HookResult::deny(&why)
+            }
+        },
+        Handler::Prompt(question) => match cx.host.function(callback::EVALUATOR) {
+            Some(f) => {
+                callback::run(&*f, &callback::prompt_request(question, &cx.envelope.json), timeout, cx, &mut trace)
+            }
+            None if event.is_blocking() => HookResult::deny(NO_EVALUATOR),
+            None => {
+                trace.error = Some(NO_EVALUATOR.to_string());
+                HookResult::default()
+            }
+        },
     };
     trace.duration_ms = millis(start.elapsed());
     trace.result = result.label();
@@ -86,7 +110,8 @@ fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut 
         return HookResult::deny(JSON_FAILED);
     };
     let launch = Launch { cwd: cx.cwd, env: cx.env };
-    let served = pool.request(cx.envelope.json.as_bytes(), timeout, cx.max_output_bytes, &launch, None);
+    let cancel = cx.cancel.map(|c| c as &dyn persistent::Cancellation);
+    let served = pool.request(cx.envelope.json.as_bytes(), timeout, cx.max_output_bytes, &launch, cancel);
     if !served.stderr.is_empty() {
         trace.stderr = Some(utf8_prefix(&served.stderr));
     }
@@ -131,11 +156,12 @@ fn run_command(
         exec_form: false,
         cwd: cx.cwd,
         env: cx.env,
-        vars: &cx.envelope.vars,
+        vars: cx.envelope.vars(),
         stdin: json_io.then_some(cx.envelope.json.as_bytes()),
         capture_stdout: json_io,
         max_stdout: cx.max_output_bytes,
         timeout,
+        cancel: cx.cancel,
     });
     match finished.exit {
         Some(Exit::Code(c)) => trace.exit_code = Some(c),
@@ -182,7 +208,7 @@ fn run_command(
 
 fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
     trace.timed_out = Some(false);
-    match cx.http.post(url, &cx.envelope.json, &[], timeout, cx.max_output_bytes) {
+    match cx.http.post(url, &cx.envelope.json, &[], timeout, cx.max_output_bytes, cx.cancel) {
         Reply::Body(status, body) => {
             trace.status = Some(status);
             match response::parse(&body) {

@@ -7,6 +7,40 @@
 static const char *g_vecdir;
 static const char *g_name;
 
+/* A callback a vector names: answers every call at once with its canned response, and keeps the
+ * requests of the current fire (README of tests/vectors: "callbacks", "requests"). */
+typedef struct {
+    char *name;
+    char *answer; /* NULL: oh_hooks_respond(call, NULL) */
+    jval *requests; /* array of the requests of the current fire */
+} VecCb;
+
+/* waitNonBlocking runs hooks on several threads at once */
+static pthread_mutex_t g_veccb_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void veccb_fn(void *user, const char *request, OhHooksCall *call) {
+    VecCb *c = user;
+    jval *r = json_parse(request);
+    CHECK(r != NULL, "%s: callback %s got a request that is not JSON: %s", g_name, c->name, request);
+    pthread_mutex_lock(&g_veccb_mu);
+    if (r) j_push(c->requests, NULL, 0, r);
+    pthread_mutex_unlock(&g_veccb_mu);
+    oh_hooks_respond(call, c->answer);
+}
+static void veccb_clear(VecCb *c) {
+    pthread_mutex_lock(&g_veccb_mu);
+    for (size_t i = 0; i < c->requests->len; i++) json_free(c->requests->items[i]);
+    c->requests->len = 0;
+    pthread_mutex_unlock(&g_veccb_mu);
+}
+static void veccb_release(void *user) {
+    VecCb *c = user;
+    free(c->name);
+    free(c->answer);
+    json_free(c->requests);
+    free(c);
+}
+
 static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* `s` with every `from` replaced by `to` (collected). */
@@ -75,6 +109,22 @@ static void run_vector(void) {
     if (err) oh_hooks_string_free(err);
     if (!h) return;
     gc_add(h, gc_free_engine);
+    jval *callbacks = json_get(v, "callbacks");
+    CHECK(!callbacks || callbacks->t == J_OBJ, "%s: callbacks must be an object", g_name);
+    VecCb *registered[32];
+    size_t nreg = 0;
+    for (size_t k = 0; callbacks && callbacks->t == J_OBJ && k < callbacks->len && nreg < 32; k++) {
+        VecCb *c = calloc(1, sizeof *c);
+        c->name = strdup(callbacks->keys[k]);
+        jval *a = callbacks->items[k];
+        c->answer = a->t == J_NULL ? NULL : a->t == J_STR ? strdup(a->s) : json_dump(a);
+        c->requests = json_parse("[]");
+        char *rerr = NULL;
+        CHECK(oh_hooks_register(h, c->name, veccb_fn, c, veccb_release, &rerr) == 0, "%s: register %s: %s", g_name,
+              c->name, show(rerr));
+        oh_hooks_string_free(rerr);
+        registered[nreg++] = c;
+    }
     CHECK(fires && fires->t == J_ARR && fires->len > 0, "%s: no fires", g_name);
     if (!fires || fires->t != J_ARR) return;
     for (size_t i = 0; i < fires->len; i++) {
@@ -86,7 +136,16 @@ static void run_vector(void) {
         const char *input = envelope ? gc_str(json_dump(envelope)) : json_str(raw);
         CHECK(input != NULL, "%s: fire %zu: raw must be a string", g_name, i);
         if (!input) continue;
+        for (size_t k = 0; k < nreg; k++) veccb_clear(registered[k]);
         char *out = oh_hooks_fire(h, input);
+        jval *want_requests = json_get(f, "requests");
+        for (size_t k = 0; want_requests && want_requests->t == J_OBJ && k < nreg; k++) {
+            jval *w = json_get(want_requests, registered[k]->name);
+            jval *empty = gc_json(json_parse("[]"));
+            if (!w) w = empty;
+            CHECK(json_equal(registered[k]->requests, w), "%s: fire %zu: requests to %s\n   got:  %s\n   want: %s", g_name, i,
+                  registered[k]->name, gc_str(json_dump(registered[k]->requests)), gc_str(json_dump(w)));
+        }
         CHECK(out != NULL, "%s: fire %zu returned NULL", g_name, i);
         if (!out) continue;
         jval *got = gc_json(json_parse(out));

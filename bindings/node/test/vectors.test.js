@@ -4,7 +4,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Hooks, OhHooksError, stripDurations, tmpDir } = require('./helpers');
+const { Hooks, OhHooksError, RawResponse, stripDurations, tmpDir } = require('./helpers');
 
 const dir = path.resolve(__dirname, '..', '..', '..', 'tests', 'vectors');
 const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
@@ -37,18 +37,43 @@ for (const file of files) {
 
     const hooks = new Hooks(options);
     try {
+      // The vector's host functions: each answers at once with its canned response (objects
+      // through the ordinary object path, any other value as exact text) and records its requests.
+      const requests = {};
+      for (const [name, canned] of Object.entries(vector.callbacks || {})) {
+        requests[name] = [];
+        const answer =
+          canned === null || (typeof canned === 'object' && !Array.isArray(canned))
+            ? canned
+            : new RawResponse(typeof canned === 'string' ? canned : JSON.stringify(canned));
+        hooks.register(name, (req) => {
+          requests[name].push(req);
+          return answer;
+        });
+      }
+      // With host functions, each envelope fire runs twice: through fire() (engine threads, the
+      // functions reached through the event loop) and through fireSync() (the functions called
+      // on this thread).
+      const ways = vector.callbacks ? ['fire', 'fireSync'] : ['fire'];
       for (const [i, fire] of (vector.fires || []).entries()) {
-        let got;
-        if (fire.raw !== undefined) {
-          got = hooks.fireSync(String(fire.raw));
-        } else {
-          got = await hooks.fire(fire.envelope);
+        for (const way of fire.raw !== undefined ? ['raw'] : ways) {
+          for (const name of Object.keys(requests)) requests[name] = [];
+          let got;
+          if (way === 'raw') {
+            got = hooks.fireSync(String(fire.raw));
+          } else if (way === 'fireSync') {
+            got = hooks.fireSync(fire.envelope);
+          } else {
+            got = await hooks.fire(fire.envelope);
+          }
+          const label = `${file} fire #${i} ${way} (${fire.raw !== undefined ? 'raw ' + JSON.stringify(fire.raw) : JSON.stringify(fire.envelope)})`;
+          if (fire.requests !== undefined) {
+            for (const name of Object.keys(requests)) {
+              assert.deepStrictEqual(requests[name], fire.requests[name] ?? [], `${label}: requests to ${name}`);
+            }
+          }
+          assert.deepStrictEqual(stripDurations(got), stripDurations(fire.outcome), label);
         }
-        assert.deepStrictEqual(
-          stripDurations(got),
-          stripDurations(fire.outcome),
-          `${file} fire #${i} (${fire.raw !== undefined ? 'raw ' + JSON.stringify(fire.raw) : JSON.stringify(fire.envelope)})`,
-        );
       }
     } finally {
       hooks.close();

@@ -8,6 +8,7 @@
             print("blocked:", outcome.reason)
 """
 
+from ._callbacks import RawResponse
 from ._errors import OhHooksError
 from ._hooks import Hooks, library_path, version
 from ._types import Envelope, HookTrace, Options, Outcome, OutcomeError
@@ -20,6 +21,7 @@ __all__ = [
     "Options",
     "Outcome",
     "OutcomeError",
+    "RawResponse",
     "library_path",
     "version",
 ]

@@ -1,4 +1,4 @@
-"""Loading liboh_hooks and declaring its C ABI (version 1) for ctypes.
+"""Loading liboh_hooks and declaring its C ABI (version 1 and the 1.1 host callbacks) for ctypes.
 
 Every function gets ``argtypes`` and ``restype``. Strings the library hands
 over (``char *``) are declared as ``c_void_p`` so the pointer survives for
@@ -101,6 +101,34 @@ class _Lib:
             self.reload.argtypes = [c_void_p, out_str]
             self.reload.restype = c_int
 
+        # Host callbacks (1.1): optional, so an older library still loads for plain fires and
+        # the methods that need them say what is missing.
+        self.register = getattr(cdll, "oh_hooks_register", None)
+        self.respond = getattr(cdll, "oh_hooks_respond", None)
+        self.observe = getattr(cdll, "oh_hooks_observe", None)
+        self.fire_async = getattr(cdll, "oh_hooks_fire_async", None)
+        self.cancel = getattr(cdll, "oh_hooks_cancel", None)
+        self.has_callbacks = None not in (self.register, self.respond, self.observe, self.fire_async, self.cancel)
+        if self.has_callbacks:
+            # int oh_hooks_register(const OhHooks *, const char *name, OhHooksCallback fn,
+            #                       void *user_data, void (*release)(void *), char **error_out);
+            self.register.argtypes = [c_void_p, c_char_p, CALLBACK, c_void_p, RELEASE, out_str]
+            self.register.restype = c_int
+            # void oh_hooks_respond(OhHooksCall *call, const char *response_json);
+            self.respond.argtypes = [c_void_p, c_char_p]
+            self.respond.restype = None
+            # int oh_hooks_observe(const OhHooks *, OhHooksObserver fn, void *user_data,
+            #                      void (*release)(void *), char **error_out);
+            self.observe.argtypes = [c_void_p, OBSERVER, c_void_p, RELEASE, out_str]
+            self.observe.restype = c_int
+            # uint64_t oh_hooks_fire_async(const OhHooks *, const char *envelope_json,
+            #                              OhHooksDone done, void *user_data);
+            self.fire_async.argtypes = [c_void_p, c_char_p, DONE, c_void_p]
+            self.fire_async.restype = ctypes.c_uint64
+            # int oh_hooks_cancel(const OhHooks *, uint64_t fire_id);
+            self.cancel.argtypes = [c_void_p, ctypes.c_uint64]
+            self.cancel.restype = c_int
+
         self._cdll = cdll  # keep the library mapped as long as this object lives
 
     def take_string(self, ptr: Optional[int]) -> bytes:
@@ -112,6 +140,19 @@ class _Lib:
         finally:
             self.string_free(ptr)
 
+
+# The host-callback function types. Calls through them take the GIL for as long as the Python
+# code runs (ctypes does that), from whatever thread the engine uses. The request and record are
+# borrowed (c_char_p copies them into bytes); the outcome given to `done` is owned, so it stays a
+# pointer (c_void_p) to be freed with oh_hooks_string_free.
+# void (*OhHooksCallback)(void *user_data, const char *request_json, OhHooksCall *call);
+CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+# void (*release)(void *user_data);
+RELEASE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# void (*OhHooksObserver)(void *user_data, const char *record_json);
+OBSERVER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+# void (*OhHooksDone)(void *user_data, char *outcome_json);
+DONE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 
 _lib: Optional[_Lib] = None
 _lib_lock = threading.Lock()

@@ -1,11 +1,16 @@
+"""The Hooks class: one engine, its fires, and the host functions registered on it."""
+
 from __future__ import annotations
 
+import asyncio
+import atexit
 import ctypes
 import json
 import threading
-from typing import Any, Dict, Optional, Union
+import weakref
+from typing import Any, Callable, Dict, Optional, Union
 
-from . import _ffi
+from . import _callbacks, _ffi
 from ._errors import OhHooksError
 from ._types import Envelope, Options, Outcome
 
@@ -40,6 +45,20 @@ def _encode_raw(text: Union[str, bytes]) -> bytes:
     return data
 
 
+# Engines still open. At interpreter exit they are closed while Python still runs, so that no
+# engine thread calls a registered function (or the observer) into a finalizing interpreter.
+_open: "weakref.WeakSet[Hooks]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for hooks in list(_open):
+        try:
+            hooks.close()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+
+
 class Hooks:
     """One hook engine: its config, its trust decision, its running hooks.
 
@@ -61,6 +80,12 @@ class Hooks:
 
     Use it as a context manager, or call ``close()``; ``__del__`` frees an
     engine that was forgotten, as a safety net only.
+
+    Host functions (``register``, ``on_decision``) run on the thread that runs
+    their hook: the caller of ``fire`` for a blocking event, an engine thread
+    for ``fire_async`` and for background hooks; the GIL is held only while
+    Python code runs. ``close()`` answers callbacks still waiting for a
+    coroutine with a failure, so it never waits for a blocked event loop.
     """
 
     def __init__(self, options: Optional[Options] = None) -> None:
@@ -74,6 +99,8 @@ class Hooks:
         # a consistent picture.
         self._inside: Dict[int, int] = {}
         self._deferred: Optional[int] = None  # a handle the last call out must free
+        self._host = _callbacks.Host()
+        self._observer_key = 0
         self._lib = _ffi.lib()
 
         options_json = None if options is None else _dumps(options)
@@ -86,6 +113,7 @@ class Hooks:
         if err.value:  # the contract says NULL on success; never leak it if not
             self._lib.string_free(err.value)
         self._handle = handle
+        _open.add(self)
 
     # -- the handle's lifetime -------------------------------------------------
 
@@ -119,11 +147,15 @@ class Hooks:
         return self._handle is None
 
     def close(self) -> None:
-        """Free the engine, after every call in flight has returned. Idempotent."""
+        """Free the engine, after every call in flight has returned. Idempotent.
+
+        Pending ``fire_async`` calls complete first (the engine waits for them); a
+        callback still waiting for a coroutine is answered with a failure (deny)."""
         with self._cv:
             handle, self._handle = self._handle, None
             if handle is None:
                 return
+            self._host.begin_closing()
             if self._inside.get(threading.get_ident()):
                 # Called from this very thread while one of its calls is still inside
                 # (a signal handler, say): waiting would deadlock, so the last call
@@ -147,6 +179,7 @@ class Hooks:
             handle = self._handle
             self._handle = None
             if handle:
+                self._host.begin_closing()
                 self._lib.free(handle)
         except Exception:  # interpreter shutdown: modules may already be gone
             pass
@@ -189,6 +222,148 @@ class Hooks:
             return self._lib.take_string(self._lib.fire(handle, data))
         finally:
             self._leave()
+
+    # -- host callbacks ----------------------------------------------------------
+
+    def _need_callbacks(self, what: str) -> None:
+        if not self._lib.has_callbacks:
+            raise OhHooksError("unsupported", f"{self._lib.path} has no host callbacks (oh_hooks_register, "
+                                              f"oh_hooks_fire_async, ...), which {what}() needs: rebuild the library")
+
+    def register(self, name: str, fn: Optional[Callable[[Dict[str, Any]], Any]]) -> None:
+        """Register ``fn`` for the config's ``callback: <name>`` hooks, replacing any
+        function registered under ``name``; ``None`` removes the registration.
+
+        ``fn(request)`` gets the envelope as a dict (for ``name == "prompt"``, the
+        evaluator of prompt hooks: ``{"prompt": question, "envelope": {...}}``) and
+        returns a response dict such as ``{"decision": "deny", "reason": "..."}``
+        (read like a jsonIO hook's output), or ``None`` for no decision. An
+        exception fails the hook: it denies on a blocking event, with the
+        exception's text as the reason in the trace.
+
+        ``fn`` may be an ``async def`` function when this object is driven from
+        asyncio: its coroutine runs on the loop that called ``register`` or, later,
+        ``fire_async``, and the hook's ``timeout`` bounds it. A plain function runs
+        on the hook's own thread (see the class documentation).
+        """
+        self._need_callbacks("register")
+        if not isinstance(name, str) or not name:
+            raise TypeError("register(name, fn): name must be a non-empty str")
+        if "\0" in name:
+            raise ValueError("register(name, fn): name contains a NUL character, which a C string cannot carry")
+        if fn is not None and not callable(fn):
+            raise TypeError("register(name, fn): fn must be callable or None")
+        try:
+            self._host.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        key = 0
+        if fn is not None:
+            key = _callbacks.next_key()
+            _callbacks.registrations[key] = _callbacks.Registration(self._host, name, fn)
+        handle = self._enter("register")
+        try:
+            err = ctypes.c_void_p()
+            if fn is None:
+                rc = self._lib.register(handle, name.encode("utf-8"), _callbacks.NULL_CALLBACK, None,
+                                        _callbacks.NULL_RELEASE, ctypes.byref(err))
+            else:
+                rc = self._lib.register(handle, name.encode("utf-8"), _callbacks.CALL_TRAMPOLINE, key,
+                                        _callbacks.RELEASE_TRAMPOLINE, ctypes.byref(err))
+            self._check(rc, err, "oh_hooks_register")
+        except BaseException:
+            _callbacks.registrations.pop(key, None)  # refused: the engine keeps nothing
+            raise
+        finally:
+            self._leave()
+
+    def on_decision(self, fn: Optional[Callable[[Dict[str, Any]], Any]]) -> None:
+        """Call ``fn(record)`` once per fire, once all its hooks (background ones
+        included) have finished: ``record`` is ``{"envelope": {...}, "outcome":
+        {...}}`` with every hook's trace. It runs on the firing thread (a
+        synchronous fire, before ``fire`` returns) or on an engine thread; keep it
+        short, and hand off to a queue for slow work. An exception in it is
+        logged (logger ``oh_hooks``) and otherwise ignored. ``None`` stops observing.
+        """
+        self._need_callbacks("on_decision")
+        if fn is not None and not callable(fn):
+            raise TypeError("on_decision(fn): fn must be callable or None")
+        self._host.observer = fn
+        want = fn is not None
+        if want == bool(self._observer_key):
+            return
+        handle = self._enter("on_decision")
+        try:
+            err = ctypes.c_void_p()
+            if want:
+                key = _callbacks.next_key()
+                _callbacks.observers[key] = self._host
+                rc = self._lib.observe(handle, _callbacks.RECORD_TRAMPOLINE, key,
+                                       _callbacks.OBSERVER_RELEASE_TRAMPOLINE, ctypes.byref(err))
+                if rc != 0:
+                    _callbacks.observers.pop(key, None)
+                self._check(rc, err, "oh_hooks_observe")
+                self._observer_key = key
+            else:
+                rc = self._lib.observe(handle, _callbacks.NULL_OBSERVER, None, _callbacks.NULL_RELEASE,
+                                       ctypes.byref(err))
+                self._check(rc, err, "oh_hooks_observe")
+                self._observer_key = 0
+        finally:
+            self._leave()
+
+    async def fire_async(self, envelope: Dict[str, Any]) -> Outcome:
+        """Fire one event on the engine's threads and await its outcome; the event
+        loop keeps running meanwhile (so ``async def`` callbacks can run on it).
+
+        Cancelling the awaiting task (``task.cancel()``, ``asyncio.wait_for``
+        timing out) cancels the fire in the engine: its running hooks are
+        stopped (process groups killed, pending callbacks dropped) and
+        ``CancelledError`` propagates. Errors are as for ``fire``.
+        """
+        self._need_callbacks("fire_async")
+        loop = asyncio.get_running_loop()
+        self._host.loop = loop
+        data = _dumps(envelope)
+        fut: "asyncio.Future[bytes]" = loop.create_future()
+        key = _callbacks.next_key()
+        _callbacks.fires[key] = (loop, fut)
+        try:
+            handle = self._enter("fire_async")
+        except BaseException:
+            _callbacks.fires.pop(key, None)
+            raise
+        try:
+            # done may run before this returns (on an engine thread, or on this one when the
+            # engine refuses the fire); it only schedules _settle on the loop, so that is fine.
+            fire_id = self._lib.fire_async(handle, data, _callbacks.DONE_TRAMPOLINE, key)
+        finally:
+            self._leave()
+        try:
+            raw = await fut
+        except asyncio.CancelledError:
+            self._cancel(fire_id)
+            raise
+        return Outcome.from_json(json.loads(raw))
+
+    def _cancel(self, fire_id: int) -> None:
+        try:
+            handle = self._enter("cancel")
+        except OhHooksError:
+            return  # closed: freeing the engine waited for the fire, nothing left to stop
+        try:
+            self._lib.cancel(handle, fire_id)
+        finally:
+            self._leave()
+
+    def _check(self, rc: int, err: ctypes.c_void_p, what: str) -> None:
+        if rc == 0:
+            if err.value:
+                self._lib.string_free(err.value)
+            return
+        if not err.value:
+            raise OhHooksError("internal", f"{what} failed ({rc}) without an error message")
+        raise OhHooksError.from_json(json.loads(self._lib.take_string(err.value)))
 
     def reload(self) -> None:
         """Re-read the config files now. On error raises ``OhHooksError`` and

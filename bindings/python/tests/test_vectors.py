@@ -14,7 +14,9 @@ from typing import Any, Dict
 
 from _support import VECTORS_DIR, strip_durations
 
-from oh_hooks import Hooks, OhHooksError, Outcome
+import asyncio
+
+from oh_hooks import Hooks, OhHooksError, Outcome, RawResponse
 
 
 def _vector_files():
@@ -48,20 +50,43 @@ class VectorTests(unittest.TestCase):
             return
 
         with Hooks(options) as hooks:
-            for i, fire in enumerate(vector["fires"]):
-                label = f"{path.name} fire #{i}: {vector.get('description', '')}"
-                if "raw" in fire:
-                    got = json.loads(hooks.fire_json(fire["raw"]))
+            # The vector's host functions: each answers at once with its canned response (dicts
+            # through the ordinary path, any other value as exact text) and records its requests.
+            requests: Dict[str, list] = {}
+            for name, canned in (vector.get("callbacks") or {}).items():
+                requests[name] = []
+                if canned is None or isinstance(canned, dict):
+                    answer = canned
                 else:
-                    outcome = hooks.fire(fire["envelope"])
-                    got = outcome.raw
-                    # The typed view agrees with the JSON it came from.
-                    self.assertEqual(outcome, Outcome.from_json(got))
-                    self.assertEqual(outcome.allowed, got["allowed"])
-                    self.assertEqual(len(outcome.hooks), len(got["hooks"]))
-                for t in got.get("hooks", []):
-                    self.assertIsInstance(t.get("durationMs"), (int, float), f"{label}: durationMs missing")
-                self.assertEqual(strip_durations(got), strip_durations(fire["outcome"]), label)
+                    answer = RawResponse(canned if isinstance(canned, str)
+                                         else json.dumps(canned, separators=(",", ":")))
+                hooks.register(name, lambda req, name=name, answer=answer: requests[name].append(req) or answer)
+            # With host functions, each envelope fire also runs through fire_async (the functions
+            # then run on engine threads).
+            ways = ["fire", "fire_async"] if requests else ["fire"]
+            for i, fire in enumerate(vector["fires"]):
+                for way in (["raw"] if "raw" in fire else ways):
+                    for name in requests:
+                        requests[name] = []
+                    label = f"{path.name} fire #{i} {way}: {vector.get('description', '')}"
+                    if way == "raw":
+                        got = json.loads(hooks.fire_json(fire["raw"]))
+                    else:
+                        if way == "fire":
+                            outcome = hooks.fire(fire["envelope"])
+                        else:
+                            outcome = asyncio.run(hooks.fire_async(fire["envelope"]))
+                        got = outcome.raw
+                        # The typed view agrees with the JSON it came from.
+                        self.assertEqual(outcome, Outcome.from_json(got))
+                        self.assertEqual(outcome.allowed, got["allowed"])
+                        self.assertEqual(len(outcome.hooks), len(got["hooks"]))
+                    if "requests" in fire:
+                        for name, got_requests in requests.items():
+                            self.assertEqual(got_requests, fire["requests"].get(name, []), f"{label}: requests to {name}")
+                    for t in got.get("hooks", []):
+                        self.assertIsInstance(t.get("durationMs"), (int, float), f"{label}: durationMs missing")
+                    self.assertEqual(strip_durations(got), strip_durations(fire["outcome"]), label)
 
 
 def _make(path: Path):

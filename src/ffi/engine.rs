@@ -1,22 +1,16 @@
-//! The C ABI (CONTRACT §1). This file is the whole exported surface and the input of cbindgen:
-//! `include/oh_hooks.h` is generated from it by `build.rs`, so the doc comments here are the
-//! header's documentation.
-//!
-//! Every export converts raw pointers, calls the safe engine inside a panic boundary, and
-//! converts back. Nothing else happens here.
+//! The version-1 functions: creating an engine, firing synchronously, reloading, freeing, and
+//! the strings the library hands out.
 
+use super::{boundary, into_c_string, null_argument, null_engine, report};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode};
 use crate::outcome::Outcome;
-use std::cell::Cell;
 use std::ffi::{c_char, c_int, CStr, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Once;
 
 /// An oh-hooks engine: its options, its validated config and the hooks it runs in the
 /// background. Created by `oh_hooks_new`, released by `oh_hooks_free`. Opaque.
 pub struct OhHooks {
-    engine: Engine,
+    pub(crate) engine: Engine,
 }
 
 /// Creates an engine from `options_json` (a JSON object; README "Options"), reading and validating
@@ -81,7 +75,10 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 /// Thread safety: any number of threads may fire on the same engine at once. Blocks the
 /// calling thread for as long as the hooks run (each bounded by its timeout, plus 0.5 s to
 /// kill a hook that ignores SIGTERM; a persistent hook's fire is bounded by its timeout alone,
-/// waiting for a free process included). Must not race `oh_hooks_free` on the same engine.
+/// waiting for a free process included). A blocking event's callback hooks
+/// (`oh_hooks_register`) are called on this thread, and so is the observer, before this
+/// returns. May be called from inside a callback, an observer or a `done` (re-entrancy). Must
+/// not race `oh_hooks_free` on the same engine.
 ///
 /// # Safety
 /// `hooks` is NULL or an engine from `oh_hooks_new` not yet freed; `envelope_json` is NULL or a
@@ -136,10 +133,7 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
         // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
         match unsafe { hooks.as_ref() } {
             Some(hooks) => hooks.engine.reload(),
-            None => Err(Error::new(
-                ErrorCode::NullArgument,
-                "oh_hooks_reload: `hooks` is NULL; expected an engine from oh_hooks_new",
-            )),
+            None => Err(null_engine("oh_hooks_reload")),
         }
     })
     .and_then(|r| r);
@@ -150,15 +144,21 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
     }
 }
 
-/// Releases an engine: first waits for its hooks running or queued in the background (each
-/// bounded by its timeout; at most 8 run at once), then stops the processes of persistent hooks
-/// (closes their stdin, waits up to 500 ms for them to exit, then kills their process groups and
-/// reaps them), then frees everything. NULL does nothing.
+/// Releases an engine: first waits for its asynchronous fires (each `done` has been called when
+/// this returns) and its hooks running or queued in the background (each bounded by its timeout,
+/// at most 8 at once; a pending callback call by its hook's timeout), then runs the `release` of
+/// every registration and of the observer, on this thread, then stops the processes of
+/// persistent hooks (closes their stdin, waits up to 500 ms for them to exit, then kills their
+/// process groups and reaps them), then frees everything. Calls that were never answered are
+/// forgotten: answering them later is ignored. NULL does nothing.
 ///
 /// Ownership: takes back the engine that `oh_hooks_new` gave the caller.
 ///
-/// Thread safety: the caller must ensure no other call is using `hooks` (no fire or reload in
-/// progress or started later); after it returns the pointer is dangling.
+/// Thread safety: the caller must ensure no other call is using `hooks` (no fire, reload,
+/// registration or cancel in progress or started later, except from the callbacks, observer
+/// and `done`s this call waits for); after it returns the pointer is dangling. Must not be
+/// called from a callback, an observer, a `release` or a `done` of the same engine (it would
+/// wait for itself).
 ///
 /// # Safety
 /// `hooks` is NULL or an engine from `oh_hooks_new`, freed only once.
@@ -199,86 +199,4 @@ pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
 #[unsafe(no_mangle)]
 pub extern "C" fn oh_hooks_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
-}
-
-fn null_argument(name: &str, function: &str) -> Outcome {
-    Outcome::error(Error::new(
-        ErrorCode::NullArgument,
-        format!(
-            "{function}: `{name}` is NULL; expected {}",
-            match name {
-                "hooks" => "an engine from oh_hooks_new",
-                _ => "a NUL-terminated UTF-8 JSON string",
-            }
-        ),
-    ))
-}
-
-/// The `error_out` convention: when the slot is not NULL it is always written, NULL on success
-/// and an owned error JSON on failure. Returns the success value.
-///
-/// # Safety
-/// `error_out` is NULL or points to a writable `char *`.
-unsafe fn report<T>(result: Result<T, Error>, error_out: *mut *mut c_char) -> Option<T> {
-    let (value, error) = match result {
-        Ok(v) => (Some(v), None),
-        Err(e) => (None, Some(e)),
-    };
-    if !error_out.is_null() {
-        // SAFETY: per this function's contract.
-        unsafe { *error_out = error.map_or(std::ptr::null_mut(), |e| into_c_string(e.to_json())) };
-    }
-    value
-}
-
-/// Hands a string to C. Our JSON never contains a raw NUL (serde_json escapes it), so this
-/// only returns NULL if the impossible happens.
-fn into_c_string(s: String) -> *mut c_char {
-    CString::new(s).map(CString::into_raw).unwrap_or(std::ptr::null_mut())
-}
-
-thread_local! {
-    static IN_BOUNDARY: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f`, turning a panic into an `internal` error. A panic must not unwind into C (it would
-/// abort the host), and the library prints nothing: a panic hook installed once stays silent
-/// for panics inside the boundary and on the library's own threads, and hands every other
-/// panic to the hook that was there before.
-fn boundary<T>(f: impl FnOnce() -> T) -> Result<T, Error> {
-    static QUIET_HOOK: Once = Once::new();
-    QUIET_HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let ours = IN_BOUNDARY.with(Cell::get)
-                || std::thread::current().name().is_some_and(|n| n.starts_with("oh-hooks-"));
-            if !ours {
-                previous(info);
-            }
-        }));
-    });
-    let outer = IN_BOUNDARY.with(|b| b.replace(true));
-    let result = catch_unwind(AssertUnwindSafe(f));
-    IN_BOUNDARY.with(|b| b.set(outer));
-    result.map_err(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        Error::new(ErrorCode::Internal, format!("internal error in oh-hooks: {what}; please report it"))
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn panics_become_internal_errors() {
-        let e = boundary(|| -> () { panic!("boom") }).unwrap_err();
-        assert_eq!(e.code, ErrorCode::Internal);
-        assert!(e.message.contains("boom"));
-        assert_eq!(boundary(|| 5).unwrap(), 5);
-    }
 }

@@ -1,0 +1,115 @@
+//! Asynchronous fire and cancellation (CONTRACT §1.1): `oh_hooks_fire_async` hands the fire to
+//! the engine's bounded pool of threads and calls `done` once from there; `oh_hooks_cancel`
+//! stops it.
+
+use super::engine::OhHooks;
+use super::{boundary, into_c_string, null_engine, text};
+use crate::outcome::Outcome;
+use std::ffi::{c_char, c_int, c_void};
+
+/// Receives an asynchronous fire's outcome. `outcome_json` is owned by the host, who frees it
+/// with `oh_hooks_string_free`.
+pub type OhHooksDone = Option<unsafe extern "C" fn(user_data: *mut c_void, outcome_json: *mut c_char)>;
+
+/// The host's `done` and `user_data`, movable to an engine thread.
+struct Done {
+    f: OhHooksDone,
+    data: *mut c_void,
+}
+
+// SAFETY: the header makes the host promise that `done` and `user_data` may be used from an
+// engine thread.
+unsafe impl Send for Done {}
+
+impl Done {
+    fn call(self, outcome: Outcome) {
+        if let Some(f) = self.f {
+            // SAFETY: the host gave us `done` for `user_data`; the outcome string becomes the
+            // host's.
+            unsafe { f(self.data, into_c_string(outcome.to_json())) };
+        }
+    }
+}
+
+/// Fires one event on an engine thread: the same work as `oh_hooks_fire`, then `done(user_data,
+/// outcome_json)` is called exactly once, from an engine thread (also for bad input, whose
+/// outcome carries the `error`). Returns the fire's id (never 0), for `oh_hooks_cancel`.
+///
+/// The engine runs asynchronous fires on a bounded pool of threads (8 per engine); more wait in
+/// a queue. When 4096 are already waiting, `done` is called at once, on the calling thread,
+/// with an `internal` error, and the fire does not run. When `hooks` is NULL, `done` is called
+/// at once on the calling thread with a `null_argument` outcome and 0 is returned. A NULL
+/// `done` fires without reporting.
+///
+/// Ownership: `envelope_json` is borrowed for the call (copied). `user_data` is the host's; the
+/// engine only passes it to `done`. `outcome_json` belongs to the host.
+///
+/// Threads: may be called from any thread, concurrently with anything but `oh_hooks_free`,
+/// including from a callback, an observer or a `done`. `done` may fire, register, observe and
+/// cancel, and must not call `oh_hooks_free`. `oh_hooks_free` waits for every fire started
+/// before it, so `done` is never left pending.
+///
+/// Errors: in the outcome, as for `oh_hooks_fire`, plus `cancelled` (the fire was cancelled;
+/// `allowed` is false).
+///
+/// # Safety
+/// `hooks` is NULL or an engine not yet freed; `envelope_json` is NULL or a NUL-terminated
+/// string; `done` is NULL or a function safe to call with `user_data` from another thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oh_hooks_fire_async(
+    hooks: *const OhHooks,
+    envelope_json: *const c_char,
+    done: OhHooksDone,
+    user_data: *mut c_void,
+) -> u64 {
+    let done = Done { f: done, data: user_data };
+    // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
+    let Some(hooks) = (unsafe { hooks.as_ref() }) else {
+        done.call(Outcome::error(null_engine("oh_hooks_fire_async")));
+        return 0;
+    };
+    // `done` moves into the engine only inside the boundary; a panic before that point still
+    // reports through it.
+    let mut done = Some(done);
+    let fired = boundary(|| {
+        // SAFETY: the caller passes NULL or a NUL-terminated string that lives for the call.
+        let envelope = unsafe { text(envelope_json, "envelope_json", "oh_hooks_fire_async") }.map(str::to_string);
+        let done = done.take().expect("taken once");
+        hooks.engine.fire_async(envelope, Box::new(move |outcome| done.call(outcome)))
+    });
+    match fired {
+        Ok(id) => id,
+        Err(e) => {
+            if let Some(done) = done {
+                done.call(Outcome::error(e));
+            }
+            0
+        }
+    }
+}
+
+/// Cancels an asynchronous fire: its running hooks are stopped (command hooks' process groups
+/// get SIGTERM, then SIGKILL 500 ms later, as on a timeout; pending callback calls are dropped,
+/// their late answers ignored; a waiting HTTP request is abandoned; a persistent hook's worker
+/// answering the fire is killed), no further hook starts, and the fire completes with an outcome
+/// whose `error.code` is `cancelled` and `allowed` is false. `done` still runs exactly once, on
+/// the engine thread, once the stopped hooks are reaped (at most about 0.5 s). Cancelling a fire
+/// that has already completed (or an id that is not a fire of this engine) does nothing.
+/// Background hooks of a non-blocking event outlive their fire and are not cancelled.
+///
+/// Returns 0 (also when there was nothing to cancel), -1 when `hooks` is NULL.
+///
+/// Threads: any thread, concurrently with anything but `oh_hooks_free`, including from a
+/// callback or a `done`.
+///
+/// # Safety
+/// `hooks` is NULL or an engine not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oh_hooks_cancel(hooks: *const OhHooks, fire_id: u64) -> c_int {
+    // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
+    let Some(hooks) = (unsafe { hooks.as_ref() }) else { return -1 };
+    match boundary(|| hooks.engine.cancel(fire_id)) {
+        Ok(_) => 0,
+        Err(_) => -1,
+    }
+}

@@ -1,0 +1,58 @@
+//! Callback hooks (CONTRACT §3.9) and prompt hooks with a host evaluator (§3.6): ask a function
+//! the host registered, wait for its answer within the hook's timeout, and read the answer like
+//! a jsonIO response. A missing registration fails like a spawn failure; no answer in time fails
+//! like a timed-out jsonIO hook.
+
+use super::{Context, JSON_FAILED, MALFORMED, OUTPUT_TOO_LARGE};
+use crate::host::{self, Asked, HostFunction};
+use crate::outcome::Trace;
+use crate::response::{self, HookResult, Response};
+use std::time::Duration;
+
+/// The registration a prompt hook asks.
+pub const EVALUATOR: &str = "prompt";
+
+pub fn not_registered(name: &str) -> String {
+    format!("no callback registered for {name}")
+}
+
+/// The request of a prompt hook: its question and the envelope.
+pub fn prompt_request(question: &str, envelope_json: &str) -> String {
+    let question = serde_json::to_string(question).unwrap_or_else(|_| "\"\"".to_string());
+    format!(r#"{{"prompt":{question},"envelope":{envelope_json}}}"#)
+}
+
+/// Asks `f` with `request` and turns what came back into the hook's result.
+pub fn run(f: &dyn HostFunction, request: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+    let event = cx.envelope.event;
+    let asked = host::ask(cx.engine_id, f, request, timeout, cx.cancel);
+    trace.timed_out = Some(asked == Asked::TimedOut);
+    let answer = match asked {
+        Asked::Answered(a) => a,
+        Asked::TimedOut => {
+            trace.error = Some(format!("no answer within {} ms", timeout.as_millis()));
+            return HookResult::deny(JSON_FAILED);
+        }
+        Asked::Cancelled => {
+            trace.error = Some("cancelled".to_string());
+            return HookResult::deny(JSON_FAILED);
+        }
+    };
+    let Some(answer) = answer else { return HookResult::default() };
+    if answer.len() > cx.max_output_bytes {
+        trace.error = Some(format!("the answer exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
+        return HookResult::deny(OUTPUT_TOO_LARGE);
+    }
+    match response::parse(&answer) {
+        Response::Empty => HookResult::default(),
+        Response::Malformed(why) => {
+            trace.error = Some(why);
+            if cx.strict && event.is_blocking() {
+                HookResult::deny(MALFORMED)
+            } else {
+                HookResult::default()
+            }
+        }
+        Response::Parsed { result, .. } => result,
+    }
+}
