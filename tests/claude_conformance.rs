@@ -17,7 +17,13 @@ use std::time::{Duration, Instant};
 
 /// Behaviour of Claude Code this suite checks that the engine does not have yet, each with the
 /// test that shows it. Empty when everything is implemented.
-pub const KNOWN_GAPS: &[(&str, &str)] = &[];
+pub const KNOWN_GAPS: &[(&str, &str)] = &[(
+    "prompt_hook_verdicts_mean_what_they_mean_in_claude_code",
+    "a Claude Code prompt hook answered by the host's `prompt` function with {\"ok\": false, \
+     \"reason\": r} leaves PreToolUse and Stop allowed (only `reason` is copied); the verdict \
+     reader response::claude::read_callback exists and is unit-tested but the run path \
+     (run::claude, ClaudeHandler::Callback) reads the answer with answer::read, like command stdout",
+)];
 
 /// Every known gap is an ignored test of this file, and every test ignored as a known gap is
 /// listed: nothing is skipped without being named here.
@@ -1561,4 +1567,46 @@ fn http_hook_errors_fail_open_unlike_openharness_http_hooks() {
     let out = c.fire(bash("ls"));
     assert_eq!(out["allowed"], true, "{out}");
     assert!(one_claude_trace(&out)["failure"].is_string(), "{out}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// prompt hooks answered by the host (the model verdict {ok, reason, impossible}).
+
+struct Verdict(&'static str);
+
+impl oh_hooks::host::HostFunction for Verdict {
+    fn call(&self, _request: &str, call: u64) {
+        oh_hooks::host::answer(call, Some(self.0.as_bytes().to_vec()));
+    }
+}
+
+#[test]
+#[ignore = "known gap: a prompt hook's {ok: false} verdict does not block (see KNOWN_GAPS)"]
+fn prompt_hook_verdicts_mean_what_they_mean_in_claude_code() {
+    // Reference "Response schema": ok:false denies on PreToolUse; on Stop it keeps the turn
+    // going with the reason, unless `impossible` says the goal cannot be reached.
+    let c = Cc::new();
+    let mut s = settings("PreToolUse", "Bash", vec![json!({ "type": "prompt", "prompt": "Is $ARGUMENTS safe?" })]);
+    s["hooks"]["Stop"] = json!([{ "hooks": [{ "type": "prompt", "prompt": "Is the task done? $ARGUMENTS" }] }]);
+    c.project(&s);
+    let cases: Vec<(&'static str, Value, Value)> = vec![
+        (r#"{"ok": false, "reason": "deletes the repo"}"#, bash("rm -rf ."), json!([false, "deletes the repo"])),
+        (r#"{"ok": true}"#, bash("ls"), json!([true, null])),
+        (
+            r#"{"ok": false, "reason": "tests not run"}"#,
+            json!({ "event": "turnStop" }),
+            json!([false, "tests not run"]),
+        ),
+        (r#"{"ok": false, "reason": "cannot", "impossible": true}"#, json!({ "event": "turnStop" }), json!([true])),
+    ];
+    let mut wrong = Vec::new();
+    for (verdict, envelope, want) in cases {
+        let engine = c.engine(json!({}));
+        engine.register("prompt", Some(std::sync::Arc::new(Verdict(verdict))));
+        let out = fire(&engine, envelope.clone());
+        if out["allowed"] != want[0] || (want[0] == false && out["reason"] != want[1]) {
+            wrong.push(format!("{verdict} on {envelope}: want {want}, got {out}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
