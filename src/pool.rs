@@ -45,6 +45,10 @@ struct State {
     handles: Vec<JoinHandle<()>>,
     shutdown: bool,
     dropped: u64,
+    /// Threads blocked in [`Pool::drain`]. With the idle count, it lets the hot path skip
+    /// `notify_*`: std's futex condvar makes a syscall on every notify, waiter or not, and an
+    /// async fire round trip crosses the pool twice.
+    draining: usize,
 }
 
 impl Shared {
@@ -94,7 +98,9 @@ impl Pool {
             return Err(job);
         }
         st.queue.push_back(job);
-        self.shared.work.notify_one();
+        if st.idle > 0 {
+            self.shared.work.notify_one();
+        }
         Ok(())
     }
 
@@ -106,9 +112,11 @@ impl Pool {
     /// Waits until nothing is queued or running.
     pub fn drain(&self) {
         let mut st = self.shared.lock();
+        st.draining += 1;
         while !st.queue.is_empty() || st.running > 0 {
             st = self.shared.empty.wait(st).unwrap_or_else(PoisonError::into_inner);
         }
+        st.draining -= 1;
     }
 }
 
@@ -141,7 +149,7 @@ fn worker(shared: &Shared) {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
             st = shared.lock();
             st.running -= 1;
-            if st.queue.is_empty() && st.running == 0 {
+            if st.queue.is_empty() && st.running == 0 && st.draining > 0 {
                 shared.empty.notify_all();
             }
             continue;
