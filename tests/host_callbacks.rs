@@ -59,3 +59,16 @@ fn claude_prompt_hooks_ask_the_host() {
     assert_eq!(requests[0]["input"]["tool_name"], "Bash", "Claude Code's input: {}", requests[0]);
     assert_eq!(requests[0]["input"]["tool_input"]["command"], "rm -rf /");
 }
+
+#[test]
+fn claude_agent_hooks_may_answer_with_a_model_verdict() {
+    let (_dir, e) =
+        claude_engine(json!({ "Stop": [{ "hooks": [{ "type": "agent", "prompt": "Did the tests pass?" }] }] }));
+    let agent =
+        Arc::new(Canned { answer: r#"{"ok": false, "reason": "2 tests fail"}"#, requests: Mutex::new(Vec::new()) });
+    e.register("agent", Some(agent.clone()));
+    let o = common::fire(&e, json!({ "event": "turnStop", "stop_hook_active": false }));
+    assert_eq!(o["allowed"], false, "ok:false on Stop keeps the turn going: {o}");
+    assert_eq!(o["reason"], "2 tests fail", "{o}");
+    assert_eq!(agent.requests.lock().unwrap()[0]["input"]["hook_event_name"], "Stop");
+}

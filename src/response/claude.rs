@@ -156,12 +156,16 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
     }
 }
 
-/// The answer of a host callback serving a `prompt`, `agent` or `mcp_tool` Claude Code hook:
+/// The answer of a host callback serving a `prompt`, `agent` or `mcp_tool` Claude Code hook
+/// (blank: no decision):
 /// either a model's verdict `{"ok": bool, "reason": str, "impossible": bool}` (Claude Code's
 /// prompt/agent schema) or anything a command hook may print, read as its stdout on exit 0.
 /// `ok: false` denies where the event can be blocked, except on PermissionRequest (no effect)
 /// and on Stop/SubagentStop when `impossible` (the agent may stop after all).
 pub fn read_callback(event: Event, answer: &[u8], name: &str) -> ClaudeAnswer {
+    if answer.iter().all(u8::is_ascii_whitespace) {
+        return ClaudeAnswer::default();
+    }
     if let Ok(Value::Object(map)) = super::parse_json(answer) {
         if let Some(ok) = map.get("ok").and_then(Value::as_bool) {
             let reason = map.get("reason").and_then(Value::as_str).filter(|r| !r.is_empty()).map(str::to_string);

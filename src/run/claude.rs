@@ -25,13 +25,6 @@ pub struct ClaudeContext<'a> {
     pub project_dir: &'a str,
 }
 
-/// What the host callback of a `prompt`, `agent` or `mcp_tool` hook is asked (CONTRACT §8):
-/// the hook's own fields (`prompt`, `model`, `server`, `tool`, `input`, ...) and Claude Code's
-/// input for this event. Its answer is read by [`answer::read_callback`].
-pub fn callback_request(fields: &serde_json::Map<String, serde_json::Value>, input: &ClaudeInput) -> String {
-    serde_json::json!({ "hook": fields, "input": input.fields }).to_string()
-}
-
 /// Why a `prompt`, `agent` or `mcp_tool` hook did not run.
 pub fn no_callback(kind: &str) -> String {
     format!("no host callback registered for `{kind}`; the Claude Code {kind} hook was skipped")
@@ -201,18 +194,20 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                     Asked::TimedOut => (Some(format!("timed out after {} s", timeout.as_secs_f64())), Vec::new()),
                     Asked::Cancelled => (Some("cancelled".to_string()), Vec::new()),
                 };
-                answer::read(
-                    event,
-                    &Ran {
-                        exit: failed.is_none().then_some(0),
-                        timed_out,
-                        failed,
-                        stdout: &body,
-                        on_failure_block: hook.on_failure_block,
-                        name: kind,
-                        ..Ran::default()
-                    },
-                )
+                match failed {
+                    // A model's verdict `{ok, reason, impossible}` or a command hook's JSON.
+                    None => answer::read_callback(event, &body, kind),
+                    failed => answer::read(
+                        event,
+                        &Ran {
+                            timed_out,
+                            failed,
+                            on_failure_block: hook.on_failure_block,
+                            name: kind,
+                            ..Ran::default()
+                        },
+                    ),
+                }
             }
         },
     };
