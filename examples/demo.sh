@@ -32,6 +32,31 @@ fire 0 examples/envelopes/post-tool.json    "postToolUse writes an audit line (n
 printf '\n== audit log (%s)\n' "$OH_HOOKS_AUDIT_LOG"
 cat "$OH_HOOKS_AUDIT_LOG" || failures=$((failures + 1))
 
+# Claude Code hooks, unchanged: examples/claude is a Claude Code project (.claude/settings.json
+# with a Bash guard, a prompt-context hook and a Stop hook). An empty temporary home keeps your
+# own ~/.claude/settings.json hooks out of the demo.
+claude=examples/claude
+claude_home=$(mktemp -d)
+trap 'rm -rf "$claude_home"' EXIT
+claude_opts="{\"home\":\"$claude_home\"}"
+printf '\n== oh-hooks check --claude --cwd %s --trusted\n' "$claude"
+"$cli" check --claude --cwd "$claude" --trusted --options "$claude_opts" || failures=$((failures + 1))
+fire_claude() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --claude --cwd %s --trusted < %s\n" "$3" "$claude" "$2"
+  "$cli" fire --claude --cwd "$claude" --trusted --options "$claude_opts" < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: blocked"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire_claude 1 $claude/envelopes/bash-rm-rf.json      "Claude Code: Bash 'rm -rf /' is blocked by bash-guard.sh (exit 2, stderr is the reason)"
+fire_claude 0 $claude/envelopes/bash-cargo-test.json "Claude Code: Bash 'cargo test' goes through"
+fire_claude 0 $claude/envelopes/prompt.json          "Claude Code: plain stdout of prompt-context.py becomes additionalContext"
+fire_claude 1 $claude/envelopes/stop.json            "Claude Code: the Stop hook keeps the turn going (allowed false = do not stop)"
+fire_claude 0 $claude/envelopes/stop-tests-pass.json "Claude Code: once the tests pass, the turn may end"
+
 # The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'

@@ -313,7 +313,8 @@ const (
 	ResultAllow HookResult = "allow"
 	ResultDeny  HookResult = "deny"
 	ResultAsk   HookResult = "ask"
-	ResultNone  HookResult = "none" // no decision
+	ResultDefer HookResult = "defer" // Claude Code hooks only
+	ResultNone  HookResult = "none"  // no decision
 	// Deprecated: never produced since version 1.1, which does not load an untrusted
 	// project's hooks at all (the outcome's Warnings say so instead).
 	ResultSkipped HookResult = "skipped"

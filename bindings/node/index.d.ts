@@ -158,7 +158,7 @@ export interface HookTrace {
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
-  result: 'allow' | 'deny' | 'ask' | 'none';
+  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none';
   reason?: string;
   /** First 4 KiB of stderr, when non-empty. */
   stderr?: string;

@@ -97,7 +97,7 @@ class HookTrace:
     type: str
     """``"command"``, ``"http"`` or ``"prompt"``."""
     result: str
-    """``"allow"``, ``"deny"``, ``"ask"`` or ``"none"``."""
+    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks) or ``"none"``."""
     duration_ms: float
     json_io: bool = False
     persistent: bool = False
