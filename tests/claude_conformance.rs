@@ -17,13 +17,7 @@ use std::time::{Duration, Instant};
 
 /// Behaviour of Claude Code this suite checks that the engine does not have yet, each with the
 /// test that shows it. Empty when everything is implemented.
-pub const KNOWN_GAPS: &[(&str, &str)] = &[(
-    "prompt_hook_verdicts_mean_what_they_mean_in_claude_code",
-    "a Claude Code prompt hook answered by the host's `prompt` function with {\"ok\": false, \
-     \"reason\": r} leaves PreToolUse and Stop allowed (only `reason` is copied); the verdict \
-     reader response::claude::read_callback exists and is unit-tested but the run path \
-     (run::claude, ClaudeHandler::Callback) reads the answer with answer::read, like command stdout",
-)];
+pub const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 /// Every known gap is an ignored test of this file, and every test ignored as a known gap is
 /// listed: nothing is skipped without being named here.
@@ -1581,7 +1575,6 @@ impl oh_hooks::host::HostFunction for Verdict {
 }
 
 #[test]
-#[ignore = "known gap: a prompt hook's {ok: false} verdict does not block (see KNOWN_GAPS)"]
 fn prompt_hook_verdicts_mean_what_they_mean_in_claude_code() {
     // Reference "Response schema": ok:false denies on PreToolUse; on Stop it keeps the turn
     // going with the reason, unless `impossible` says the goal cannot be reached.
