@@ -59,6 +59,18 @@ fn many_large_regexes() {
     expect_bound("400 distinct \\w{12} regexes", &text, "regexes take more than 32 MiB");
 }
 
+/// Found by the Claude Code conformance work: an 18 MB file of ordinary hooks passed every
+/// budget but took 350 MB inside the YAML parser. A file over 4 MiB is refused unparsed.
+#[test]
+fn huge_file_is_refused_unparsed() {
+    let _s = serial();
+    let mut text = String::from("hooks:\n  preToolUse:\n");
+    while text.len() < 18 << 20 {
+        text.push_str("    - command: exit 1\n      match: Bash\n");
+    }
+    expect_bound("an 18 MB file of hooks", &text, "larger than 4 MiB");
+}
+
 /// The same pattern given many times is compiled once (and the config loads).
 #[test]
 fn one_pattern_many_times_is_compiled_once() {

@@ -7,16 +7,13 @@
 //! why (shown in each outcome's `warnings` and by `oh-hooks check`). Only `hooks` and
 //! `disableAllHooks` are read; every other key belongs to Claude Code.
 
-use super::read_regular_file;
+use super::{read_regular_file, MAX_FILE_BYTES};
 use crate::event::Event;
 use crate::matcher::claude::{takes_if, ClaudeMatcher, PermissionRule};
 use crate::options::{ClaudePlugin, Options, Source};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Claude Code files larger than this are not read (with a warning).
-pub const MAX_FILE_BYTES: u64 = 4 << 20;
 
 /// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
 const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;

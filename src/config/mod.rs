@@ -148,16 +148,22 @@ impl Config {
     }
 }
 
-/// Reads a file that must be a regular file. A FIFO or device in a config's place would block
+/// The largest config file (of either dialect) that is parsed. Real ones are a few KiB; the
+/// parsers' own memory grows with the text (an 18 MB YAML file took 350 MB before any budget
+/// applied), so a larger file is refused unparsed.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// Reads a file that must be a regular file, at most [`MAX_FILE_BYTES`] + 1 bytes of it (the
+/// parser then refuses it by its length). A FIFO or device in a config's place would block
 /// `oh_hooks_new` (and every reloading fire) forever: it is opened without blocking and refused.
 pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
     }
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
 }

@@ -31,6 +31,18 @@ pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<Layer> {
 
 fn parse_file_unbounded(path: &Path, bytes: &[u8]) -> Result<Layer> {
     let file = path.display().to_string();
+    if bytes.len() as u64 > super::MAX_FILE_BYTES {
+        return Err(Error {
+            file: Some(file.clone()),
+            ..Error::new(
+                ErrorCode::InvalidConfig,
+                format!(
+                    "config file {file} is larger than {} MiB, the most a config file may have; expected a config of ordinary size",
+                    super::MAX_FILE_BYTES >> 20
+                ),
+            )
+        });
+    }
     let text = std::str::from_utf8(bytes).map_err(|e| Error {
         file: Some(file.clone()),
         ..Error::new(ErrorCode::InvalidConfig, format!("config file {file} is not UTF-8 text ({e})"))
