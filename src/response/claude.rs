@@ -351,6 +351,21 @@ mod tests {
         )
     }
 
+    /// A valid deny must be read whatever the numbers and depth around it (CONTRACT §3.4): a
+    /// hook that echoes a 127-deep tool input back, or whose JSON holds `1e999` or `NaN`.
+    #[test]
+    fn valid_denies_with_big_numbers_and_depth() {
+        let deny = r#""hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}"#;
+        let deep = format!("{}1{}", "[".repeat(127), "]".repeat(127));
+        for extra in [r#""score":1e999"#, r#""score":-1E+400"#, r#""score":NaN"#, &format!(r#""echo":{deep}"#)] {
+            let a = answer(Event::PreToolUse, 0, &format!("{{{deny},{extra}}}"), "");
+            assert_eq!((a.permission, a.reason.as_deref()), (Some(Permission::Deny), Some("no")), "{extra:.40}");
+        }
+        // Beyond the bound the answer is unreadable: reported, not a crash (the stack is safe).
+        let too_deep = format!("{{{deny},\"x\":{}1{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(crate::response::parse_json(too_deep.as_bytes()).unwrap_err().contains("levels deep"));
+    }
+
     #[test]
     fn exit_codes() {
         let a = answer(Event::PreToolUse, 2, "", "no rm\n");

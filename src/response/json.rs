@@ -200,6 +200,78 @@ pub(crate) fn non_finite_to_null(text: &str) -> Option<String> {
     Some(out)
 }
 
+/// Rewrites, outside strings, every number too large for an `f64` (`1e999`: valid JSON, but
+/// `Value` refuses it as "number out of range") to `null`, as [`non_finite_to_null`] does for
+/// `Infinity`. `None` when there is none. For the readers that build a whole `Value`.
+pub(crate) fn out_of_range_to_null(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut i, mut in_string, mut found) = (0usize, 0usize, false, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            i += 1;
+            while i < bytes.len() && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+                i += 1;
+            }
+            if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
+                out.push_str(&text[copied..start]);
+                out.push_str("null");
+                copied = i;
+                found = true;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    if !found {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// The deepest nesting of `[`/`{` outside strings.
+pub(crate) fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -90,22 +90,37 @@ pub enum Response {
 }
 
 /// A whole answer as a JSON value, for the readers that need every field (Claude Code hooks).
-/// Python's `NaN`/`Infinity` are read as `null`, as [`json`] does; a key given twice keeps a
-/// refusing value (`deny`, `block`, `false`) over a later one, so a repeated key cannot turn a
-/// deny into an allow (CONTRACT §3.4).
+/// Python's `NaN`/`Infinity` and numbers too large for an `f64` (`1e999`) are read as `null`, as
+/// [`json`] does; a key given twice keeps a refusing value (`deny`, `block`, `false`) over a
+/// later one, so a repeated key cannot turn a deny into an allow (CONTRACT §3.4). Nesting up to
+/// [`MAX_VALUE_DEPTH`] is read (serde_json's own limit, 128, is below what a hook echoing a
+/// deep tool input back produces: the envelope itself may be 127 deep).
 pub fn parse_json(body: &[u8]) -> Result<Value, String> {
     let text = std::str::from_utf8(body).map_err(|e| format!("not UTF-8 text ({e})"))?;
+    let depth = json::nesting_depth(text);
+    if depth > MAX_VALUE_DEPTH {
+        return Err(format!("nested {depth} levels deep, more than the {MAX_VALUE_DEPTH} a response may be"));
+    }
     let read = |t: &str| -> Result<Value, serde_json::Error> {
         let mut de = serde_json::Deserializer::from_str(t);
+        // Bounded above: the `Sticky` visitor recurses once per level, a few hundred bytes each.
+        de.disable_recursion_limit();
         let v = serde::Deserialize::deserialize(&mut de).map(|Sticky(v)| v)?;
         de.end()?;
         Ok(v)
     };
-    read(text).or_else(|first| match json::non_finite_to_null(text) {
-        Some(rewritten) => read(&rewritten).map_err(|_| first.to_string()),
-        None => Err(first.to_string()),
+    read(text).or_else(|first| {
+        let finite = json::non_finite_to_null(text);
+        let in_range = json::out_of_range_to_null(finite.as_deref().unwrap_or(text));
+        match in_range.or(finite) {
+            Some(rewritten) => read(&rewritten).map_err(|_| first.to_string()),
+            None => Err(first.to_string()),
+        }
     })
 }
+
+/// How deep a whole-value response may nest (see [`parse_json`]).
+pub const MAX_VALUE_DEPTH: usize = 512;
 
 /// A JSON value whose objects resolve repeated keys in favour of a refusal.
 struct Sticky(Value);
