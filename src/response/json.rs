@@ -159,24 +159,7 @@ impl<'de> Visitor<'de> for SpecificVisitor {
 /// parser that runs next: `[1 NaN]` is still not JSON.
 pub(crate) fn non_finite_to_null(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let (mut copied, mut i, mut in_string, mut found) = (0usize, 0usize, false, false);
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            i += 1;
-            continue;
-        }
-        if b == b'"' {
-            in_string = true;
-            i += 1;
-            continue;
-        }
+    nulls_outside_strings(text, |i| {
         let token = [&b"-Infinity"[..], b"Infinity", b"NaN"].into_iter().find(|t| bytes[i..].starts_with(t));
         // A token must not be part of a longer word (`NaNa`), nor follow one.
         let starts_word = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
@@ -184,26 +167,33 @@ pub(crate) fn non_finite_to_null(text: &str) -> Option<String> {
             Some(t)
                 if starts_word && bytes.get(i + t.len()).map_or(true, |c| !c.is_ascii_alphanumeric() && *c != b'_') =>
             {
-                out.push_str(&text[copied..i]);
-                out.push_str("null");
-                found = true;
-                i += t.len();
-                copied = i;
+                (t.len(), true)
             }
-            _ => i += 1,
+            _ => (1, false),
         }
-    }
-    if !found {
-        return None;
-    }
-    out.push_str(&text[copied..]);
-    Some(out)
+    })
 }
 
 /// Rewrites, outside strings, every number too large for an `f64` (`1e999`: valid JSON, but
 /// `Value` refuses it as "number out of range") to `null`, as [`non_finite_to_null`] does for
 /// `Infinity`. `None` when there is none. For the readers that build a whole `Value`.
 pub(crate) fn out_of_range_to_null(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    nulls_outside_strings(text, |i| {
+        if bytes[i] != b'-' && !bytes[i].is_ascii_digit() {
+            return (1, false);
+        }
+        let len = 1 + bytes[i + 1..]
+            .iter()
+            .take_while(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+            .count();
+        (len, text[i..i + len].parse::<f64>().is_ok_and(f64::is_infinite))
+    })
+}
+
+/// Walks `text` outside its strings; at each position `token(i)` says how long the token there
+/// is (at least 1) and whether to replace it by `null`. `None` when nothing was replaced.
+fn nulls_outside_strings(text: &str, mut token: impl FnMut(usize) -> (usize, bool)) -> Option<String> {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let (mut copied, mut i, mut in_string, mut found) = (0usize, 0usize, false, false);
@@ -223,21 +213,14 @@ pub(crate) fn out_of_range_to_null(text: &str) -> Option<String> {
             i += 1;
             continue;
         }
-        if b == b'-' || b.is_ascii_digit() {
-            let start = i;
-            i += 1;
-            while i < bytes.len() && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
-                i += 1;
-            }
-            if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
-                out.push_str(&text[copied..start]);
-                out.push_str("null");
-                copied = i;
-                found = true;
-            }
-            continue;
+        let (len, replace) = token(i);
+        if replace {
+            out.push_str(&text[copied..i]);
+            out.push_str("null");
+            copied = i + len;
+            found = true;
         }
-        i += 1;
+        i += len.max(1);
     }
     if !found {
         return None;

@@ -3,10 +3,10 @@
 //! a jsonIO response. A missing registration fails like a spawn failure; no answer in time fails
 //! like a timed-out jsonIO hook.
 
-use super::{Context, JSON_FAILED, MALFORMED, OUTPUT_TOO_LARGE};
+use super::{Context, JSON_FAILED, OUTPUT_TOO_LARGE};
 use crate::host::{self, Asked, HostFunction};
 use crate::outcome::Trace;
-use crate::response::{self, HookResult, Response};
+use crate::response::HookResult;
 use std::time::Duration;
 
 /// The registration a prompt hook asks.
@@ -24,7 +24,6 @@ pub fn prompt_request(question: &str, envelope_json: &str) -> String {
 
 /// Asks `f` with `request` and turns what came back into the hook's result.
 pub fn run(f: &dyn HostFunction, request: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
-    let event = cx.envelope.event;
     let asked = host::ask(cx.engine_id, f, request, timeout, cx.cancel);
     trace.timed_out = Some(asked == Asked::TimedOut);
     let answer = match asked {
@@ -43,16 +42,5 @@ pub fn run(f: &dyn HostFunction, request: &str, timeout: Duration, cx: &Context,
         trace.error = Some(format!("the answer exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
         return HookResult::deny(OUTPUT_TOO_LARGE);
     }
-    match response::parse(&answer) {
-        Response::Empty => HookResult::default(),
-        Response::Malformed(why) => {
-            trace.error = Some(why);
-            if cx.strict && event.is_blocking() {
-                HookResult::deny(MALFORMED)
-            } else {
-                HookResult::default()
-            }
-        }
-        Response::Parsed { result, .. } => result,
-    }
+    super::json_io_result(&answer, cx, trace)
 }

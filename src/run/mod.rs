@@ -192,11 +192,17 @@ fn run_command(
         trace.error = Some(format!("stdout exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
         return HookResult::deny(OUTPUT_TOO_LARGE);
     }
-    match response::parse(&finished.stdout) {
+    json_io_result(&finished.stdout, cx, trace)
+}
+
+/// A jsonIO-shaped answer (stdout, a callback's or an evaluator's answer) to a result: blank is
+/// no decision, malformed is no decision (a deny on blocking events with `strict`).
+pub(crate) fn json_io_result(answer: &[u8], cx: &Context, trace: &mut Trace) -> HookResult {
+    match response::parse(answer) {
         Response::Empty => HookResult::default(),
         Response::Malformed(why) => {
             trace.error = Some(why);
-            if cx.strict && event.is_blocking() {
+            if cx.strict && cx.envelope.event.is_blocking() {
                 HookResult::deny(MALFORMED)
             } else {
                 HookResult::default()
