@@ -369,19 +369,7 @@ func (h *Hooks) register(name string, opts []RegisterOption, fn JSONCallbackFunc
 	var errOut *C.char
 	rc := C.ohhooks_register(ptr, cName, C.uintptr_t(handle), &errOut)
 	runtime.KeepAlive(h)
-	if rc != 0 {
-		if handle != 0 {
-			handle.Delete() // refused: the engine keeps nothing and will not release it
-		}
-		if errOut == nil {
-			return &Error{Code: CodeInternal, Message: fmt.Sprintf("oh_hooks_register failed (%d) without an error", int(rc))}
-		}
-		return takeError(errOut)
-	}
-	if errOut != nil {
-		C.oh_hooks_string_free(errOut)
-	}
-	return nil
+	return handedOver("oh_hooks_register", rc, handle, errOut)
 }
 
 // OnDecision makes fn receive one [Record] per fire, once all its hooks (background ones
@@ -403,12 +391,18 @@ func (h *Hooks) OnDecision(fn func(Record)) error {
 	var errOut *C.char
 	rc := C.ohhooks_observe(ptr, C.uintptr_t(handle), &errOut)
 	runtime.KeepAlive(h)
+	return handedOver("oh_hooks_observe", rc, handle, errOut)
+}
+
+// handedOver reads the result of a call that handed the engine a cgo.Handle: on success the
+// engine owns it (and releases it), on failure it keeps nothing, so the handle is deleted here.
+func handedOver(function string, rc C.int, handle cgo.Handle, errOut *C.char) error {
 	if rc != 0 {
 		if handle != 0 {
 			handle.Delete()
 		}
 		if errOut == nil {
-			return &Error{Code: CodeInternal, Message: fmt.Sprintf("oh_hooks_observe failed (%d) without an error", int(rc))}
+			return &Error{Code: CodeInternal, Message: fmt.Sprintf("%s failed (%d) without an error", function, int(rc))}
 		}
 		return takeError(errOut)
 	}
