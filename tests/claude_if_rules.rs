@@ -186,7 +186,10 @@ fn commands_shown_not_to_match_still_skip() {
     let engine = p.engine();
     let commands: Vec<Value> = ["git status", "git pull && git log", "echo hi"].iter().map(|c| bash(c)).collect();
     assert_eq!(ran(&engine, &commands), Vec::<String>::new());
-    assert_eq!(skipped(&engine, &["git push", "cargo test && git push origin main", "sudo git push", "(git push)"]), Vec::<String>::new());
+    assert_eq!(
+        skipped(&engine, &["git push", "cargo test && git push origin main", "sudo git push", "(git push)"]),
+        Vec::<String>::new()
+    );
 }
 
 /// Paths are made absolute and normalised (`.`, `..`, repeated `/`, `~`) and also resolved
@@ -224,10 +227,8 @@ fn path_rules_see_the_normalised_path() {
     .collect();
     assert_eq!(denied, Vec::<String>::new(), "the guard must run for each of these paths");
 
-    let allowed = ran(
-        &engine,
-        &["/etc2/passwd", "/tmp/etc/passwd", "docs/readme.md", "secret.txt", "/ssh/id_rsa"].map(read),
-    );
+    let allowed =
+        ran(&engine, &["/etc2/passwd", "/tmp/etc/passwd", "docs/readme.md", "secret.txt", "/ssh/id_rsa"].map(read));
     assert_eq!(allowed, Vec::<String>::new(), "the guard must be skipped for each of these paths");
 }
 
@@ -249,7 +250,8 @@ fn rules_compile_at_load_and_a_huge_command_costs_little() {
     let engine = p.engine();
     let at_load = oh_hooks::matcher::claude::rules_compiled_on_this_thread();
     assert!(at_load > before_load, "the rules compile on the thread that loads the config");
-    let commands = ["a;".repeat(50_000), "ls && ".repeat(16_667) + "ls", "echo $(a);".repeat(9_100), "'a' ;".repeat(25_000)];
+    let commands =
+        ["a;".repeat(50_000), "ls && ".repeat(16_667) + "ls", "echo $(a);".repeat(9_100), "'a' ;".repeat(25_000)];
     for command in &commands {
         let start = thread_cpu();
         let out = fire(&engine, bash(command));

@@ -218,10 +218,14 @@ impl PermissionRule {
                     None => true,
                 }
             }
-            (Compiled::Domain(domain), _) => field("url").map_or(true, |url| host_of(url).is_some_and(|h| domain.is_match(&h))),
+            (Compiled::Domain(domain), _) => {
+                field("url").map_or(true, |url| host_of(url).is_some_and(|h| domain.is_match(&h)))
+            }
             (Compiled::Text(re), "WebFetch") => field("url").map_or(true, |url| re.is_match(url)),
             // Other tools: the pattern against any of the input's top-level strings.
-            (Compiled::Text(re), _) => input.map_or(true, |i| i.values().filter_map(Value::as_str).any(|s| re.is_match(s))),
+            (Compiled::Text(re), _) => {
+                input.map_or(true, |i| i.values().filter_map(Value::as_str).any(|s| re.is_match(s)))
+            }
         }
     }
 }
@@ -316,7 +320,11 @@ impl PathRule {
         } else if pattern.contains('/') {
             (Anchor::Cwd, pattern)
         } else {
-            return Ok(PathRule { anchor: Anchor::Name, literal: String::new(), glob: Some(compile_glob(pattern, false, "^")?) });
+            return Ok(PathRule {
+                anchor: Anchor::Name,
+                literal: String::new(),
+                glob: Some(compile_glob(pattern, false, "^")?),
+            });
         };
         // The leading directories without a wildcard stay text; the rest is one glob.
         let segments: Vec<&str> = rest.split('/').collect();
@@ -350,7 +358,11 @@ impl PathRule {
             bases.iter().any(|base| match &self.glob {
                 None => file == base,
                 Some(glob) => {
-                    let under = if base == "/" { file.strip_prefix('/') } else { file.strip_prefix(base.as_str()).and_then(|r| r.strip_prefix('/')) };
+                    let under = if base == "/" {
+                        file.strip_prefix('/')
+                    } else {
+                        file.strip_prefix(base.as_str()).and_then(|r| r.strip_prefix('/'))
+                    };
                     under.is_some_and(|rest| glob.is_match(rest))
                 }
             })

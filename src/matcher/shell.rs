@@ -34,7 +34,8 @@ pub struct Command<'a> {
 impl<'a> Command<'a> {
     pub fn read(text: &'a str) -> Command<'a> {
         let plain = text.chars().all(|c| plain_char(c) || matches!(c, ' ' | '\t' | '\n' | ';' | '&' | '|'));
-        let flat = if plain { String::new() } else { text.chars().filter(|c| !matches!(c, '\\' | '\'' | '"')).collect() };
+        let flat =
+            if plain { String::new() } else { text.chars().filter(|c| !matches!(c, '\\' | '\'' | '"')).collect() };
         Command { text, plain, flat, computed: computes_a_name(text) }
     }
 
@@ -60,7 +61,8 @@ pub fn mentions(text: &str, name: &str) -> bool {
         return false;
     }
     text.match_indices(name).any(|(i, _)| {
-        !text[..i].chars().next_back().is_some_and(name_char) && !text[i + name.len()..].chars().next().is_some_and(name_char)
+        !text[..i].chars().next_back().is_some_and(name_char)
+            && !text[i + name.len()..].chars().next().is_some_and(name_char)
     })
 }
 
@@ -147,7 +149,7 @@ pub fn computes_a_name(text: &str) -> bool {
     }
 
     while let Some(c) = chars.next() {
-        let open = |w: &mut Option<Word>| -> () {
+        let open = |w: &mut Option<Word>| {
             w.get_or_insert_with(Word::default);
         };
         match quote {
@@ -263,7 +265,9 @@ pub fn computes_a_name(text: &str) -> bool {
                 '*' | '?' | '[' | '{' | '}' => {
                     let w = word.get_or_insert_with(Word::default);
                     // A lone `{` / `}` is a group's brace, a reserved word.
-                    w.dynamic |= !(matches!(c, '{' | '}') && w.flat.is_empty() && chars.peek().map_or(true, |n| n.is_whitespace() || *n == ';'));
+                    w.dynamic |= !(matches!(c, '{' | '}')
+                        && w.flat.is_empty()
+                        && chars.peek().map_or(true, |n| n.is_whitespace() || *n == ';'));
                     w.flat.push(c);
                 }
                 c => word.get_or_insert_with(Word::default).flat.push(c),
@@ -284,9 +288,10 @@ pub fn computes_a_name(text: &str) -> bool {
 }
 
 fn command_computes_a_name(words: &[Word]) -> bool {
-    let first = words.iter().position(|w| {
-        !w.redirect && !(is_assignment(&w.flat)) && !(RESERVED.contains(&w.flat.as_str()) && !w.dynamic)
-    });
+    // Skip redirection targets, assignments and reserved words: the command word comes after.
+    let skipped =
+        |w: &Word| w.redirect || is_assignment(&w.flat) || (!w.dynamic && RESERVED.contains(&w.flat.as_str()));
+    let first = words.iter().position(|w| !skipped(w));
     let Some(first) = first else { return false };
     let command = &words[first];
     if command.dynamic {
@@ -319,8 +324,30 @@ mod tests {
         let c = Command::read("cargo test && FOO=1 git push origin main; ls -la | wc -l &");
         assert!(c.plain && !c.computed);
         let cmds: Vec<Vec<&str>> = c.simple_commands().collect();
-        assert_eq!(cmds, vec![vec!["cargo", "test"], vec!["FOO=1", "git", "push", "origin", "main"], vec!["ls", "-la"], vec!["wc", "-l"]]);
-        for not_plain in ["( rm )", "{ rm; }", "! rm", "\\rm", "'rm'", "\"rm\"", "echo $(rm)", "echo `rm`", ">x rm", "x=rm; $x", "rm *", "rm ~", "a # c"] {
+        assert_eq!(
+            cmds,
+            vec![
+                vec!["cargo", "test"],
+                vec!["FOO=1", "git", "push", "origin", "main"],
+                vec!["ls", "-la"],
+                vec!["wc", "-l"]
+            ]
+        );
+        for not_plain in [
+            "( rm )",
+            "{ rm; }",
+            "! rm",
+            "\\rm",
+            "'rm'",
+            "\"rm\"",
+            "echo $(rm)",
+            "echo `rm`",
+            ">x rm",
+            "x=rm; $x",
+            "rm *",
+            "rm ~",
+            "a # c",
+        ] {
             assert!(!Command::read(not_plain).plain, "{not_plain}");
         }
     }
