@@ -574,6 +574,50 @@ mod tests {
     }
 
     #[test]
+    fn bash_rules_over_approximate() {
+        let bash = |r: &str, c: &str| rule(r, "Bash", json!({ "command": c }));
+        for runs in
+            ["sudo rm -rf /", "( rm -rf / )", "\\rm x", "/bin/rm x", "x=rm; $x", "$a$b x", "echo cm | tr c r | sh"]
+        {
+            assert!(bash("Bash(rm *)", runs), "{runs}");
+        }
+        for skips in ["ls -la", "echo hello", "rmdir x", "( ls )", "echo \"$HOME\""] {
+            assert!(!bash("Bash(rm *)", skips), "{skips}");
+        }
+        assert!(!bash("Bash(git push *)", "git status"), "exact on the rule's own command word");
+        assert!(bash("Bash(git push *)", "sudo git status"), "the name appears after another command word");
+        assert!(bash("Bash(*--force*)", "( ls )"), "a wildcard command word: every line not fully analysed");
+        assert!(!bash("Bash(*--force*)", "ls -la"));
+        assert!(bash("Bash(r? *)", "sudo rm x"), "a wildcard command word is tried at every word");
+    }
+
+    #[test]
+    fn paths_are_normalised_and_rules_compiled_once() {
+        assert_eq!(normalise("/tmp/../etc//passwd"), "/etc/passwd");
+        assert_eq!(normalise("/../../x/./y/"), "/x/y");
+        assert_eq!(normalise("/.."), "/");
+        let before = rules_compiled_on_this_thread();
+        let r = PermissionRule::parse("Read(//etc/**)").unwrap();
+        let compiled = rules_compiled_on_this_thread();
+        assert_eq!(compiled, before + 1);
+        for path in ["/tmp/../etc/passwd", "//etc/passwd", "/etc/./x", "/../etc/x"] {
+            assert!(r.matches("Read", json!({ "file_path": path }).as_object(), &dirs()), "{path}");
+        }
+        assert!(!r.matches("Read", json!({ "file_path": "/etc2/x" }).as_object(), &dirs()));
+        assert_eq!(rules_compiled_on_this_thread(), compiled, "matching compiles nothing");
+        assert!(rule("Read(~/.ssh/*)", "Read", json!({"file_path": "~/.ssh/id_rsa"})));
+        assert!(rule("Read(~/.ssh/*)", "Read", json!({"file_path": "/home/u/x/../.ssh/id_rsa"})));
+        assert!(rule("Edit(./src/*.rs)", "Edit", json!({"file_path": "src/../src/x.rs"})));
+        assert!(rule("Read(//etc//../secret)", "Read", json!({"file_path": "/secret"})), "the rule's own `..`");
+        let no_home = RuleDirs { cwd: Path::new("/repo"), project: Path::new("/repo"), home: None };
+        assert!(PermissionRule::parse("Read(~/.ssh/*)").unwrap().matches(
+            "Read",
+            json!({"file_path": "/x"}).as_object(),
+            &no_home
+        ));
+    }
+
+    #[test]
     fn glob_is_not_exponential() {
         let pattern = "*a".repeat(30);
         let start = std::time::Instant::now();
