@@ -7,6 +7,7 @@
 //! `regex` crate cannot compile, so these go to `fancy-regex`, with a backtracking limit so a
 //! hostile pattern costs a bounded time per fire.
 
+use super::glob::Glob;
 use super::shell;
 use crate::event::Event;
 use serde_json::{Map, Value};
@@ -118,18 +119,18 @@ impl PartialEq for PermissionRule {
 /// A rule's pattern, read for its tool once.
 #[derive(Debug)]
 enum Compiled {
-    Command(CommandRule),
+    Command(Box<CommandRule>),
     Path(PathRule),
-    Domain(regex::Regex),
+    Domain(Glob),
     /// `WebFetch(pattern)`: the URL; other tools: any top-level string of the input.
-    Text(regex::Regex),
+    Text(Glob),
 }
 
 /// `Bash(pattern)` / `PowerShell(pattern)`.
 #[derive(Debug)]
 struct CommandRule {
     /// The pattern against one whole simple command (`git push *`; `prefix:*` means `prefix *`).
-    exact: regex::Regex,
+    exact: Glob,
     /// The pattern without its trailing ` *`, which also matches the bare command (`git push`).
     bare: Option<String>,
     /// The pattern's command word (`git`), `None` when it has a wildcard (`*rm*`, `* --force`).
@@ -137,7 +138,7 @@ struct CommandRule {
     /// Its last path component, the name searched for in commands (`deploy.sh` of `./deploy.sh`).
     base_name: String,
     /// For a wildcard command word: the pattern against any word-suffix of a simple command.
-    suffix: Option<regex::Regex>,
+    suffix: Option<Glob>,
 }
 
 /// A file tool's gitignore-style pattern: an anchor directory plus a glob under it, or a glob for
@@ -149,7 +150,7 @@ struct PathRule {
     /// joined to the anchor and normalised at fire time, when the anchor is known.
     literal: String,
     /// The rest, compiled; `None` when the whole pattern is literal (`//etc/passwd`).
-    glob: Option<regex::Regex>,
+    glob: Option<Glob>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -208,7 +209,7 @@ impl PermissionRule {
         let field = |k: &str| input.and_then(|i| i.get(k)).and_then(Value::as_str);
         match (&**compiled, tool) {
             (Compiled::Command(rule), _) => match field("command") {
-                Some(command) => rule.matches(command),
+                Some(command) => rule.matches(command, &dirs.lines),
                 // Nothing to analyse: Claude Code runs the hook anyway (best effort).
                 None => true,
             },
@@ -233,7 +234,7 @@ impl PermissionRule {
 impl Compiled {
     fn new(tool: &str, pattern: &str) -> Result<Compiled, String> {
         Ok(match tool {
-            "Bash" | "PowerShell" => Compiled::Command(CommandRule::new(pattern)?),
+            "Bash" | "PowerShell" => Compiled::Command(Box::new(CommandRule::new(pattern)?)),
             "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" | "LS" => {
                 Compiled::Path(PathRule::new(pattern)?)
             }
@@ -266,36 +267,46 @@ impl CommandRule {
     /// Exact on a plain command line whose simple command starts with the rule's own command
     /// word; otherwise the hook runs whenever the rule's command name appears in the line, or
     /// some command's name is made at run time. See README "Claude Code hooks", `if`.
-    fn matches(&self, command: &str) -> bool {
-        let line = shell::Command::read(command);
+    fn matches(&self, command: &str, lines: &LineCache) -> bool {
+        let line = lines.read(command);
         if line.computed {
             return true;
         }
         let Some(name) = &self.name else {
             // A wildcard command word can be any name: only a plain line can be judged.
-            if !line.plain {
-                return true;
-            }
-            let any = line.simple_commands().any(|words| {
-                let text = words.iter().skip_while(|w| shell::is_assignment(w)).copied().collect::<Vec<_>>().join(" ");
-                self.suffix.as_ref().is_some_and(|re| re.is_match(&text)) || self.exact.is_match(&text)
-            });
-            return any;
+            return !line.plain
+                || line
+                    .simple_commands()
+                    .iter()
+                    .any(|text| self.suffix.as_ref().is_some_and(|g| g.is_match(text)) || self.exact.is_match(text));
         };
         if !line.plain {
-            return line.mentions(&self.base_name);
+            return line.mentions(command, &self.base_name);
         }
-        let any = line.simple_commands().any(|words| {
-            let start = words.iter().position(|w| !shell::is_assignment(w)).unwrap_or(words.len());
-            if words.get(start) == Some(&name.as_str()) {
-                let text = words[start..].join(" ");
-                return self.exact.is_match(&text) || self.bare.as_deref() == Some(text.as_str())
-                    // `GIT_EDITOR=rm git commit`: a name in an assignment may still be run.
-                    || words[..start].iter().any(|w| shell::mentions(w, &self.base_name));
+        line.commands_of(name)
+            .iter()
+            .any(|text| self.exact.is_match(text) || self.bare.as_deref() == Some(text.as_str()))
+            || line.mentions_besides(command, &self.base_name, name)
+    }
+}
+
+/// The command line of this fire, read once for all its rules.
+#[derive(Default)]
+pub struct LineCache(std::cell::RefCell<Option<(usize, usize, std::rc::Rc<shell::Line>)>>);
+
+impl LineCache {
+    fn read(&self, command: &str) -> std::rc::Rc<shell::Line> {
+        // The input is borrowed for the whole fire's matching, so its address and length name it.
+        let key = (command.as_ptr() as usize, command.len());
+        let mut slot = self.0.borrow_mut();
+        if let Some((ptr, len, line)) = &*slot {
+            if (*ptr, *len) == key {
+                return line.clone();
             }
-            words.iter().any(|w| shell::mentions(w, &self.base_name))
-        });
-        any
+        }
+        let line = std::rc::Rc::new(shell::Line::read(command));
+        *slot = Some((key.0, key.1, line.clone()));
+        line
     }
 }
 
@@ -304,6 +315,8 @@ pub struct RuleDirs<'a> {
     pub cwd: &'a Path,
     pub project: &'a Path,
     pub home: Option<&'a Path>,
+    /// Build one per fire: every rule of the fire shares one reading of the command line.
+    pub lines: LineCache,
 }
 
 impl PathRule {
@@ -454,35 +467,12 @@ fn host_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
-/// Compiles a glob: `**` any text; `*` any text (without `/` unless `star_crosses`); `?` one
-/// character; everything else literal. `start` anchors it (`^`, or `(?:^| )` for "at a word").
-/// A `regex` automaton matches in linear time whatever the pattern, so a hostile rule or a huge
-/// input costs nothing special.
-fn compile_glob(pattern: &str, star_crosses: bool, start: &str) -> Result<regex::Regex, String> {
+/// Compiles a glob (see [`Glob`]): `**` any text; `*` any text (without `/` unless
+/// `star_crosses`); `?` one character; everything else literal. `start`: `"^"` anchors it at
+/// the text's start, `"(?:^| )"` at any word.
+fn compile_glob(pattern: &str, star_crosses: bool, start: &str) -> Result<Glob, String> {
     COMPILED.with(|c| c.set(c.get() + 1));
-    let (star, one) = if star_crosses { (".*", ".") } else { ("[^/]*", "[^/]") };
-    let mut re = String::with_capacity(pattern.len() * 2 + 16);
-    re.push_str("(?s)");
-    re.push_str(start);
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' if chars.peek() == Some(&'*') => {
-                chars.next();
-                if chars.peek() == Some(&'/') {
-                    chars.next();
-                    re.push_str("(?:.*/)?");
-                } else {
-                    re.push_str(".*");
-                }
-            }
-            '*' => re.push_str(star),
-            '?' => re.push_str(one),
-            c => re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
-        }
-    }
-    re.push('$');
-    regex::RegexBuilder::new(&re).size_limit(SIZE_LIMIT).build().map_err(|e| e.to_string())
+    Glob::new(pattern, star_crosses, start != "^")
 }
 
 #[cfg(test)]
@@ -538,7 +528,12 @@ mod tests {
     }
 
     fn dirs() -> RuleDirs<'static> {
-        RuleDirs { cwd: Path::new("/repo"), project: Path::new("/repo"), home: Some(Path::new("/home/u")) }
+        RuleDirs {
+            cwd: Path::new("/repo"),
+            project: Path::new("/repo"),
+            home: Some(Path::new("/home/u")),
+            lines: LineCache::default(),
+        }
     }
 
     fn rule(r: &str, tool: &str, input: Value) -> bool {
@@ -609,7 +604,8 @@ mod tests {
         assert!(rule("Read(~/.ssh/*)", "Read", json!({"file_path": "/home/u/x/../.ssh/id_rsa"})));
         assert!(rule("Edit(./src/*.rs)", "Edit", json!({"file_path": "src/../src/x.rs"})));
         assert!(rule("Read(//etc//../secret)", "Read", json!({"file_path": "/secret"})), "the rule's own `..`");
-        let no_home = RuleDirs { cwd: Path::new("/repo"), project: Path::new("/repo"), home: None };
+        let no_home =
+            RuleDirs { cwd: Path::new("/repo"), project: Path::new("/repo"), home: None, lines: LineCache::default() };
         assert!(PermissionRule::parse("Read(~/.ssh/*)").unwrap().matches(
             "Read",
             json!({"file_path": "/x"}).as_object(),

@@ -7,6 +7,8 @@
 //! Everything is one pass over the text plus one substring search per question, so a hostile
 //! 100 KB command with 50,000 subcommands costs milliseconds.
 
+use std::collections::{HashMap, HashSet};
+
 /// Characters that mean nothing to `sh` inside a word: a command made only of these, blanks and
 /// the separators `;`, `&`, `|` splits into simple commands and words exactly as `sh` splits it.
 fn plain_char(c: char) -> bool {
@@ -52,6 +54,110 @@ impl<'a> Command<'a> {
     /// quotes and backslashes removed.
     pub fn mentions(&self, name: &str) -> bool {
         mentions(self.text, name) || (!self.plain && mentions(&self.flat, name))
+    }
+}
+
+/// A command line read once for every rule of a fire: which names it runs and mentions, so each
+/// rule costs a few lookups whatever the line's length.
+pub struct Line {
+    pub plain: bool,
+    pub computed: bool,
+    /// Not plain: every name of the text, as written and with quotes and backslashes removed.
+    mentioned: HashSet<String>,
+    flat: String,
+    /// Plain: each simple command's words after its leading assignments, joined by one space,
+    /// by command word; and all of them in order.
+    by_command: HashMap<String, Vec<String>>,
+    simple: Vec<String>,
+    /// Plain: names in a simple command other than its command word (in an assignment, an
+    /// argument), and names inside a command word that is not just that name (`/bin/rm`), with
+    /// those command words.
+    elsewhere: HashSet<String>,
+    inside_command_words: HashMap<String, HashSet<String>>,
+}
+
+/// The names of a text: its maximal runs of name characters.
+fn names(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !name_char(c)).filter(|n| !n.is_empty())
+}
+
+/// Whether `mentions` can be answered from the sets of names.
+fn is_a_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(name_char)
+}
+
+impl Line {
+    pub fn read(text: &str) -> Line {
+        let command = Command::read(text);
+        let mut line = Line {
+            plain: command.plain,
+            computed: command.computed,
+            mentioned: HashSet::new(),
+            flat: String::new(),
+            by_command: HashMap::new(),
+            simple: Vec::new(),
+            elsewhere: HashSet::new(),
+            inside_command_words: HashMap::new(),
+        };
+        if !command.plain {
+            line.mentioned = names(text).chain(names(&command.flat)).map(str::to_string).collect();
+            line.flat = command.flat;
+            return line;
+        }
+        for words in command.simple_commands() {
+            let start = words.iter().position(|w| !is_assignment(w)).unwrap_or(words.len());
+            for w in &words[..start] {
+                line.elsewhere.extend(names(w).map(str::to_string));
+            }
+            let Some(&first) = words.get(start) else { continue };
+            for n in names(first).filter(|n| *n != first) {
+                line.inside_command_words.entry(n.to_string()).or_default().insert(first.to_string());
+            }
+            for w in &words[start + 1..] {
+                line.elsewhere.extend(names(w).filter(|n| *n != first).map(str::to_string));
+            }
+            let joined = words[start..].join(" ");
+            line.by_command.entry(first.to_string()).or_default().push(joined.clone());
+            line.simple.push(joined);
+        }
+        line
+    }
+
+    /// Not plain: `name` appears in the line (`text`: the line as written).
+    pub fn mentions(&self, text: &str, name: &str) -> bool {
+        if is_a_name(name) {
+            self.mentioned.contains(name)
+        } else {
+            mentions(text, name) || mentions(&self.flat, name)
+        }
+    }
+
+    /// Plain: the simple commands whose command word is `word`, after their assignments.
+    pub fn commands_of(&self, word: &str) -> &[String] {
+        self.by_command.get(word).map_or(&[], Vec::as_slice)
+    }
+
+    /// Plain: every simple command, after its assignments.
+    pub fn simple_commands(&self) -> &[String] {
+        &self.simple
+    }
+
+    /// Plain: `name` appears other than as the command word `word` itself: in an assignment, an
+    /// argument of another command, or inside another command word (`/bin/rm`).
+    pub fn mentions_besides(&self, text: &str, name: &str, word: &str) -> bool {
+        if !is_a_name(name) {
+            // Not a plain name: read the words again (rare: such rules are rare).
+            return Command::read(text).simple_commands().any(|words| {
+                let start = words.iter().position(|w| !is_assignment(w)).unwrap_or(words.len());
+                if words.get(start) == Some(&word) {
+                    words[..start].iter().any(|w| mentions(w, name))
+                } else {
+                    words.iter().any(|w| mentions(w, name))
+                }
+            });
+        }
+        self.elsewhere.contains(name)
+            || self.inside_command_words.get(name).is_some_and(|words| words.iter().any(|w| w != word))
     }
 }
 
