@@ -192,9 +192,11 @@ impl PermissionRule {
         let pattern = pattern.filter(|p| !p.is_empty() && p != "*");
         let compiled = match &pattern {
             None => None,
-            Some(p) => Some(std::sync::Arc::new(
-                Compiled::new(tool, p).map_err(|e| format!("`if` rule `{text}` cannot be compiled ({e})"))?,
-            )),
+            Some(p) => Some(std::sync::Arc::new(Compiled::new(tool, p).map_err(|e| {
+                let head: String = text.chars().take(60).collect();
+                let more = if head.len() < text.len() { "…" } else { "" };
+                format!("`if` rule `{head}{more}` cannot be compiled ({e})")
+            })?)),
         };
         Ok(PermissionRule { tool: tool.to_string(), pattern, compiled })
     }
@@ -563,6 +565,8 @@ mod tests {
         assert!(rule("WebFetch(domain:example.com)", "WebFetch", json!({"url": "https://example.com/a"})));
         assert!(!rule("WebFetch(domain:example.com)", "WebFetch", json!({"url": "https://evil.com/example.com"})));
         assert!(rule("mcp__db__query(*select*)", "mcp__db__query", json!({"sql": "select 1"})));
+        let long = PermissionRule::parse(&format!("Bash({})", "x".repeat(5000))).unwrap_err();
+        assert!(long.contains("5000 bytes long; expected at most 4096") && long.len() < 200, "{long}");
         for bad in ["", "Bash(", "(x)", "Ba sh(x)"] {
             assert!(PermissionRule::parse(bad).is_err(), "{bad:?}");
         }
