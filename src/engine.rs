@@ -61,6 +61,8 @@ struct Inner {
     /// The cancel tokens of asynchronous fires not yet completed, by fire id.
     fires: Mutex<HashMap<u64, Arc<Cancel>>>,
     next_fire: AtomicU64,
+    /// [`Engine::inspect`]: eager workers are not started at load.
+    inspect: bool,
 }
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
@@ -109,6 +111,17 @@ fn evaluate_trust(options: &Options) -> (Trust, Option<String>) {
 impl Engine {
     /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
     pub fn new(options_json: Option<&str>) -> Result<Engine> {
+        Engine::create(options_json, false)
+    }
+
+    /// An engine for looking at the config only (`oh-hooks check`): read and validated as by
+    /// [`Engine::new`], but nothing is started — no `persistent: "eager"` worker, so inspecting
+    /// a fresh clone never runs its code (README "Reliability").
+    pub fn inspect(options_json: Option<&str>) -> Result<Engine> {
+        Engine::create(options_json, true)
+    }
+
+    fn create(options_json: Option<&str>, inspect: bool) -> Result<Engine> {
         let options = Options::parse(options_json)?;
         let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
         let watch = Watch::new(layers::files(&options), store);
@@ -138,6 +151,7 @@ impl Engine {
             pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
             fires: Mutex::new(HashMap::new()),
             next_fire: AtomicU64::new(1),
+            inspect,
         });
         let pools = inner.pools_for(&config);
         inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
@@ -605,6 +619,9 @@ impl Inner {
         drop(registry);
         for removed in old.into_values() {
             removed.close();
+        }
+        if self.inspect {
+            return Arc::new(table);
         }
         let launch = Launch { cwd: &self.options.cwd, env: &self.env };
         for pool in eager {
