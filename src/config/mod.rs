@@ -139,15 +139,6 @@ pub struct Layer {
     pub hooks: Option<EventHooks>,
 }
 
-impl Config {
-    /// Adds what the Claude Code files hold.
-    pub fn add_claude(&mut self, loaded: claude::Loaded) {
-        self.disable_all_hooks |= loaded.disable_all;
-        self.claude = loaded.hooks;
-        self.warnings.extend(loaded.warnings);
-    }
-}
-
 /// The largest config file (of either dialect) that is parsed. Real ones are a few KiB; the
 /// parsers' own memory grows with the text (an 18 MB YAML file took 350 MB before any budget
 /// applied), so a larger file is refused unparsed.
