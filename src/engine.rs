@@ -65,6 +65,16 @@ struct Inner {
     inspect: bool,
 }
 
+/// The walk's steps (README "Reliability", own hooks first): one per dialect and layer kind,
+/// every dialect's own-layer hooks before any project-layer hook, so a project hook's `allow`
+/// never ends the walk before the user's own hooks have run. A later dialect slots in here.
+const WALK: &[(layers::Dialect, layers::Kind)] = &[
+    (layers::Dialect::OpenHarness, layers::Kind::Own),
+    (layers::Dialect::Claude, layers::Kind::Own),
+    (layers::Dialect::OpenHarness, layers::Kind::Project),
+    (layers::Dialect::Claude, layers::Kind::Project),
+];
+
 /// Engine threads running asynchronous fires; beyond them fires queue.
 pub const ASYNC_THREADS: usize = 8;
 /// Asynchronous fires queued beyond the running ones; beyond this a fire completes at once
@@ -502,7 +512,7 @@ impl Inner {
             }
             let (answers, claude_traces): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
             traces.extend(claude_traces);
-            walk.claude_step(event, claude_merge(event, &answers));
+            let _ = walk.claude_step(event, claude_merge(event, &answers));
             Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
         } else if self.options.wait_non_blocking {
             let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), &matching, &claude, cancel);
@@ -630,9 +640,10 @@ impl Inner {
         Arc::new(table)
     }
 
-    /// Blocking events: openHarness hooks in list order, one after another, stopping where the
-    /// merge is decided; a rewrite (`updatedInput`, `updatedPrompt`) reaches the hooks after
-    /// it. Then, unless decided, the Claude Code hooks together as the walk's last step.
+    /// Blocking events: the walk's steps in [`WALK`] order, every dialect's own-layer hooks
+    /// before any project-layer hook, stopping where the merge is decided. openHarness hooks run
+    /// one after another; a dialect's hooks of one layer kind run together as one step. A
+    /// rewrite (`updatedInput`, `updatedPrompt`) reaches the hooks after it.
     fn run_blocking(
         &self,
         snapshot: &Snapshot,
@@ -643,41 +654,67 @@ impl Inner {
         cancel: Option<&Cancel>,
     ) -> Outcome {
         let specs = snapshot.config.hooks.of(envelope.event);
+        let claude_hooks = snapshot.config.claude.of(envelope.event);
         let mut current: Option<Envelope> = None;
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len() + claude.len());
-        for &i in matching {
-            if cancel.is_some_and(Cancel::is_cancelled) {
-                break;
-            }
-            let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
-            let Ran { result, trace } = hook::run(&specs[i], &cx);
-            traces.push(trace);
-            if let Some(result) = result {
-                if result.updated_input.is_some() || result.updated_prompt.is_some() {
-                    let base = current.as_ref().unwrap_or(envelope);
-                    current = Some(base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()));
-                }
-                if walk.step(result).is_break() {
-                    break;
-                }
-            }
-        }
         let mut answers = Vec::new();
-        if !walk.is_done() && !claude.is_empty() {
-            let rebuilt;
-            let (envelope, input) = match (&current, input) {
-                (Some(rewritten), Some(_)) => {
-                    rebuilt = ClaudeInput::build(rewritten, &self.options.cwd);
-                    (rewritten, Some(&rebuilt))
+        'walk: for &(dialect, kind) in WALK {
+            let project = kind == layers::Kind::Project;
+            match dialect {
+                layers::Dialect::OpenHarness => {
+                    for &i in matching.iter().filter(|i| specs[**i].from_project == project) {
+                        if cancel.is_some_and(Cancel::is_cancelled) {
+                            break 'walk;
+                        }
+                        let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
+                        let Ran { result, trace } = hook::run(&specs[i], &cx);
+                        traces.push(trace);
+                        if let Some(result) = result {
+                            if result.updated_input.is_some() || result.updated_prompt.is_some() {
+                                let base = current.as_ref().unwrap_or(envelope);
+                                current = Some(
+                                    base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()),
+                                );
+                            }
+                            if walk.step(result).is_break() {
+                                break 'walk;
+                            }
+                        }
+                    }
                 }
-                (_, input) => (current.as_ref().unwrap_or(envelope), input),
-            };
-            let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude, cancel);
-            let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
-            traces.extend(claude_traces);
-            walk.claude_step(envelope.event, claude_merge(envelope.event, &a));
-            answers = a;
+                layers::Dialect::Claude => {
+                    let step: Vec<usize> =
+                        claude.iter().copied().filter(|i| claude_hooks[*i].from_project == project).collect();
+                    if step.is_empty() {
+                        continue;
+                    }
+                    if cancel.is_some_and(Cancel::is_cancelled) {
+                        break 'walk;
+                    }
+                    let rebuilt;
+                    let (at, input) = match (&current, input) {
+                        (Some(rewritten), Some(_)) => {
+                            rebuilt = ClaudeInput::build(rewritten, &self.options.cwd);
+                            (rewritten, Some(&rebuilt))
+                        }
+                        (_, input) => (current.as_ref().unwrap_or(envelope), input),
+                    };
+                    let (_, ran) = self.run_together(snapshot, at, input, &[], &step, cancel);
+                    let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
+                    traces.extend(claude_traces);
+                    let merged = claude_merge(at.event, &a);
+                    answers.extend(a);
+                    let rewrite = (merged.updated_input.clone(), merged.updated_prompt.clone());
+                    if walk.claude_step(at.event, merged).is_break() {
+                        break 'walk;
+                    }
+                    if let (None, None) = rewrite {
+                        continue;
+                    }
+                    current = Some(at.rewritten(rewrite.0.as_ref(), rewrite.1.as_deref()));
+                }
+            }
         }
         Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
     }
