@@ -138,7 +138,7 @@ impl Walk {
                     Permission::Ask => 2,
                     _ => 1,
                 };
-                if self.decision.as_ref().is_none_or(|(q, _)| rank(p) > rank(*q)) {
+                if self.decision.as_ref().map_or(true, |(q, _)| rank(p) > rank(*q)) {
                     self.decision = Some((p, m.reason.filter(|r| !r.is_empty())));
                 }
             }
