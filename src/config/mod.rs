@@ -108,7 +108,8 @@ impl EventHooks {
 pub struct Config {
     pub disable_all_hooks: bool,
     pub hooks: EventHooks,
-    /// Claude Code hooks per event: one step of the walk after the openHarness hooks.
+    /// Claude Code hooks per event, own files' first: a step of the walk after the openHarness hooks
+    /// of the same layer kind.
     pub claude: claude::ClaudeHooks,
     /// Said at load and repeated in every outcome: project files not loaded, suspicious matchers,
     /// skipped Claude Code entries.

@@ -1,8 +1,8 @@
 //! Claude Code's merge (CONTRACT §8): the Claude Code hooks of a fire all run, in parallel and
 //! to completion, and their answers combine by precedence — `continue: false` above all, then
 //! deny > defer > ask > allow; every additionalContext is kept, and the last `updatedInput` in
-//! configuration order wins. The result is one step of the §3.8 walk, after the event's
-//! openHarness hooks.
+//! configuration order wins. The hooks of one layer kind are one step of the walk, after the
+//! openHarness hooks of that kind (own layers' steps before project layers', README "Merging").
 
 use super::{join, Merged, Walk};
 use crate::event::Event;
