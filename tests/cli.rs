@@ -275,7 +275,8 @@ fn check_says_untrusted_claude_files_were_not_read() {
     let text = String::from_utf8(out.stdout).unwrap();
     for file in [".claude/settings.json", ".claude/settings.local.json"] {
         let path = dir.path().join(file).display().to_string();
-        let line = text.lines().find(|l| l.starts_with(&format!("config: {path} "))).unwrap_or_else(|| panic!("{text}"));
+        let line =
+            text.lines().find(|l| l.starts_with(&format!("config: {path} "))).unwrap_or_else(|| panic!("{text}"));
         assert!(line.ends_with("(not loaded: untrusted)"), "{line}\n{text}");
     }
     assert!(text.contains("ok: 0 hook(s)"), "{text}");

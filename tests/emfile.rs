@@ -124,9 +124,8 @@ fn emfile_is_never_remembered_as_untrusted() {
         json!({ "hooks": { "PreToolUse": [{ "hooks": [{ "type": "command", "command": "exit 2" }] }] } }).to_string(),
     )
     .unwrap();
-    let options =
-        json!({ "cwd": d.cwd.path(), "home": d.home.path(), "config": {}, "claude": true, "trusted": true })
-            .to_string();
+    let options = json!({ "cwd": d.cwd.path(), "home": d.home.path(), "config": {}, "claude": true, "trusted": true })
+        .to_string();
     match without_fds(|| Engine::new(Some(&options))) {
         Ok(e) => panic!("E: created without the user's Claude Code settings: {}", fire(&e)),
         Err(err) => {

@@ -74,7 +74,11 @@ fn steps_run_own_layers_of_every_dialect_first() {
     let log = d.cwd.path().join("order");
     let note = |name: &str| format!("echo {name} >> {}", log.display());
     d.put(d.home.path(), ".oh/config.yaml", &format!("hooks:\n  preToolUse:\n    - command: \"{}\"\n", note("oh-own")));
-    d.put(d.cwd.path(), ".oh/config.yaml", &format!("hooks:\n  preToolUse:\n    - command: \"{}\"\n", note("oh-project")));
+    d.put(
+        d.cwd.path(),
+        ".oh/config.yaml",
+        &format!("hooks:\n  preToolUse:\n    - command: \"{}\"\n", note("oh-project")),
+    );
     d.put(d.home.path(), ".claude/settings.json", &claude_hook(&note("claude-own")));
     d.put(d.cwd.path(), ".claude/settings.json", &claude_hook(&note("claude-project")));
     let out = fire(&d.engine(json!({})));

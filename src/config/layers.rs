@@ -188,8 +188,7 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
     }
     let is_disabled = |dialect, kind| disabled.iter().any(|(d, k, v)| (*d, *k) == (dialect, kind) && *v);
     // An own layer's switch, of either dialect, turns every hook off.
-    config.disable_all_hooks =
-        is_disabled(Dialect::OpenHarness, Kind::Own) || is_disabled(Dialect::Claude, Kind::Own);
+    config.disable_all_hooks = is_disabled(Dialect::OpenHarness, Kind::Own) || is_disabled(Dialect::Claude, Kind::Own);
     for &event in Event::ALL {
         let list = config.hooks.list_mut(event);
         for (kind, hooks) in &mut layers {
