@@ -20,7 +20,7 @@ use crate::response::{self, Response};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -758,8 +758,8 @@ pub struct Supervisor {
 }
 
 struct Shared {
-    /// An eventfd that wakes the thread when the set of workers changes.
-    wake: OwnedFd,
+    /// An eventfd that wakes the thread when the set of workers changes; made with the thread.
+    wake: OnceLock<OwnedFd>,
     state: Mutex<SupState>,
 }
 
@@ -785,36 +785,25 @@ impl Default for Supervisor {
 }
 
 impl Supervisor {
+    /// No fd and no thread yet: both come with the first worker ([`Supervisor::adopt`]), so an
+    /// engine without persistent hooks holds neither.
     pub fn new() -> Supervisor {
-        // SAFETY: eventfd(2) returns a new fd or -1.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-        let wake = if fd >= 0 {
-            // SAFETY: the fd is new and ours.
-            unsafe { OwnedFd::from_raw_fd(fd) }
-        } else {
-            // Without an eventfd the thread still runs on its polling timeout; a pipe's read
-            // end that is never written serves as a never-ready placeholder.
-            let mut fds = [-1 as RawFd; 2];
-            // SAFETY: pipe2 writes two fds; we keep the read end and close the write end.
-            unsafe {
-                libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK);
-                if fds[1] >= 0 {
-                    libc::close(fds[1]);
-                }
-                OwnedFd::from_raw_fd(fds[0].max(0))
-            }
-        };
         Supervisor {
-            shared: Arc::new(Shared { wake, state: Mutex::new(SupState::default()) }),
+            shared: Arc::new(Shared { wake: OnceLock::new(), state: Mutex::new(SupState::default()) }),
             thread: Mutex::new(None),
         }
     }
 
-    /// Starts watching a new worker (and the thread, on the first one).
+    /// Starts watching a new worker (and the thread, on the first one). Out of file descriptors,
+    /// it fails: the engine only ever uses fds it opened itself (README "Reliability"; an earlier
+    /// fallback wrapped fd 0, the host's stdin, when no eventfd could be had).
     fn adopt(&self, proc: &Arc<Proc>) -> io::Result<()> {
         {
             let mut thread = lock(&self.thread);
             if thread.is_none() {
+                if self.shared.wake.get().is_none() {
+                    let _ = self.shared.wake.set(new_eventfd()?);
+                }
                 let shared = self.shared.clone();
                 *thread = Some(
                     std::thread::Builder::new().name("oh-hooks-workers".into()).spawn(move || supervise(&shared))?,
@@ -862,10 +851,27 @@ impl Drop for Supervisor {
 
 impl Shared {
     fn wake(&self) {
+        // No eventfd: no thread either, so nobody to wake.
+        let Some(fd) = self.wake.get() else { return };
         let one: u64 = 1;
         // SAFETY: writes 8 bytes to our eventfd (a failure only means it is already signalled).
-        unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
     }
+
+    fn wake_fd(&self) -> RawFd {
+        self.wake.get().map_or(-1, AsRawFd::as_raw_fd)
+    }
+}
+
+/// A new close-on-exec, non-blocking eventfd, or why there is none (EMFILE: out of fds).
+fn new_eventfd() -> io::Result<OwnedFd> {
+    // SAFETY: eventfd(2) returns a new fd or -1.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the fd is new and ours.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// The supervisor thread's loop.
@@ -884,7 +890,7 @@ fn supervise(shared: &Shared) {
             return;
         }
         let now = Instant::now();
-        let mut fds = vec![libc::pollfd { fd: shared.wake.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        let mut fds = vec![libc::pollfd { fd: shared.wake_fd(), events: libc::POLLIN, revents: 0 }];
         // (kind, index): 0 = stderr of live[i], 1 = pidfd of live[i], 2 = pidfd of dying[i]
         let mut what: Vec<(u8, usize)> = vec![(9, 0)];
         let mut tick = false;
@@ -929,7 +935,7 @@ fn supervise(shared: &Shared) {
         if fds[0].revents != 0 {
             let mut v: u64 = 0;
             // SAFETY: reads the eventfd's 8-byte counter into a local.
-            unsafe { libc::read(shared.wake.as_raw_fd(), (&mut v as *mut u64).cast(), 8) };
+            unsafe { libc::read(shared.wake_fd(), (&mut v as *mut u64).cast(), 8) };
         }
         let mut died: Vec<usize> = Vec::new();
         for (p, (kind, i)) in fds.iter().zip(&what).skip(1) {
