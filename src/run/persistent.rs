@@ -65,6 +65,10 @@ pub enum Failure {
     /// The worker exited without reading any of the request (internal: retried or reported
     /// as `Exited`).
     Unread(Option<Exit>),
+    /// The worker wrote a line before it had read any of the request: a late or extra line of
+    /// an earlier request, never this one's answer (it is killed; the request is retried once
+    /// on a fresh worker).
+    OutOfStep,
 }
 
 /// A fire's cancellation as a request sees it: an asynchronous fire's token.
@@ -97,6 +101,10 @@ impl Failure {
             Failure::NotOneResponse(why) => format!("{why}; the worker was killed"),
             Failure::CannotStart(why) => why.clone(),
             Failure::Cancelled => "cancelled".to_string(),
+            Failure::OutOfStep => {
+                "the worker wrote a line before reading the request (out of step: a late or extra answer); it was killed"
+                    .to_string()
+            }
             Failure::Stopped => {
                 "the hook's workers were stopped (engine freed or hook removed by a reload)".to_string()
             }
@@ -213,6 +221,14 @@ impl Pool {
                     continue;
                 }
                 break (worker, Err(Failure::Exited(exit)), stderr);
+            }
+            // Out of step: the worker never saw this request, so a fresh one gets it, once.
+            if let (Err(Failure::OutOfStep), false) = (&result, retried) {
+                retried = true;
+                let answered = worker.answered > 0;
+                self.retire(worker, false);
+                self.lost(answered, Failure::OutOfStep.message(timeout, max_bytes));
+                continue;
             }
             break (worker, result, stderr);
         };
@@ -567,7 +583,7 @@ impl Worker {
                 }
             }
             if let Some(answer) = self.take_line(max_bytes)? {
-                return Ok(answer);
+                return self.in_step(answer, written);
             }
             if let Some(exit) = exited {
                 return Err(self.exited(exit, written));
@@ -608,7 +624,7 @@ impl Worker {
             if fds[0].revents != 0 && self.read_stdout(max_bytes)? {
                 // EOF: a line already read was taken above; whatever is left is no answer.
                 if let Some(answer) = self.take_line(max_bytes)? {
-                    return Ok(answer);
+                    return self.in_step(answer, written);
                 }
                 // A process closes its fds a moment before it becomes waitable: EOF is often
                 // the first sign of an exit.
@@ -630,11 +646,7 @@ impl Worker {
     /// The failure of a worker that exited: [`Failure::Unread`] when every byte written of this
     /// request is still in the pipe (and it printed nothing), so it never saw the request.
     fn exited(&self, exit: Option<Exit>, written: usize) -> Failure {
-        let mut unread: libc::c_int = 0;
-        // SAFETY: FIONREAD writes the pipe's byte count into a local int; on a pipe it works on
-        // either end.
-        let rc = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut unread) };
-        if rc == 0 && self.buf.is_empty() && usize::try_from(unread).ok() == Some(written) {
+        if self.buf.is_empty() && self.unread_request() == Some(written) {
             Failure::Unread(exit)
         } else {
             Failure::Exited(exit)
@@ -675,9 +687,34 @@ impl Worker {
         }
     }
 
-    /// The first complete line of `buf`, if any. A second line after it (two answers to one
-    /// request) and a line over `max_bytes` are failures.
+    /// A line is this request's answer only once the worker has read some of the request:
+    /// while every byte written is still in the stdin pipe, the line belongs to an earlier
+    /// request (a late or second answer) and would otherwise be taken as this one's.
+    fn in_step(&self, answer: Vec<u8>, written: usize) -> Result<Vec<u8>, Failure> {
+        if written > 0 && self.unread_request() == Some(written) {
+            return Err(Failure::OutOfStep);
+        }
+        Ok(answer)
+    }
+
+    /// Bytes written to the worker's stdin that it has not read yet.
+    fn unread_request(&self) -> Option<usize> {
+        let mut unread: libc::c_int = 0;
+        // SAFETY: FIONREAD writes the pipe's byte count into a local int; on a pipe it works on
+        // either end.
+        let rc = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut unread) };
+        (rc == 0).then(|| usize::try_from(unread).ok()).flatten()
+    }
+
+    /// The first complete line of `buf`, if any, blank lines before it skipped (a blank line is
+    /// no answer: reading it as "no decision" lost the deny behind it). A second line after it
+    /// (two answers to one request) and a line over `max_bytes` are failures.
     fn take_line(&mut self, max_bytes: usize) -> Result<Option<Vec<u8>>, Failure> {
+        let blank = self.buf.iter().position(|b| !matches!(b, b'\n' | b'\r' | b' ' | b'\t')).unwrap_or(self.buf.len());
+        let blank = self.buf[..blank].iter().rposition(|b| *b == b'\n').map_or(0, |nl| nl + 1);
+        if blank > 0 {
+            self.buf.drain(..blank);
+        }
         let Some(end) = memchr::memchr(b'\n', &self.buf) else {
             return if self.buf.len() > max_bytes { Err(Failure::TooLong) } else { Ok(None) };
         };
