@@ -348,10 +348,7 @@ impl Drop for Engine {
 
 /// The outcome of a fire that arrived while its engine was being freed.
 fn freeing_error() -> Error {
-    Error::new(
-        ErrorCode::Cancelled,
-        "the engine is being freed (oh_hooks_free): fires arriving now are not started",
-    )
+    Error::new(ErrorCode::Cancelled, "the engine is being freed (oh_hooks_free): fires arriving now are not started")
 }
 
 fn cancelled_error() -> Error {
@@ -570,7 +567,8 @@ impl Inner {
             if !self.options.wait_non_blocking {
                 dropped += self.spawn_background(&bg, None, &matching, &[]);
             }
-            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude, cancel, &budget);
+            let (ran, answers) =
+                self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude, cancel, &budget);
             let mut walk = Walk::new();
             let mut traces = Vec::new();
             for Ran { result, trace } in ran {
@@ -708,6 +706,7 @@ impl Inner {
     /// Blocking events: openHarness hooks in list order, one after another, stopping where the
     /// merge is decided; a rewrite (`updatedInput`, `updatedPrompt`) reaches the hooks after
     /// it. Then, unless decided, the Claude Code hooks together as the walk's last step.
+    #[allow(clippy::too_many_arguments)]
     fn run_blocking(
         &self,
         snapshot: &Snapshot,
@@ -853,8 +852,10 @@ impl Inner {
                 },
             ),
         };
-        let done: Vec<Done> =
-            fanout::run_all(budget, fanout::Jobs { jobs: &jobs, deadline: &deadline, run: &run, late: &late, failed: &failed });
+        let done: Vec<Done> = fanout::run_all(
+            budget,
+            fanout::Jobs { jobs: &jobs, deadline: &deadline, run: &run, late: &late, failed: &failed },
+        );
         let mut ran = Vec::new();
         let mut answers = Vec::new();
         for d in done {
@@ -899,7 +900,10 @@ impl Inner {
                 let ran = match turn {
                     None => {
                         let why = if stopped() { NOT_STARTED_FREE } else { NO_TURN };
-                        Ran { result: None, trace: Trace { index, kind, result: "none", error: Some(why.into()), ..Trace::default() } }
+                        Ran {
+                            result: None,
+                            trace: Trace { index, kind, result: "none", error: Some(why.into()), ..Trace::default() },
+                        }
                     }
                     // Cancelled when free's shutdownTimeoutMs is up.
                     Some(_turn) => inner.run_background(&snap, &env, input.as_deref(), is_claude, i),

@@ -140,13 +140,25 @@ mod tests {
         let past = Instant::now();
         let out = run_all(
             &budget,
-            Jobs { jobs: &[1, 2], deadline: &|_| Some(past), run: &|_| "ran", late: &|_| "late", failed: &|_| "failed" },
+            Jobs {
+                jobs: &[1, 2],
+                deadline: &|_| Some(past),
+                run: &|_| "ran",
+                late: &|_| "late",
+                failed: &|_| "failed",
+            },
         );
         assert_eq!(out, ["late", "late"]);
         drop(held);
         let out = run_all(
             &budget,
-            Jobs { jobs: &[1], deadline: &|_| Some(past), run: &|_| panic!("x"), late: &|_| "late", failed: &|_| "failed" },
+            Jobs {
+                jobs: &[1],
+                deadline: &|_| Some(past),
+                run: &|_| panic!("x"),
+                late: &|_| "late",
+                failed: &|_| "failed",
+            },
         );
         assert_eq!(out, ["failed"]);
     }
