@@ -81,7 +81,7 @@ fn fifteen_hundred_hooks_run_sixteen_at_a_time() {
 #[test]
 fn every_async_fire_has_one_observer_record() {
     let _g = serial();
-    let config = json!({ "hooks": { "preToolUse": [{ "command": "sleep 1", "match": "Slow" }] } });
+    let config = json!({ "hooks": { "preToolUse": [{ "command": "sleep 2", "match": "Slow" }] } });
     let e = common::engine(config, json!({}));
     let records = Arc::new(Records::default());
     e.observe(Some(records.clone()));
