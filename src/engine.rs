@@ -23,6 +23,7 @@ use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
 use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
+use crate::quick;
 use crate::response::claude::ClaudeAnswer;
 use crate::run::cancel::Cancel;
 use crate::run::claude::{self as claude_run, ClaudeContext};
@@ -84,13 +85,16 @@ struct Snapshot {
     warnings: Vec<String>,
     /// The workers of `config`'s persistent hooks.
     pools: Arc<PoolTable>,
+    /// Which events' fires [`quick`] may answer.
+    quick: quick::Plan,
 }
 
 impl Snapshot {
     fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
         let mut warnings = config.warnings.clone();
         warnings.extend(extra);
-        Snapshot { config, trust, warnings, pools }
+        let quick = quick::Plan::new(&config, &warnings);
+        Snapshot { config, trust, warnings, pools, quick }
     }
 }
 
@@ -155,6 +159,23 @@ impl Engine {
             self.inner.foreground_done(&record, &outcome);
         }
         outcome
+    }
+
+    /// The no-match shortcut ([`quick`]): the outcome text when this fire certainly runs nothing
+    /// and the general path would answer exactly [`quick::ALLOWED`]; `None` means "call
+    /// [`Engine::fire`]", which then decides as if this had not been asked.
+    /// `envelope` need not be UTF-8 (the shortcut checks; text that is not is left to the caller).
+    pub fn fire_quick(&self, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
+        let inner = &self.inner;
+        // Each fire is a record for the observer: the general path builds it.
+        if inner.host.observing() {
+            return None;
+        }
+        // The same change check as the general path, first; it is due at most once per
+        // interval, so the general path, if asked next, does not repeat it.
+        inner.reload_if_due();
+        let snapshot = inner.state.load();
+        snapshot.quick.runs_nothing(envelope, &snapshot.config).then_some(quick::ALLOWED)
     }
 
     /// Fires one event on an engine thread and hands the outcome to `done` there, exactly once.
@@ -354,6 +375,15 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
+    /// A fire's look at the config files, at most once per check interval.
+    fn reload_if_due(self: &Arc<Self>) {
+        // `watch: false` pins the files, but a verdict never reached (a trust store that could
+        // not be read) is still asked for again.
+        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
+            let _ = self.reload(false);
+        }
+    }
+
     fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
         self.fires.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -408,11 +438,7 @@ impl Inner {
     /// Fires one event. Returns the outcome and, when an observer is set, the fire's record,
     /// which the caller completes with the final outcome ([`Inner::foreground_done`]).
     fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<Arc<Mutex<Record>>>) {
-        // `watch: false` pins the files, but a verdict never reached (a trust store that could
-        // not be read) is still asked for again.
-        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
-            let _ = self.reload(false);
-        }
+        self.reload_if_due();
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
         let config = &snapshot.config;
