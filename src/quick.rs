@@ -27,20 +27,56 @@ use crate::config::Config;
 use crate::event::Event;
 use crate::matcher::Matcher;
 use std::ffi::CStr;
+use std::sync::OnceLock;
 
 /// The outcome of a fire that ran nothing and has nothing to warn about: byte for byte what
 /// `Outcome::allowed(vec![]).to_json()` writes (pinned by a test).
 pub const ALLOWED: &CStr = c"{\"allowed\":true,\"hooks\":[]}";
 
 /// What a fire of one event may start, as far as this module is concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 enum Can {
     /// No hook of any dialect: nothing runs.
     Nothing,
-    /// Only openHarness hooks, each with a `match`: nothing runs unless one matches.
-    IfMatched,
+    /// Only openHarness hooks, each with a `match`: nothing runs unless one matches; with the
+    /// tool names already found to match none of them.
+    IfMatched(Box<Seen>),
     /// Something may run, or the outcome is not the constant: the general path decides.
     Ask,
+}
+
+/// Tool names that matched none of an event's matchers, kept at most this many (and this long).
+/// A harness has a few dozen tools; the memo of a pure function (each matcher depends on the
+/// tool name alone, and the memo lives as long as the config it was computed for) answers
+/// exactly what evaluating the matchers again would, for a fraction of it: twenty matchers cost
+/// about 2,000 instructions, a look here a few dozen.
+const SEEN: usize = 32;
+const SEEN_LEN: usize = 128;
+
+/// Filled in order and never emptied, without locks: a reader stops at the first empty slot.
+#[derive(Debug)]
+struct Seen([OnceLock<Box<str>>; SEEN]);
+
+impl Seen {
+    fn contains(&self, tool: &[u8]) -> bool {
+        for slot in &self.0 {
+            match slot.get() {
+                Some(name) if name.as_bytes() == tool => return true,
+                Some(_) => {}
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// Remembers `tool`, if there is room; two threads racing for a slot: one of them wins.
+    fn insert(&self, tool: &str) {
+        if tool.len() <= SEEN_LEN {
+            if let Some(slot) = self.0.iter().find(|s| s.get().is_none()) {
+                let _ = slot.set(tool.into());
+            }
+        }
+    }
 }
 
 /// Per event, what a fire may start under one config (with its warnings).
@@ -53,7 +89,7 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(config: &Config, warnings: &[String]) -> Plan {
-        let mut can = [Can::Ask; Event::COUNT];
+        let mut can: [Can; Event::COUNT] = std::array::from_fn(|_| Can::Ask);
         if warnings.is_empty() {
             for (e, c) in Event::ALL.iter().zip(can.iter_mut()) {
                 let oh = config.hooks.of(*e);
@@ -62,13 +98,13 @@ impl Plan {
                 *c = if config.disable_all_hooks || (oh.is_empty() && !other_dialects) {
                     Can::Nothing
                 } else if !other_dialects && oh.iter().all(|h| !matches!(h.matcher, Matcher::Any)) {
-                    Can::IfMatched
+                    Can::IfMatched(Box::new(Seen(std::array::from_fn(|_| OnceLock::new()))))
                 } else {
                     Can::Ask
                 };
             }
         }
-        Plan { any: can.iter().any(|c| *c != Can::Ask), can }
+        Plan { any: can.iter().any(|c| !matches!(c, Can::Ask)), can }
     }
 
     /// Whether a fire of `json` (the envelope's bytes, not yet known to be UTF-8) under `config`
@@ -85,15 +121,20 @@ impl Plan {
             return false;
         }
         let Some(&event) = Event::ALL.iter().find(|e| e.name().as_bytes() == head.event) else { return false };
-        match self.can[event.index()] {
+        match &self.can[event.index()] {
             Can::Nothing => true,
-            Can::IfMatched => {
-                let tool = match head.tool.map(std::str::from_utf8) {
-                    Some(Ok(t)) => Some(t),
-                    Some(Err(_)) => return false,
-                    None => None,
-                };
-                !config.hooks.of(event).iter().any(|h| h.matcher.matches(tool))
+            Can::IfMatched(seen) => {
+                // No tool name, or an empty one: every matcher matches.
+                let Some(tool) = head.tool.filter(|t| !t.is_empty()) else { return false };
+                if seen.contains(tool) {
+                    return true;
+                }
+                let Ok(tool) = std::str::from_utf8(tool) else { return false };
+                if config.hooks.of(event).iter().any(|h| h.matcher.matches(Some(tool))) {
+                    return false;
+                }
+                seen.insert(tool);
+                true
             }
             Can::Ask => false,
         }

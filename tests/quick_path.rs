@@ -253,3 +253,16 @@ proptest! {
         });
     }
 }
+
+#[test]
+fn remembered_tool_names_answer_as_the_matchers_would() {
+    let twenty = twenty();
+    let with = |tool: &str| BENCH.replacen("\"Bash\"", &Value::from(tool).to_string(), 1);
+    for round in 0..3 {
+        for tool in ["Bash", "Read", "mcp__x__create_y", "Bash", "WebFetchX", "todo-list", "Glob"] {
+            let matches = !agree(&twenty, with(tool).as_bytes());
+            let general = twenty.fire(&with(tool)).to_json();
+            assert_eq!(matches, general != ALLOWED, "round {round}, {tool}: {general}");
+        }
+    }
+}
