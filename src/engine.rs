@@ -24,6 +24,7 @@ use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
 use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
+use crate::quick;
 use crate::response::claude::ClaudeAnswer;
 use crate::run::cancel::Cancel;
 use crate::run::claude::{self as claude_run, ClaudeContext};
@@ -88,6 +89,11 @@ pub const ASYNC_THREADS: usize = 8;
 /// with an `internal` error.
 pub const ASYNC_QUEUE: usize = 4096;
 
+/// How long an async-fire thread that ran out of work looks for the next fire before sleeping
+/// (README "Performance": a host awaiting each fire before the next saves a thread wake-up a
+/// round trip; this much of one core is the cost after the last fire of a burst).
+pub const ASYNC_SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+
 static NEXT_ENGINE: AtomicU64 = AtomicU64::new(1);
 
 /// What identifies a persistent hook's processes across reloads: the event's index, the
@@ -103,13 +109,16 @@ struct Snapshot {
     warnings: Vec<String>,
     /// The workers of `config`'s persistent hooks.
     pools: Arc<PoolTable>,
+    /// Which events' fires [`quick`] may answer.
+    quick: quick::Plan,
 }
 
 impl Snapshot {
     fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
         let mut warnings = config.warnings.clone();
         warnings.extend(extra);
-        Snapshot { config, trust, warnings, pools }
+        let quick = quick::Plan::new(&config, &warnings);
+        Snapshot { config, trust, warnings, pools, quick }
     }
 }
 
@@ -165,7 +174,7 @@ impl Engine {
             supervisor: Arc::new(Supervisor::new()),
             host: Host::default(),
             id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
-            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
+            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE).spinning(ASYNC_SPIN),
             fires: Mutex::new(HashMap::new()),
             next_fire: AtomicU64::new(1),
             closing: AtomicBool::new(false),
@@ -196,6 +205,14 @@ impl Engine {
         outcome
     }
 
+    /// The no-match shortcut ([`quick`]): the outcome text when this fire certainly runs nothing
+    /// and the general path would answer exactly [`quick::ALLOWED`]; `None` means "call
+    /// [`Engine::fire`]", which then decides as if this had not been asked.
+    /// `envelope` need not be UTF-8 (the shortcut checks; text that is not is left to the caller).
+    pub fn fire_quick(&self, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
+        self.inner.fire_quick(envelope)
+    }
+
     /// Fires one event on an engine thread and hands the outcome to `done` there, exactly once.
     /// Returns the fire's id for [`Engine::cancel`].
     /// `envelope_json` is an `Err` when the caller could not even read it (NULL, not UTF-8): the
@@ -219,6 +236,8 @@ impl Engine {
         let done_job = done.clone();
         let job = Box::new(move || {
             let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &envelope_json {
+                // Nothing can run: the constant, as the general path would say (src/quick.rs).
+                Ok(json) if inner.fire_quick(json.as_bytes()).is_some() => (Outcome::allowed(Vec::new()), None),
                 Ok(json) => inner.fire(json, Some(&cancel)),
                 Err(e) => (Outcome::error(e.clone()), None),
             }));
@@ -402,6 +421,28 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
+    /// [`Engine::fire_quick`].
+    fn fire_quick(self: &Arc<Self>, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
+        // Each fire is a record for the observer: the general path builds it.
+        if self.host.observing() {
+            return None;
+        }
+        // The same change check as the general path, first; it is due at most once per
+        // interval, so the general path, if asked next, does not repeat it.
+        self.reload_if_due();
+        let snapshot = self.state.load();
+        snapshot.quick.runs_nothing(envelope, &snapshot.config).then_some(quick::ALLOWED)
+    }
+
+    /// A fire's look at the config files, at most once per check interval.
+    fn reload_if_due(self: &Arc<Self>) {
+        // `watch: false` pins the files, but a verdict never reached (a trust store that could
+        // not be read) is still asked for again.
+        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
+            let _ = self.reload(false);
+        }
+    }
+
     fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
         self.fires.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -517,11 +558,7 @@ impl Inner {
     /// Fires one event. Returns the outcome and, when an observer is set, the fire's record,
     /// which the caller completes with the final outcome ([`Inner::foreground_done`]).
     fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<Arc<Mutex<Record>>>) {
-        // `watch: false` pins the files, but a verdict never reached (a trust store that could
-        // not be read) is still asked for again.
-        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
-            let _ = self.reload(false);
-        }
+        self.reload_if_due();
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
         let config = &snapshot.config;
