@@ -142,7 +142,8 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
             match cx.base.http.post(url, body, &headers, timeout, cx.base.max_output_bytes, cx.base.cancel) {
                 Reply::Body(status, bytes) => {
                     trace.status = Some(status);
-                    let text = String::from_utf8_lossy(&bytes);
+                    // Read as the answer reader reads it (a byte-order mark, invalid UTF-8).
+                    let text = crate::response::json::text(&bytes);
                     let t = text.trim();
                     if t.is_empty() || (t.starts_with('{') && t.ends_with('}')) {
                         ran(None, &bytes)
