@@ -19,6 +19,8 @@ pub struct Ran<'a> {
     pub stdout: &'a [u8],
     pub stderr: &'a [u8],
     pub on_failure_block: bool,
+    /// The answer was larger than `maxOutputBytes` and was not read (`failed` says so).
+    pub overflow: bool,
     /// Names the hook in a reason when nothing better is at hand.
     pub name: &'a str,
 }
@@ -72,7 +74,14 @@ fn trimmed_text(bytes: &[u8]) -> Option<String> {
 /// A failure: the action proceeds, unless the hook has `onFailure: "block"`.
 fn failure(why: String, ran: &Ran, event: Event) -> ClaudeAnswer {
     let mut answer = ClaudeAnswer { failure: Some(why.clone()), ..ClaudeAnswer::default() };
-    if ran.on_failure_block && !on_failure_ignored(event) {
+    // Size never decides: an answer too large to read may have been a deny, so where the hook
+    // can block (and failures block at all) the overflow blocks (README "Size never decides").
+    if ran.overflow && event.claude_can_block() && !on_failure_ignored(event) {
+        answer.block = true;
+        answer.permission = matches!(event, Event::PreToolUse | Event::PreModelSwitch | Event::PermissionRequest)
+            .then_some(Permission::Deny);
+        answer.reason = Some(format!("Claude Code hook `{}`: {why}; its answer was not read, so it blocks", ran.name));
+    } else if ran.on_failure_block && !on_failure_ignored(event) {
         answer.block = true;
         answer.reason = Some(format!("Claude Code hook `{}` failed ({why}) and has onFailure: \"block\"", ran.name));
     }
