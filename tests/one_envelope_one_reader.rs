@@ -1,5 +1,5 @@
-//! No input switches a guard off (README "Reliability", rows "One envelope" to "toolArgs as
-//! text"): one envelope reaches every hook intact, every answer of every path goes through the
+//! No input switches a guard off (README "One envelope", "Host tools", "Reading answers", "Size
+//! never decides"): one envelope reaches every hook intact, every answer of every path goes through the
 //! one tolerant reader, size never decides, and openHarness's `toolArgs` text reaches a stock
 //! Claude Code guard as `tool_input.command`. Real engines, real hook processes, a real HTTP
 //! server.
