@@ -741,6 +741,30 @@ mod tests {
         assert!(verbatim(r#"{"a":1}"#, 6, &[]));
     }
 
+    /// Every view of the envelope comes from the spans of the one parse (README "One envelope"):
+    /// verbatim and rebuilt alike, and a rewrite keeps every other field as written.
+    #[test]
+    fn fields_are_spans_of_the_one_parse() {
+        for text in [
+            r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm \ud800","n":1e999}"#,
+            r#"{ "toolName" : "Bash", "event":"preToolUse", "tool_input": {"command": "x"}, "n": -1e400 }"#,
+        ] {
+            let head = parse_head(text).unwrap();
+            let env = Envelope::parse(text, head.event).unwrap();
+            let fields: Vec<(&str, &str)> = env.fields().collect();
+            assert!(fields.iter().any(|(k, _)| *k == "toolName"), "{fields:?}");
+            let rebuilt = Envelope::build(env.event, env.fields());
+            assert_eq!(rebuilt.json, env.json, "the spans are the JSON's values");
+            let rewritten = env.rewritten(Some(&serde_json::json!({"command": "rm -rf /"})), Some("p"));
+            assert_eq!(rewritten.raw("toolName"), Some(r#""Bash""#));
+            assert!(rewritten.raw("n").unwrap().ends_with("e999") || rewritten.raw("n") == Some("-1e400"));
+            assert_eq!(rewritten.raw("toolInput"), Some(r#"{"command":"rm -rf /"}"#));
+            assert_eq!(rewritten.raw("prompt"), Some(r#""p""#));
+        }
+        let env = Envelope::parse(r#"{"event":"preToolUse","toolArgs":"rm \ud800"}"#, Event::PreToolUse).unwrap();
+        assert_eq!(env.vars().iter().find(|(k, _)| *k == "OH_TOOL_ARGS").unwrap().1, "rm \u{FFFD}");
+    }
+
     #[test]
     fn head() {
         let h = parse_head(r#"{"toolName":"Bash","event":"preToolUse","x":[{"a":1}]}"#).unwrap();
