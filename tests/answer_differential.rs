@@ -68,9 +68,28 @@ fn seeds_regressions_and_local_corpora_agree_with_the_reference() {
 #[test]
 fn mutated_seeds_agree_with_the_reference() {
     const PIECES: &[&[u8]] = &[
-        b"\\ud800", b"\\udc00", b"\\ud83d\\ude00", b"\xef\xbb\xbf", b"\xff", b"\xe2\x82", b"\"deny\"", b"\"allow\"",
-        b"null", b",\"decision\":\"allow\"", b",\"hookSpecificOutput\":null", b"1e999", b"NaN", b"\\", b"\"", b"{", b"}",
-        b"[", b"]", b" ", b"\n", b"\t",
+        b"\\ud800",
+        b"\\udc00",
+        b"\\ud83d\\ude00",
+        b"\xef\xbb\xbf",
+        b"\xff",
+        b"\xe2\x82",
+        b"\"deny\"",
+        b"\"allow\"",
+        b"null",
+        b",\"decision\":\"allow\"",
+        b",\"hookSpecificOutput\":null",
+        b"1e999",
+        b"NaN",
+        b"\\",
+        b"\"",
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b" ",
+        b"\n",
+        b"\t",
     ];
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = move || {

@@ -559,7 +559,11 @@ fn d_response_table() {
     // Contract 1.2 (README "Every answer read tolerantly"): these were malformed in 1.1 and lost
     // the deny; invalid UTF-8 is now read as U+FFFD and a byte-order mark is skipped.
     let parsed_bytes: Vec<(&str, &[u8], Value)> = vec![
-        ("D6 invalid UTF-8 in a string", b"{\"decision\":\"deny\",\"reason\":\"\xff\"}", json!({ "allowed": false, "result": "deny", "reason": "\u{FFFD}" })),
+        (
+            "D6 invalid UTF-8 in a string",
+            b"{\"decision\":\"deny\",\"reason\":\"\xff\"}",
+            json!({ "allowed": false, "result": "deny", "reason": "\u{FFFD}" }),
+        ),
         ("D8 UTF-8 BOM", b"\xef\xbb\xbf{\"decision\":\"deny\"}", json!({ "allowed": false, "result": "deny" })),
     ];
     let parsed: Vec<(&str, &[u8], Value)> =

@@ -96,7 +96,8 @@ fn odd_text_in_the_envelope_reaches_claude_code_matchers_and_stdin() {
     );
     assert_eq!(o["allowed"], true, "{o}");
     let stdin = std::fs::read_to_string(&record).unwrap();
-    for part in [r#""tool_name":"Bash""#, r#""tool_input":{"command":"x \ud800"}"#, r#""score":1e999"#, r#""n":-1e400"#] {
+    for part in [r#""tool_name":"Bash""#, r#""tool_input":{"command":"x \ud800"}"#, r#""score":1e999"#, r#""n":-1e400"#]
+    {
         assert!(stdin.contains(part), "stdin lacks {part}: {stdin}");
     }
 }
@@ -113,7 +114,10 @@ fn the_envelope_after_a_rewrite_keeps_every_field() {
     );
     let oh = format!("hooks:\n  preToolUse:\n    - command: {rewrite}\n      jsonIO: true\n");
     let c = claude_and_oh(pre_tool_use("Bash", PY_GUARD), json!({}), Some(&oh));
-    let o = fire_raw(&c.engine, r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"ls"},"note":"\ud800","n":1e999}"#);
+    let o = fire_raw(
+        &c.engine,
+        r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"ls"},"note":"\ud800","n":1e999}"#,
+    );
     assert_eq!(o["allowed"], false, "the Claude Code guard sees the rewritten command: {o}");
     assert_eq!(o["hooks"].as_array().unwrap().len(), 2, "{o}");
     assert_eq!(o["reason"], "blocked: rm -rf /", "{o}");
@@ -125,7 +129,10 @@ fn the_envelope_after_a_rewrite_keeps_every_field() {
 fn a_variable_with_a_lone_surrogate_is_set_with_u_fffd() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("args");
-    let guard = format!(r#"printf '%s' "$OH_TOOL_ARGS" > '{}'; case "$OH_TOOL_ARGS" in *"rm -rf"*) exit 1;; esac"#, out.display());
+    let guard = format!(
+        r#"printf '%s' "$OH_TOOL_ARGS" > '{}'; case "$OH_TOOL_ARGS" in *"rm -rf"*) exit 1;; esac"#,
+        out.display()
+    );
     let e = one_hook(json!({ "command": guard }), json!({}));
     let o = fire_raw(&e, r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm -rf / #\ud800"}"#);
     assert_eq!(o["allowed"], false, "{o}");
@@ -156,7 +163,9 @@ fn tool_args_text_reaches_stock_claude_code_guards_as_tool_input_command() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("stdin");
     let c = claude(pre_tool_use("*", &format!("cat >> '{}'", record.display())), json!({}));
-    for (tool, args) in [("Read", "/etc/passwd"), ("WebFetch", "http://x"), ("Grep", "secret"), ("Task", "go"), ("MyTool", "z")] {
+    for (tool, args) in
+        [("Read", "/etc/passwd"), ("WebFetch", "http://x"), ("Grep", "secret"), ("Task", "go"), ("MyTool", "z")]
+    {
         fire_raw(&c.engine, &json!({ "event": "preToolUse", "toolName": tool, "toolArgs": args }).to_string());
     }
     fire_raw(&c.engine, r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"{\"command\": \"ls\"}"}"#);
@@ -165,7 +174,14 @@ fn tool_args_text_reaches_stock_claude_code_guards_as_tool_input_command() {
     let inputs: Vec<&Value> = lines.iter().map(|l| &l["tool_input"]).collect();
     assert_eq!(
         inputs,
-        [&json!({"path": "/etc/passwd"}), &json!({"url": "http://x"}), &json!({"pattern": "secret"}), &json!({"prompt": "go"}), &Value::Null, &json!({"command": "ls"})]
+        [
+            &json!({"path": "/etc/passwd"}),
+            &json!({"url": "http://x"}),
+            &json!({"pattern": "secret"}),
+            &json!({"prompt": "go"}),
+            &Value::Null,
+            &json!({"command": "ls"})
+        ]
     );
     assert_eq!(lines[4]["tool_args"], "z");
     // `if` rules read it too.
@@ -178,8 +194,7 @@ fn tool_args_text_reaches_stock_claude_code_guards_as_tool_input_command() {
 
 // ------------------------------------------------------------------ one reader: Claude Code
 
-const DENY_SURROGATE: &str =
-    r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"blocked: rm -rf / #\ud800"}}"#;
+const DENY_SURROGATE: &str = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"blocked: rm -rf / #\ud800"}}"#;
 
 /// Issue 16 item 2: a Claude Code deny whose reason holds a lone surrogate escape (what Python's
 /// `json.dumps` writes for one) was unparseable, and the call proceeded.
@@ -193,7 +208,8 @@ fn a_claude_code_deny_with_a_lone_surrogate_denies() {
     assert_eq!(o["reason"], "blocked: rm -rf / #\u{FFFD}", "{o}");
     // The echoing Python guard with a real lone surrogate in its input.
     let c = claude(pre_tool_use("Bash", PY_GUARD), json!({}));
-    let o = fire_raw(&c.engine, r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800"}}"#);
+    let o =
+        fire_raw(&c.engine, r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800"}}"#);
     assert_eq!(o["allowed"], false, "{o}");
 }
 
@@ -208,8 +224,8 @@ fn a_claude_code_deny_with_a_bom_or_a_repeated_object_denies() {
         ("bom", format!("\\357\\273\\277{{\"hookSpecificOutput\":{deny}}}")),
         ("repeated-allow", format!("{{\"hookSpecificOutput\":{deny},\"hookSpecificOutput\":{allow}}}")),
         ("repeated-null", format!("{{\"hookSpecificOutput\":{deny},\"hookSpecificOutput\":null}}")),
-        ("repeated-decision", format!("{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecision\":\"allow\",\"hookEventName\":\"Other\"}}}}")),
-        ("invalid-utf8", format!("{{\"hookSpecificOutput\":{{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"cut \\342\\202\"}}}}")),
+        ("repeated-decision", "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecision\":\"allow\",\"hookEventName\":\"Other\"}}".to_string()),
+        ("invalid-utf8", "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"cut \\342\\202\"}}".to_string()),
     ] {
         let hook = script(dir.path(), name, &format!("cat >/dev/null; printf '{}'", body.replace('%', "%%")));
         let c = claude(pre_tool_use("Bash", &hook), json!({}));
@@ -226,7 +242,11 @@ fn a_claude_code_deny_with_a_bom_or_a_repeated_object_denies() {
 fn an_overflowing_claude_code_answer_blocks() {
     let c = claude(pre_tool_use("Bash", PY_GUARD), json!({}));
     let pad = "x".repeat(1_100_000);
-    let o = fire_raw(&c.engine, &json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": format!("rm -rf / #{pad}") } }).to_string());
+    let o = fire_raw(
+        &c.engine,
+        &json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": format!("rm -rf / #{pad}") } })
+            .to_string(),
+    );
     assert_eq!(o["allowed"], false, "{}", &o.to_string()[..400.min(o.to_string().len())]);
     assert_eq!(o["permissionDecision"], "deny");
     let t = trace(&o);
@@ -269,7 +289,8 @@ fn openharness_jsonio_and_persistent_answers_are_read_whatever_the_bytes() {
         let o = fire_raw(&e, r#"{"event":"preToolUse","toolName":"Bash"}"#);
         assert_eq!((&o["allowed"], &o["reason"]), (&json!(false), &json!(reason)), "jsonIO {file}: {o}");
         // A persistent worker answering the same, one line per request.
-        let worker = script(dir.path(), &format!("w-{file}"), &format!("while read -r line; do cat '{path}'; echo; done"));
+        let worker =
+            script(dir.path(), &format!("w-{file}"), &format!("while read -r line; do cat '{path}'; echo; done"));
         let e = one_hook(json!({ "command": worker, "persistent": true }), json!({}));
         for _ in 0..2 {
             let o = fire_raw(&e, r#"{"event":"preToolUse","toolName":"Bash"}"#);
@@ -343,7 +364,10 @@ fn serve_bytes(body: &'static [u8]) -> String {
                     if reader.read_exact(&mut b).is_err() {
                         return;
                     }
-                    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        body.len()
+                    );
                     if writer.write_all(head.as_bytes()).and_then(|_| writer.write_all(body)).is_err() {
                         return;
                     }

@@ -103,7 +103,7 @@ fn claude_valid(v: &serde_json::Map<String, Value>) -> bool {
     let is = |key: &str, ok: &dyn Fn(&Value) -> bool| v.get(key).map_or(true, |x| x.is_null() || ok(x));
     let hso_ok = |h: &Value| {
         let Some(h) = h.as_object() else { return false };
-        let opt = |key: &str, ok: &dyn Fn(&Value) -> bool| h.get(key).map_or(true, |x| ok(x));
+        let opt = |key: &str, ok: &dyn Fn(&Value) -> bool| h.get(key).map_or(true, ok);
         h.get("hookEventName").and_then(Value::as_str) == Some("PreToolUse")
             && opt("permissionDecision", &|x| matches!(x.as_str(), Some("allow" | "deny" | "ask" | "defer")))
             && opt("additionalContext", &|x| x.is_string() || x.is_null())
@@ -128,11 +128,8 @@ pub fn check_claude(bytes: &[u8]) -> Result<(), String> {
         return Ok(());
     }
     let Some(Value::Object(v)) = reference_value(t.as_bytes()) else { return Ok(()) };
-    let hso_deny = v
-        .get("hookSpecificOutput")
-        .and_then(|h| h.get("permissionDecision"))
-        .and_then(Value::as_str)
-        == Some("deny");
+    let hso_deny =
+        v.get("hookSpecificOutput").and_then(|h| h.get("permissionDecision")).and_then(Value::as_str) == Some("deny");
     let deny = claude_valid(&v) && (v.get("decision").and_then(Value::as_str) == Some("block") || hso_deny);
     if !deny {
         return Ok(());

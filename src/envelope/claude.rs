@@ -33,9 +33,8 @@ impl ClaudeInput {
                 rest.push((snake, Cow::Borrowed(raw)));
             }
         }
-        let get = |rest: &[(String, Cow<str>)], key: &str| {
-            rest.iter().find(|(k, _)| k == key).map(|(_, v)| v.to_string())
-        };
+        let get =
+            |rest: &[(String, Cow<str>)], key: &str| rest.iter().find(|(k, _)| k == key).map(|(_, v)| v.to_string());
         // openHarness's string forms, where Claude Code's own fields are missing.
         if get(&rest, "tool_input").is_none() {
             let from_json = ["tool_input_json", "tool_args"]

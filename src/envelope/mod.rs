@@ -597,7 +597,9 @@ fn variables<'a>(
         }
         if let Some(raw) = get("prompt") {
             match raw.starts_with('"') {
-                true => vars.push(("OH_PROMPT", cut_at_char_boundary(&json::decode_string(raw), PROMPT_LIMIT).to_string())),
+                true => {
+                    vars.push(("OH_PROMPT", cut_at_char_boundary(&json::decode_string(raw), PROMPT_LIMIT).to_string()))
+                }
                 false => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
             }
         }

@@ -181,7 +181,8 @@ pub fn read_callback(event: Event, answer: &[u8], name: &str) -> ClaudeAnswer {
         if let Some(ok) = map.get_by("ok", |v| v.as_bool() == Some(false)).and_then(Val::as_bool) {
             let reason = map.get_by("reason", last).and_then(Val::text);
             // A repeated `impossible` is true only when no value says otherwise.
-            let impossible = map.get_by("impossible", |v| v.as_bool() != Some(true)).and_then(Val::as_bool) == Some(true);
+            let impossible =
+                map.get_by("impossible", |v| v.as_bool() != Some(true)).and_then(Val::as_bool) == Some(true);
             let stop_event = matches!(event, Event::TurnStop | Event::SubagentStop);
             if ok || event == Event::PermissionRequest || (stop_event && impossible) {
                 return ClaudeAnswer { reason: if ok { None } else { reason }, ..ClaudeAnswer::default() };
@@ -285,7 +286,10 @@ fn validate(event: Event, map: &Obj) -> Result<(), String> {
             }
             if let Some(v) = hso.get_by("updatedInput", |v| v.kind() == Kind::Object).filter(|v| !v.is_null()) {
                 if v.kind() != Kind::Object {
-                    return Err(format!("hookSpecificOutput.updatedInput is {}, expected an object", v.kind().describe()));
+                    return Err(format!(
+                        "hookSpecificOutput.updatedInput is {}, expected an object",
+                        v.kind().describe()
+                    ));
                 }
             }
             if let Some(d) = hso.get_by("decision", refusing("decision")) {

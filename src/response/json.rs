@@ -156,7 +156,9 @@ impl<'a> Val<'a> {
     /// Whether the value is this string.
     pub fn is(self, s: &str) -> bool {
         // A string of another length cannot decode to `s` unless it has escapes.
-        self.kind() == Kind::String && (self.0.len() == s.len() + 2 || self.0.contains('\\')) && decode_string(self.0) == s
+        self.kind() == Kind::String
+            && (self.0.len() == s.len() + 2 || self.0.contains('\\'))
+            && decode_string(self.0) == s
     }
 
     /// The object's entries, in order, repeated keys kept.
@@ -636,7 +638,9 @@ mod tests {
     #[test]
     fn any_json_object_is_read() {
         let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
-        let body = format!(r#"{{"x":{deep},"n":1e999,"m":-1e400,"q":NaN,"i":-Infinity,"decision":"deny","reason":"no \ud800"}}"#);
+        let body = format!(
+            r#"{{"x":{deep},"n":1e999,"m":-1e400,"q":NaN,"i":-Infinity,"decision":"deny","reason":"no \ud800"}}"#
+        );
         let o = obj(&body);
         assert!(o.get("decision").unwrap().is("deny"));
         assert_eq!(o.get("reason").unwrap().text().as_deref(), Some("no \u{FFFD}"));
@@ -645,7 +649,18 @@ mod tests {
         assert_eq!(o.get("x").unwrap().to_value(), None, "too deep to build");
         assert_eq!(object("[1]"), Err(NotAnObject::OtherValue));
         assert_eq!(object(" \"s\" "), Err(NotAnObject::OtherValue));
-        for bad in ["{\"a\":1} x", "{\"a\":1}{}", "{nope", "{\"a\":}", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "{\"a\":01}", "{\"a\":1.}", "{\"a\":\"x}"] {
+        for bad in [
+            "{\"a\":1} x",
+            "{\"a\":1}{}",
+            "{nope",
+            "{\"a\":}",
+            "{\"a\" 1}",
+            "{\"a\":1,}",
+            "[1,]",
+            "{\"a\":01}",
+            "{\"a\":1.}",
+            "{\"a\":\"x}",
+        ] {
             assert!(matches!(object(bad), Err(NotAnObject::Invalid(_))), "{bad}");
         }
         assert!(object("{\"a\":\"raw\ttab\nline\"}").is_ok(), "control characters in strings");
@@ -655,7 +670,9 @@ mod tests {
 
     #[test]
     fn repeated_keys_keep_the_refusal() {
-        let o = obj(r#"{"decision":"deny","decision":"allow","r":"a","r":"b","h":{"d":"deny"},"h":null,"c":false,"c":true}"#);
+        let o = obj(
+            r#"{"decision":"deny","decision":"allow","r":"a","r":"b","h":{"d":"deny"},"h":null,"c":false,"c":true}"#,
+        );
         assert!(o.get("decision").unwrap().is("deny"));
         assert!(o.get("r").unwrap().is("b"), "otherwise the last value");
         assert_eq!(o.get("h").unwrap().raw(), r#"{"d":"deny"}"#);

@@ -105,17 +105,23 @@ pub fn parse(body: &[u8]) -> Response {
             return Response::Malformed("response is JSON but not an object".to_string())
         }
     };
-    Response::Parsed { result: interpret(&top), legacy_denied: top.get_by("allowed", |v| v.as_bool() == Some(false)).and_then(|v| v.as_bool()) == Some(false) }
+    Response::Parsed {
+        result: interpret(&top),
+        legacy_denied: top.get_by("allowed", |v| v.as_bool() == Some(false)).and_then(|v| v.as_bool()) == Some(false),
+    }
 }
 
 /// The openHarness vocabulary over a read object.
 fn interpret(top: &json::Obj) -> HookResult {
     let is_deny = |v: json::Val| v.is("deny");
     let specific = top
-        .get_by("hookSpecificOutput", |v| v.as_object().is_some_and(|o| o.get_by("decision", is_deny).is_some_and(is_deny)))
+        .get_by("hookSpecificOutput", |v| {
+            v.as_object().is_some_and(|o| o.get_by("decision", is_deny).is_some_and(is_deny))
+        })
         .and_then(|v| v.as_object());
     let last = |_: json::Val| false;
-    let from_specific = |key: &str, refuses: &dyn Fn(json::Val) -> bool| specific.as_ref().and_then(|o| o.get_by(key, refuses));
+    let from_specific =
+        |key: &str, refuses: &dyn Fn(json::Val) -> bool| specific.as_ref().and_then(|o| o.get_by(key, refuses));
     HookResult {
         decision: match top.get_by("decision", is_deny) {
             Some(v) if v.is("deny") => Some(Decision::Deny),
@@ -128,10 +134,15 @@ fn interpret(top: &json::Obj) -> HookResult {
             Some(v) if v.is("ask") => Some(Permission::Ask),
             _ => None,
         },
-        reason: top.get_by("reason", last).and_then(json::Val::text).or_else(|| from_specific("reason", &last).and_then(json::Val::text)),
+        reason: top
+            .get_by("reason", last)
+            .and_then(json::Val::text)
+            .or_else(|| from_specific("reason", &last).and_then(json::Val::text)),
         context: from_specific("additionalContext", &last).and_then(json::Val::text),
         // Too deep to build: no rewrite, but the rest of the answer still counts.
-        updated_input: from_specific("updatedInput", &last).filter(|v| v.kind() == json::Kind::Object).and_then(json::Val::to_value),
+        updated_input: from_specific("updatedInput", &last)
+            .filter(|v| v.kind() == json::Kind::Object)
+            .and_then(json::Val::to_value),
         updated_prompt: from_specific("updatedPrompt", &last).and_then(json::Val::text),
     }
 }
