@@ -55,7 +55,7 @@ proptest! {
 
         let stop = answers.iter().any(|a| a.stop.is_some());
         let mut walk = Walk::new();
-        walk.claude_step(Event::PreToolUse, m);
+        let _ = walk.claude_step(Event::PreToolUse, m);
         let out = walk.finish();
         prop_assert_eq!(out.allowed, !blocked && !stop, "continue:false and deny both refuse");
         prop_assert_eq!(out.stop.is_some(), stop);

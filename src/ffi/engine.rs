@@ -85,25 +85,36 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 /// NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *const c_char) -> *mut c_char {
+    // Small on purpose: the outcome travels as its JSON text, not as an `Outcome`.
     let outcome = boundary(|| {
         // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
         let Some(hooks) = (unsafe { hooks.as_ref() }) else {
-            return null_argument("hooks", "oh_hooks_fire");
+            return Err(null_argument("hooks", "oh_hooks_fire").to_json());
         };
         if envelope_json.is_null() {
-            return null_argument("envelope_json", "oh_hooks_fire");
+            return Err(null_argument("envelope_json", "oh_hooks_fire").to_json());
         }
         // SAFETY: the caller passes a NUL-terminated string that lives for the call.
-        match unsafe { CStr::from_ptr(envelope_json) }.to_str() {
+        let envelope = unsafe { CStr::from_ptr(envelope_json) };
+        // Nothing can run: the constant outcome, without building one (src/quick.rs, which
+        // also checks the text is UTF-8).
+        if let Some(constant) = hooks.engine.fire_quick(envelope.to_bytes()) {
+            return Ok(constant);
+        }
+        Err(match envelope.to_str() {
             Ok(json) => hooks.engine.fire(json),
             Err(e) => Outcome::error(Error::new(
                 ErrorCode::InvalidUtf8,
                 format!("the envelope is not valid UTF-8 ({e}); expected UTF-8 JSON text"),
             )),
         }
-    })
-    .unwrap_or_else(Outcome::error);
-    into_c_string(outcome.to_json())
+        .to_json())
+    });
+    match outcome {
+        Ok(Ok(constant)) => constant.to_owned().into_raw(),
+        Ok(Err(json)) => into_c_string(json),
+        Err(e) => into_c_string(Outcome::error(e).to_json()),
+    }
 }
 
 /// Re-reads the engine's config files now, instead of waiting for a fire to notice a change
@@ -144,13 +155,21 @@ pub unsafe extern "C" fn oh_hooks_reload(hooks: *const OhHooks, error_out: *mut 
     }
 }
 
-/// Releases an engine: first waits for its asynchronous fires (each `done` has been called when
-/// this returns) and its hooks running or queued in the background (each bounded by its timeout,
-/// at most 8 at once; a pending callback call by its hook's timeout), then runs the `release` of
-/// every registration and of the observer, on this thread, then stops the processes of
-/// persistent hooks (closes their stdin, waits up to 500 ms for them to exit, then kills their
-/// process groups and reaps them), then frees everything. Calls that were never answered are
-/// forgotten: answering them later is ignored. NULL does nothing.
+/// Releases an engine. From the moment it is called, fires on this engine (from its callbacks,
+/// observer or `done`s) are refused: `oh_hooks_fire` returns and `oh_hooks_fire_async` calls
+/// `done` with `error.code` `cancelled`, at once, and the observer gets their records. Then it
+/// waits up to the option `shutdownTimeoutMs` (default 5000) for its asynchronous fires and its
+/// hooks running or queued in the background (at most 8 at once). When the time is up, the
+/// running ones are cancelled as by `oh_hooks_cancel` (process groups get SIGTERM, then SIGKILL
+/// 500 ms later; pending callback calls are dropped), their `done` gets `cancelled`, and the
+/// queued ones are not started (each counted in its fire's observer record). Then it runs the
+/// `release` of every registration and of the observer, on this thread, stops the processes
+/// of persistent hooks (closes their stdin, waits up to 500 ms for them to exit, then kills
+/// their process groups and reaps them), and frees everything. It returns within
+/// `shutdownTimeoutMs` plus about 0.5 s, unless a host callback, observer or `done` it waits
+/// for does not return. Calls that were never answered are forgotten: answering them later is
+/// ignored. No `done`, callback or observer call of this engine happens after it returns, and
+/// no engine thread is left behind waiting for itself. NULL does nothing.
 ///
 /// Ownership: takes back the engine that `oh_hooks_new` gave the caller.
 ///
