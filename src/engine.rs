@@ -487,8 +487,9 @@ impl Inner {
                 traces.push(trace);
             }
             let (answers, claude_traces): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+            let who = || claude_denier(snapshot.config.claude.of(event), &claude, &answers, &claude_traces);
+            walk.claude_step(event, claude_merge(event, &answers), who);
             traces.extend(claude_traces);
-            walk.claude_step(event, claude_merge(event, &answers));
             Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
         } else if self.options.wait_non_blocking {
             let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), &matching, &claude, cancel);
@@ -635,16 +636,17 @@ impl Inner {
             }
             let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
             let Ran { result, trace } = hook::run(&specs[i], &cx);
-            traces.push(trace);
             if let Some(result) = result {
                 if result.updated_input.is_some() || result.updated_prompt.is_some() {
                     let base = current.as_ref().unwrap_or(envelope);
                     current = Some(base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()));
                 }
-                if walk.step(result).is_break() {
+                if walk.step(result, || oh_denier(&specs[i], &trace)).is_break() {
+                    traces.push(trace);
                     break;
                 }
             }
+            traces.push(trace);
         }
         let mut answers = Vec::new();
         if !walk.is_done() && !claude.is_empty() {
@@ -658,8 +660,10 @@ impl Inner {
             };
             let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude, cancel);
             let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
+            let hooks = snapshot.config.claude.of(envelope.event);
+            let who = || claude_denier(hooks, claude, &a, &claude_traces);
+            walk.claude_step(envelope.event, claude_merge(envelope.event, &a), who);
             traces.extend(claude_traces);
-            walk.claude_step(envelope.event, claude_merge(envelope.event, &a));
             answers = a;
         }
         Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
@@ -995,6 +999,33 @@ impl Record {
         outcome.hooks.extend(ran.into_iter().map(|r| r.trace));
         (std::mem::take(&mut self.envelope), outcome)
     }
+}
+
+/// Names an openHarness hook in the reason of a deny that gave none (README "Merging").
+fn oh_denier(spec: &config::HookSpec, trace: &Trace) -> String {
+    let (kind, what) = match &spec.handler {
+        config::Handler::Command(c) if spec.persistent.is_some() => ("persistent hook", c.as_str()),
+        config::Handler::Command(c) => ("command hook", c.as_str()),
+        config::Handler::Http(url) => ("http hook", url.as_str()),
+        config::Handler::Prompt(question) => ("prompt hook", question.as_str()),
+        config::Handler::Callback(name) => ("callback", name.as_str()),
+    };
+    crate::merge::denied_by(kind, what, trace)
+}
+
+/// Names the Claude Code hook that blocked or stopped a fire, for a reason when none was given.
+/// `claude`, `answers` and `traces` are parallel (the hooks that ran, in list order).
+fn claude_denier(hooks: &[ClaudeHook], claude: &[usize], answers: &[ClaudeAnswer], traces: &[Trace]) -> String {
+    let at = answers.iter().position(|a| a.block || a.stop.is_some()).unwrap_or(0);
+    let (Some(&i), Some(trace)) = (claude.get(at), traces.get(at)) else {
+        return "denied by a Claude Code hook".to_string();
+    };
+    let what = match &hooks[i].handler {
+        config::claude::ClaudeHandler::Command { command, .. } => command.as_str(),
+        config::claude::ClaudeHandler::Http { url, .. } => url.as_str(),
+        config::claude::ClaudeHandler::Callback { kind, .. } => kind,
+    };
+    crate::merge::denied_by("Claude Code hook", what, trace)
 }
 
 fn internal_failure(spec: &config::HookSpec) -> Ran {

@@ -91,7 +91,9 @@ pub fn merge(event: Event, answers: &[ClaudeAnswer]) -> ClaudeMerged {
 
 impl Walk {
     /// The Claude Code hooks as the walk's last step (the walk is not yet decided).
-    pub fn claude_step(&mut self, event: Event, m: ClaudeMerged) {
+    /// `who` names the hook that blocked or stopped (see [`super::denied_by`]), for a block
+    /// that has no reason otherwise.
+    pub fn claude_step(&mut self, event: Event, m: ClaudeMerged, who: impl FnOnce() -> String) {
         debug_assert!(self.done.is_none(), "Claude Code step after the walk was decided");
         self.contexts.extend(m.contexts);
         let stop_blocks = m.stop.is_some() && event.waits_for_claude();
@@ -101,9 +103,11 @@ impl Walk {
                 permission: m.permission.filter(|p| *p == Permission::Deny && m.block),
                 // A block gives its own reason; `continue: false` alone overrules the decisions,
                 // so theirs (an allow's "fine") must not explain why the agent stops.
-                reason: if m.block { m.reason } else { None }
-                    .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
-                    .or_else(|| self.first_reason.take()),
+                reason: Some(super::deny_reason(
+                    if m.block { m.reason } else { None }.or_else(|| m.stop.clone().filter(|s| !s.is_empty())),
+                    self.first_reason.take(),
+                    who,
+                )),
                 context: join(&self.contexts),
                 interrupt: m.interrupt,
                 stop: m.stop,
@@ -223,7 +227,7 @@ mod tests {
             reason: Some("fine".into()),
             ..ClaudeAnswer::default()
         };
-        w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[allow, stop]));
+        w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[allow, stop]), || "unused".into());
         let m = w.finish();
         assert!(!m.allowed);
         assert_eq!(m.permission, None, "the overruled allow is not the outcome's decision");
