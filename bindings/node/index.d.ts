@@ -80,7 +80,7 @@ export interface HooksOptions {
   configPath?: string;
   /** An inline config instead of any file (not watched). */
   config?: HooksConfig;
-  /** Force trust on or off; absent = openHarness's trust store. */
+  /** Force trust on or off; absent = openHarness's trust store, which trusts every project when `~/.oh/trusted-dirs.json` does not exist: a harness embedding a security policy passes it explicitly. */
   trusted?: boolean;
   /** Timeout of hooks without `timeout`. Default 10000. */
   defaultTimeoutMs?: number;
