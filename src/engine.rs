@@ -185,7 +185,10 @@ impl Engine {
                 fires.remove(&id);
                 cancel.is_cancelled()
             };
-            let outcome = if cancelled { Outcome::error(cancelled_error()) } else { outcome };
+            // A cancelled fire keeps the traces of the hooks it started: those the cancel
+            // stopped say `"cancelled"`, so an audit log can name them.
+            let outcome =
+                if cancelled { Outcome { hooks: outcome.hooks, ..Outcome::error(cancelled_error()) } } else { outcome };
             if let Some(record) = record {
                 inner.foreground_done(&record, &outcome);
             }

@@ -339,3 +339,24 @@ fn check_says_why_a_project_is_trusted() {
         "{text}"
     );
 }
+
+/// Paths in messages are the real files: `app/../../bad/.oh/config.yaml` is named as `/…/bad/.oh/config.yaml`.
+#[test]
+fn error_paths_are_normalised() {
+    let root = tempfile::tempdir().unwrap();
+    let bad = root.path().join("badproject/.oh");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(bad.join("config.yaml"), "hooks:\n  preToolUse:\n    - commnd: x\n").unwrap();
+    let app = root.path().join("x/app");
+    std::fs::create_dir_all(&app).unwrap();
+    let out = cli().args(["check", "--trusted", "--cwd", "../../badproject"]).current_dir(&app).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let real = std::fs::canonicalize(root.path()).unwrap().join("badproject/.oh/config.yaml");
+    assert!(err.contains(&format!("invalid config in {} line 3", real.display())), "{err}");
+    assert!(!err.contains(".."), "{err}");
+    // --config with .. too.
+    let out = cli().args(["check", "--config", "../../badproject/.oh/config.yaml"]).current_dir(&app).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&real.display().to_string()) && !err.contains(".."), "{err}");
+}

@@ -316,6 +316,8 @@ const (
 	ResultAsk   HookResult = "ask"
 	ResultDefer HookResult = "defer" // Claude Code hooks only
 	ResultNone  HookResult = "none"  // no decision
+	// ResultCancelled: the fire's cancel (its ctx ending) stopped the hook before it finished.
+	ResultCancelled HookResult = "cancelled"
 	// Deprecated: never produced since version 1.1, which does not load an untrusted
 	// project's hooks at all (the outcome's Warnings say so instead).
 	ResultSkipped HookResult = "skipped"

@@ -158,7 +158,8 @@ export interface HookTrace {
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
-  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none';
+  /** `cancelled`: the fire's cancel stopped this hook before it finished. */
+  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none' | 'cancelled';
   reason?: string;
   /** First 4 KiB of stderr, when non-empty. */
   stderr?: string;

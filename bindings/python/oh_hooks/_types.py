@@ -102,7 +102,8 @@ class HookTrace:
     type: str
     """``"command"``, ``"http"`` or ``"prompt"``."""
     result: str
-    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks) or ``"none"``."""
+    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks), ``"none"``, or
+    ``"cancelled"`` (the fire was cancelled before this hook finished)."""
     duration_ms: float
     json_io: bool = False
     persistent: bool = False
