@@ -70,14 +70,14 @@ _KEYWORDS = {
 _CAMEL_TO_KEYWORD = {camel: kw for kw, camel in _KEYWORDS.items()}
 
 
-def _options(options: Optional[Options], keywords: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _options(options: Optional[Options], keywords: Dict[str, Any]) -> Any:
     """The options dict and the keyword options as one engine options object. A keyword set to
     ``None`` is left out (the engine's default); an unknown keyword, or one the dict also sets,
     is a ``TypeError`` naming it."""
-    if options is not None and not isinstance(options, dict):
-        raise TypeError(f"Hooks() options must be a dict (or keyword options), not {type(options).__name__}")
     if not keywords:
-        return None if options is None else dict(options)
+        return options  # whatever it is: the engine judges it (a list is invalid_options)
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"Hooks() options must be a dict to combine with keyword options, not {type(options).__name__}")
     merged: Dict[str, Any] = dict(options or {})
     for kw, value in keywords.items():
         key = _KEYWORDS.get(kw)
