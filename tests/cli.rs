@@ -360,3 +360,60 @@ fn error_paths_are_normalised() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains(&real.display().to_string()) && !err.contains(".."), "{err}");
 }
+
+/// Issue 16 item 12: `oh-hooks check` on a trusted project with an eager persistent worker.
+/// Before: the worker started (the repository's code ran and wrote its marker). Now check
+/// reads and reports, and starts nothing.
+#[test]
+fn check_starts_no_eager_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".oh")).unwrap();
+    let marker = dir.path().join("ran");
+    std::fs::write(
+        dir.path().join(".oh/config.yaml"),
+        format!(
+            "hooks:\n  preToolUse:\n    - command: \"touch {}; while read l; do echo '{{}}'; done\"\n      persistent: eager\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    // No trust store in `home`: every project is trusted, as on a fresh machine.
+    let out = cli()
+        .args(["check", "--cwd"])
+        .arg(dir.path())
+        .args(["--options", &format!(r#"{{"home":"{}"}}"#, home.path().display())])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("persistent eager"), "{text}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!marker.exists(), "oh-hooks check started the repository's eager worker");
+}
+
+/// Issue 16 item 18: an untrusted project's `.claude` files are listed as not read. Before:
+/// `(read)`, though they were not opened.
+#[test]
+fn check_says_untrusted_claude_files_were_not_read() {
+    let dir = project(CONFIG);
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    let hooks = r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"exit 2"}]}]}}"#;
+    std::fs::write(dir.path().join(".claude/settings.json"), hooks).unwrap();
+    std::fs::write(dir.path().join(".claude/settings.local.json"), hooks).unwrap();
+    let out = cli()
+        .args(["check", "--claude", "--untrusted", "--cwd"])
+        .arg(dir.path())
+        .args(["--options", &format!(r#"{{"home":"{}"}}"#, home.path().display())])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for file in [".claude/settings.json", ".claude/settings.local.json"] {
+        let path = dir.path().join(file).display().to_string();
+        let line =
+            text.lines().find(|l| l.starts_with(&format!("config: {path} "))).unwrap_or_else(|| panic!("{text}"));
+        assert!(line.ends_with("(not loaded: untrusted)"), "{line}\n{text}");
+    }
+    assert!(text.contains("ok: 0 hook(s)"), "{text}");
+}

@@ -152,7 +152,10 @@ fn main() -> ExitCode {
 }
 
 fn engine(args: &Args) -> Result<Engine, ExitCode> {
-    Engine::new(Some(&Value::Object(args.options.clone()).to_string())).map_err(|e| {
+    let options = Value::Object(args.options.clone()).to_string();
+    // `check` reads and reports; it never starts a hook or a worker (README "Reliability").
+    let engine = if args.command == "check" { Engine::inspect(Some(&options)) } else { Engine::new(Some(&options)) };
+    engine.map_err(|e| {
         print_error(&e);
         ExitCode::from(2)
     })

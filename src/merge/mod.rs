@@ -35,6 +35,17 @@ pub struct Walk {
     done: Option<Merged>,
     updated_input: Option<Value>,
     updated_prompt: Option<String>,
+    // What another dialect's step (Claude Code's, [`claude`]) carries on to the end of the
+    // walk: its steps need not be the last (own hooks of every dialect run before project ones).
+    /// The highest-ranked decision of such steps (defer > ask > allow) with its reason.
+    decision: Option<(Permission, Option<String>)>,
+    /// The reason of such a step that gave no decision: ahead of the first reason, as 1.1
+    /// gave a Claude Code step's reason.
+    step_reason: Option<String>,
+    system_messages: Vec<String>,
+    stop: Option<String>,
+    interrupt: bool,
+    updated_permissions: Option<Value>,
 }
 
 impl Walk {
@@ -102,17 +113,34 @@ impl Walk {
     }
 
     pub fn finish(self) -> Merged {
-        if let Some(done) = self.done {
+        let system_message = claude::join_lines(&self.system_messages);
+        if let Some(mut done) = self.done {
+            // What an earlier step said for the user and the harness stays, whoever decided.
+            done.system_message = done.system_message.or(system_message);
+            done.stop = done.stop.or(self.stop);
+            done.interrupt |= self.interrupt;
+            if done.allowed {
+                done.updated_permissions = done.updated_permissions.or(self.updated_permissions);
+            }
             return done;
         }
+        let (decided, decision_reason) = self.decision.unzip();
+        let permission = match decided {
+            Some(Permission::Defer) => Some(Permission::Defer),
+            _ if self.saw_ask => Some(Permission::Ask),
+            p => p,
+        };
         Merged {
             allowed: true,
-            permission: self.saw_ask.then_some(Permission::Ask),
-            reason: self.first_reason,
+            permission,
+            reason: decision_reason.flatten().or(self.step_reason).or(self.first_reason),
             context: join(&self.contexts),
             updated_input: self.updated_input,
             updated_prompt: self.updated_prompt,
-            ..Merged::default()
+            updated_permissions: self.updated_permissions,
+            interrupt: self.interrupt,
+            stop: self.stop,
+            system_message,
         }
     }
 }
