@@ -547,7 +547,8 @@ fn d_response_table() {
         ("D3 decision a boolean", r#"{"decision":true}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 decision upper case", r#"{"decision":"DENY"}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 top-level ask", r#"{"decision":"ask"}"#, json!({ "allowed": true, "result": "none" })),
-        ("D3 reason a number", r#"{"decision":"deny","reason":5}"#, json!({ "allowed": false, "result": "deny" })),
+        // 1.2: a deny with no usable reason is named after its hook (README "Merging").
+        ("D3 reason a number", r#"{"decision":"deny","reason":5}"#, json!({ "allowed": false, "result": "deny", "reason": "@named" })),
         ("D3 hookSpecificOutput a string", r#"{"hookSpecificOutput":"deny"}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 permission a number", r#"{"hookSpecificOutput":{"decision":1}}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 context a number", r#"{"hookSpecificOutput":{"additionalContext":5}}"#, json!({ "allowed": true, "result": "none" })),
@@ -574,7 +575,10 @@ fn d_response_table() {
         assert_eq!(o["allowed"], want["allowed"], "{row}: {o}");
         assert_eq!(t["result"], want["result"], "{row}: {o}");
         assert!(t.get("error").is_none(), "{row}: well-formed responses have no trace error: {o}");
-        if let Some(r) = want.get("reason") {
+        if want.get("reason").is_some_and(|r| r == "@named") {
+            let r = o["reason"].as_str().unwrap_or_default();
+            assert!(r.starts_with("denied by command hook `cat "), "{row}: {o}");
+        } else if let Some(r) = want.get("reason") {
             assert_eq!(o["reason"], *r, "{row}: {o}");
         } else {
             assert!(o.get("reason").is_none(), "{row}: {o}");

@@ -219,7 +219,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
         },
     };
     trace.duration_ms = millis(start.elapsed());
-    trace.result = answer.label();
+    trace.result = super::cancelled_or(cx.base.cancel, answer.label());
     trace.reason = answer.reason.clone();
     trace.failure = answer.failure.clone();
     (answer, trace)
