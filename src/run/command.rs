@@ -9,7 +9,7 @@ use super::cancel::Cancel;
 use super::spawn::{self, EnvTemplate, Process, Request};
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -456,17 +456,7 @@ pub(crate) fn set_nonblocking(fd: RawFd) {
     }
 }
 
-/// A pidfd becomes readable when the process exits: the loop can sleep in `poll` instead of
-/// polling `waitpid`. `None` on kernels without pidfd_open (before 5.3).
-pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
-    // SAFETY: a plain syscall; on success it returns a new fd that we then own.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: the fd is new and owned by nobody else. pidfds are close-on-exec.
-    Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
+pub(crate) use super::sys::pidfd_open;
 
 pub(crate) fn signal_group(pgid: i32, signal: i32) {
     // SAFETY: kill(2) with a negative pid signals the process group the hook leads.

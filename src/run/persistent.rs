@@ -786,8 +786,7 @@ impl Default for Supervisor {
 
 impl Supervisor {
     pub fn new() -> Supervisor {
-        // SAFETY: eventfd(2) returns a new fd or -1.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        let fd = super::sys::eventfd(libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
         let wake = if fd >= 0 {
             // SAFETY: the fd is new and ours.
             unsafe { OwnedFd::from_raw_fd(fd) }
