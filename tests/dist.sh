@@ -61,15 +61,21 @@ floor=2.17
 glibc_needed() {
   objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/^GLIBC_//' | sort -V | tail -1 | grep . || echo none
 }
-# at_floor FILE WHAT: FILE needs at most GLIBC_<floor>.
+# at_floor FILE WHAT: FILE needs at most GLIBC_<floor>, and every symbol it must find at load time
+# carries a version: a shared object may be linked with an undefined symbol the 2.17 stubs lack,
+# which would then fail to load on an old glibc. Weak ones (std's gettid, statx, getrandom,
+# __cxa_thread_atexit_impl, checked for null before use) and Node's N-API functions are expected.
 at_floor() {
-  local need
+  local need loose
   need=$(glibc_needed "$1")
   if [ "$need" != none ] && [ "$(printf '%s\n%s\n' "$need" "$floor" | sort -V | tail -1)" = "$floor" ]; then
     ok "$2 needs at most GLIBC_$floor (newest: GLIBC_$need)"
   else
     bad "$2 needs GLIBC_$need, above the floor GLIBC_$floor"
   fi
+  loose=$(objdump -T "$1" | grep '\*UND\*' | grep -v '^[0-9a-f]* *w ' | grep -v '(GLIBC_[0-9.]*)\|(GCC_[0-9.]*)' |
+    awk '{print $NF}' | grep -v '^napi_\|^node_api_' | tr '\n' ' ')
+  [ -z "$loose" ] && ok "$2: every strong undefined symbol has a glibc version" || bad "$2: undefined without a version: $loose"
 }
 arch=$(uname -m)
 c_name=oh-hooks-$version-linux-$arch
