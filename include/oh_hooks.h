@@ -153,13 +153,21 @@ char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
 int oh_hooks_reload(const OhHooks *hooks, char **error_out);
 
 /**
- * Releases an engine: first waits for its asynchronous fires (each `done` has been called when
- * this returns) and its hooks running or queued in the background (each bounded by its timeout,
- * at most 8 at once; a pending callback call by its hook's timeout), then runs the `release` of
- * every registration and of the observer, on this thread, then stops the processes of
- * persistent hooks (closes their stdin, waits up to 500 ms for them to exit, then kills their
- * process groups and reaps them), then frees everything. Calls that were never answered are
- * forgotten: answering them later is ignored. NULL does nothing.
+ * Releases an engine. From the moment it is called, fires on this engine (from its callbacks,
+ * observer or `done`s) are refused: `oh_hooks_fire` returns and `oh_hooks_fire_async` calls
+ * `done` with `error.code` `cancelled`, at once, and the observer gets their records. Then it
+ * waits up to the option `shutdownTimeoutMs` (default 5000) for its asynchronous fires and its
+ * hooks running or queued in the background (at most 8 at once). When the time is up, the
+ * running ones are cancelled as by `oh_hooks_cancel` (process groups get SIGTERM, then SIGKILL
+ * 500 ms later; pending callback calls are dropped), their `done` gets `cancelled`, and the
+ * queued ones are not started (each counted in its fire's observer record). Then it runs the
+ * `release` of every registration and of the observer, on this thread, stops the processes
+ * of persistent hooks (closes their stdin, waits up to 500 ms for them to exit, then kills
+ * their process groups and reaps them), and frees everything. It returns within
+ * `shutdownTimeoutMs` plus about 0.5 s, unless a host callback, observer or `done` it waits
+ * for does not return. Calls that were never answered are forgotten: answering them later is
+ * ignored. No `done`, callback or observer call of this engine happens after it returns, and
+ * no engine thread is left behind waiting for itself. NULL does nothing.
  *
  * Ownership: takes back the engine that `oh_hooks_new` gave the caller.
  *
@@ -307,8 +315,13 @@ int oh_hooks_observe(const OhHooks *hooks,
  *
  * Threads: may be called from any thread, concurrently with anything but `oh_hooks_free`,
  * including from a callback, an observer or a `done`. `done` may fire, register, observe and
- * cancel, and must not call `oh_hooks_free`. `oh_hooks_free` waits for every fire started
- * before it, so `done` is never left pending.
+ * cancel, and must not call `oh_hooks_free`. `oh_hooks_free` completes every fire started
+ * before it (cancelled when its `shutdownTimeoutMs` is up), so `done` is never left pending
+ * and never runs after it returned; a fire made while it runs (from a callback, observer or
+ * `done` of the engine) gets `done` at once, on the calling thread, with `cancelled`.
+ *
+ * The observer (`oh_hooks_observe`) gets exactly one record per fire, refused and cancelled
+ * ones included.
  *
  * Errors: in the outcome, as for `oh_hooks_fire`, plus `cancelled` (the fire was cancelled;
  * `allowed` is false).

@@ -16,6 +16,7 @@ use crate::envelope::claude::ClaudeInput;
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
+use crate::fanout::{self, Budget};
 use crate::host::{self, Host, HostFunction, Observer};
 use crate::matcher::claude::{matcher_field, takes_if, RuleDirs};
 use crate::merge::claude::merge as claude_merge;
@@ -34,8 +35,9 @@ use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -61,6 +63,11 @@ struct Inner {
     /// The cancel tokens of asynchronous fires not yet completed, by fire id.
     fires: Mutex<HashMap<u64, Arc<Cancel>>>,
     next_fire: AtomicU64,
+    /// Set when free begins: fires arriving from then on are refused.
+    closing: AtomicBool,
+    /// Background hooks' cancel token: cancelled when free's `shutdownTimeoutMs` is up; from
+    /// then on background hooks not yet started are not started.
+    stop: Cancel,
 }
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
@@ -138,6 +145,8 @@ impl Engine {
             pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
             fires: Mutex::new(HashMap::new()),
             next_fire: AtomicU64::new(1),
+            closing: AtomicBool::new(false),
+            stop: Cancel::default(),
         });
         let pools = inner.pools_for(&config);
         inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
@@ -150,6 +159,12 @@ impl Engine {
 
     /// Fires one event. Bad input is an outcome with `error`, never a panic or an `Err`.
     pub fn fire(&self, envelope_json: &str) -> Outcome {
+        if self.inner.closing() {
+            // Only a callback, observer or `done` of this engine can fire during its free.
+            let outcome = Outcome::error(freeing_error());
+            self.inner.observe_unrun(Some(envelope_json), &outcome);
+            return outcome;
+        }
         let (outcome, record) = self.inner.fire(envelope_json, None);
         if let Some(record) = record {
             self.inner.foreground_done(&record, &outcome);
@@ -163,9 +178,18 @@ impl Engine {
     /// error still completes on an engine thread, like every other outcome.
     pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(Outcome) + Send>) -> u64 {
         let id = self.inner.next_fire.fetch_add(1, Ordering::Relaxed);
+        if self.inner.closing() {
+            // Refused before free returns, on the calling thread (an engine thread that free
+            // waits for): queued now, it would complete after free, on a thread that could
+            // hold the engine's last reference and wait for itself.
+            self.inner.refuse(envelope_json.as_deref().ok(), freeing_error(), done);
+            return id;
+        }
         let cancel = Arc::new(Cancel::default());
         self.inner.lock_fires().insert(id, cancel.clone());
         let inner = self.inner.clone();
+        // The refusal below needs the envelope for the observer's record (only when observing).
+        let refused_envelope = self.inner.host.observing().then(|| envelope_json.as_ref().ok().cloned()).flatten();
         // Shared with the refusal below, which needs `done` back.
         let done = Arc::new(Mutex::new(Some(done)));
         let done_job = done.clone();
@@ -178,6 +202,8 @@ impl Engine {
             let (outcome, record) = fired.unwrap_or_else(|_| {
                 (Outcome::error(Error::internal("internal error in oh-hooks while firing; please report it")), None)
             });
+            // Every fire gets its record, also one that never reached the hooks.
+            let record = record.or_else(|| inner.unrun_record(envelope_json.as_deref().ok()));
             // Decided under the lock `cancel` takes: a cancel that returned before this point
             // makes the outcome `cancelled`, one after it finds nothing to do.
             let cancelled = {
@@ -200,10 +226,11 @@ impl Engine {
             self.inner.lock_fires().remove(&id);
             let done = done.lock().unwrap_or_else(PoisonError::into_inner).take();
             if let Some(done) = done {
-                done(Outcome::error(Error::internal(format!(
+                let why = Error::internal(format!(
                     "{} asynchronous fires are already waiting for an engine thread; this one was not started (fire fewer at once, or use oh_hooks_fire)",
                     ASYNC_QUEUE
-                ))));
+                ));
+                self.inner.refuse(refused_envelope.as_deref(), why, done);
             }
         }
         id
@@ -309,22 +336,19 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        // Asynchronous fires first: they may start background hooks.
-        self.inner.pool.drain();
-        // Background hooks next (a persistent audit hook fired just before free still runs).
-        self.drain();
+        self.inner.shut_down();
         // Every use of the host's functions has ended: release them here, not on whichever
         // thread happens to drop the last reference.
         drop(self.inner.host.clear());
         host::forget_engine(self.inner.id);
-        // Every worker is now idle: it gets EOF on stdin and 500 ms to exit, then SIGKILL.
-        let pools: Vec<Arc<persistent::Pool>> =
-            self.inner.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
-        for pool in &pools {
-            pool.close();
-        }
+        self.inner.close_workers();
         self.inner.supervisor.shutdown();
     }
+}
+
+/// The outcome of a fire that arrived while its engine was being freed.
+fn freeing_error() -> Error {
+    Error::new(ErrorCode::Cancelled, "the engine is being freed (oh_hooks_free): fires arriving now are not started")
 }
 
 fn cancelled_error() -> Error {
@@ -356,6 +380,67 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 impl Inner {
     fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
         self.fires.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+
+    /// Free, up to releasing the host's registrations (README "Reliability"): from now on fires
+    /// are refused; asynchronous fires and background hooks, queued or running, get
+    /// `shutdownTimeoutMs` to finish (an audit hook fired just before free still runs); then
+    /// the ones running are cancelled (process groups killed, `done` called with `cancelled`),
+    /// which ends them within the kill grace, and the queued ones are not started. When
+    /// this returns no engine thread runs anything of this engine, so no `done`, callback or
+    /// observer call can come later, and the last reference to the engine is the caller's.
+    fn shut_down(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+        let deadline = Instant::now().checked_add(self.options.shutdown_timeout);
+        // Asynchronous fires first: they may still add background hooks (which are skipped).
+        let on_time = self.pool.drain_until(deadline) && self.background.drain_until(deadline);
+        if !on_time {
+            self.stop.cancel();
+            let fires: Vec<Arc<Cancel>> = self.lock_fires().values().cloned().collect();
+            for cancel in fires {
+                cancel.cancel();
+            }
+            // Idle persistent workers get their grace now, alongside the cancelled hooks'.
+            self.close_workers();
+        }
+        self.pool.drain();
+        self.background.drain();
+    }
+
+    /// Stops the persistent hooks' workers: each gets EOF on stdin and 500 ms to exit, then
+    /// SIGKILL (busy ones once their request ends).
+    fn close_workers(&self) {
+        let pools: Vec<Arc<persistent::Pool>> =
+            self.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
+        for pool in &pools {
+            pool.close();
+        }
+    }
+
+    /// Completes a fire that is not started (a full queue, or a free under way): `done` gets
+    /// `why`, and the observer its record, since it sees every fire.
+    fn refuse(&self, envelope_json: Option<&str>, why: Error, done: Box<dyn FnOnce(Outcome) + Send>) {
+        let outcome = Outcome::error(why);
+        self.observe_unrun(envelope_json, &outcome);
+        done(outcome);
+    }
+
+    /// The observer's record of a fire that ran no hook.
+    fn observe_unrun(&self, envelope_json: Option<&str>, outcome: &Outcome) {
+        if let Some(record) = self.unrun_record(envelope_json) {
+            self.foreground_done(&record, outcome);
+        }
+    }
+
+    /// A record for a fire that never reached [`Inner::fire`]'s own (when observing): the
+    /// envelope when the text is one, else `null`.
+    fn unrun_record(&self, envelope_json: Option<&str>) -> Option<Arc<Mutex<Record>>> {
+        let event = envelope_json.and_then(|j| envelope::parse_head_for(j, &|_| false).ok()).map(|h| h.event);
+        self.record(envelope_json.unwrap_or(""), event)
     }
 
     /// A fire's observer record, when an observer is set: `envelope` is the compact envelope, or
@@ -466,20 +551,24 @@ impl Inner {
         let snapshot = arc_swap::Guard::into_inner(snapshot);
         let envelope = Arc::new(envelope);
         let input = input.map(Arc::new);
+        // The fire's turns, shared by everything it runs in parallel, here and in the background.
+        let budget = Arc::new(Budget::default());
+        let bg = Background { snapshot: &snapshot, envelope: &envelope, budget: &budget, record: record.as_ref() };
         let mut dropped = 0;
         if let (Some(input), false) = (&input, claude_async.is_empty()) {
-            dropped += self.spawn_background(&snapshot, &envelope, Some(input), &[], &claude_async, record.as_ref());
+            dropped += self.spawn_background(&bg, Some(input), &[], &claude_async);
         }
         let mut outcome = if event.is_blocking() {
-            self.run_blocking(&snapshot, &envelope, &matching, input.as_deref(), &claude, cancel)
+            self.run_blocking(&snapshot, &envelope, &matching, input.as_deref(), &claude, cancel, &budget)
         } else if event.claude_can_block() && !claude.is_empty() {
             // Claude Code hooks may block this event: fire waits for them; openHarness hooks
             // stay non-blocking (in the background unless `waitNonBlocking`).
             let oh: &[usize] = if self.options.wait_non_blocking { &matching } else { &[] };
             if !self.options.wait_non_blocking {
-                dropped += self.spawn_background(&snapshot, &envelope, None, &matching, &[], record.as_ref());
+                dropped += self.spawn_background(&bg, None, &matching, &[]);
             }
-            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude, cancel);
+            let (ran, answers) =
+                self.run_together(&snapshot, &envelope, input.as_deref(), oh, &claude, cancel, &budget);
             let mut walk = Walk::new();
             let mut traces = Vec::new();
             for Ran { result, trace } in ran {
@@ -491,7 +580,8 @@ impl Inner {
             walk.claude_step(event, claude_merge(event, &answers));
             Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
         } else if self.options.wait_non_blocking {
-            let (ran, answers) = self.run_together(&snapshot, &envelope, input.as_deref(), &matching, &claude, cancel);
+            let (ran, answers) =
+                self.run_together(&snapshot, &envelope, input.as_deref(), &matching, &claude, cancel, &budget);
             let mut walk = Walk::new();
             let mut traces = Vec::with_capacity(ran.len() + answers.len());
             for Ran { result, trace } in ran {
@@ -509,7 +599,7 @@ impl Inner {
             merged.system_message = system_message;
             Outcome::merged(merged, traces, warnings_with(&snapshot.warnings, &answers))
         } else {
-            dropped += self.spawn_background(&snapshot, &envelope, input.as_ref(), &matching, &claude, record.as_ref());
+            dropped += self.spawn_background(&bg, input.as_ref(), &matching, &claude);
             Outcome::allowed(snapshot.warnings.clone())
         };
         if dropped > 0 {
@@ -616,6 +706,7 @@ impl Inner {
     /// Blocking events: openHarness hooks in list order, one after another, stopping where the
     /// merge is decided; a rewrite (`updatedInput`, `updatedPrompt`) reaches the hooks after
     /// it. Then, unless decided, the Claude Code hooks together as the walk's last step.
+    #[allow(clippy::too_many_arguments)]
     fn run_blocking(
         &self,
         snapshot: &Snapshot,
@@ -624,6 +715,7 @@ impl Inner {
         input: Option<&ClaudeInput>,
         claude: &[usize],
         cancel: Option<&Cancel>,
+        budget: &Budget,
     ) -> Outcome {
         let specs = snapshot.config.hooks.of(envelope.event);
         let mut current: Option<Envelope> = None;
@@ -656,7 +748,7 @@ impl Inner {
                 }
                 (_, input) => (current.as_ref().unwrap_or(envelope), input),
             };
-            let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude, cancel);
+            let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude, cancel, budget);
             let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
             traces.extend(claude_traces);
             walk.claude_step(envelope.event, claude_merge(envelope.event, &a));
@@ -665,8 +757,10 @@ impl Inner {
         Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
     }
 
-    /// Runs openHarness hooks `oh` and Claude Code hooks `claude` all at once, each on a thread
-    /// of its own (the first on the calling thread), and returns them in list order.
+    /// Runs openHarness hooks `oh` and Claude Code hooks `claude` in parallel, at most
+    /// [`fanout::PER_FIRE`] of the fire at once (the calling thread is one of the runners), and
+    /// returns them in list order.
+    #[allow(clippy::too_many_arguments)]
     fn run_together(
         &self,
         snapshot: &Snapshot,
@@ -675,6 +769,7 @@ impl Inner {
         oh: &[usize],
         claude: &[usize],
         cancel: Option<&Cancel>,
+        budget: &Budget,
     ) -> (Vec<Ran>, Vec<(ClaudeAnswer, Trace)>) {
         let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
@@ -729,27 +824,38 @@ impl Inner {
                 },
             ),
         };
-        let done: Vec<Done> = if jobs.is_empty() {
-            Vec::new()
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = jobs[1..]
-                    .iter()
-                    .map(|job| {
-                        let run = &run;
-                        std::thread::Builder::new().name("oh-hooks-hook".into()).spawn_scoped(scope, move || run(job))
-                    })
-                    .collect();
-                let mut done = vec![run(&jobs[0])];
-                for (handle, job) in handles.into_iter().zip(&jobs[1..]) {
-                    done.push(match handle {
-                        Ok(h) => h.join().unwrap_or_else(|_| failed(job)),
-                        Err(_) => run(job),
-                    });
-                }
-                done
-            })
+        // Each hook's own timeout counts from here, its wait for a turn included.
+        let start = Instant::now();
+        let deadline = |job: &Job| {
+            let timeout = match job {
+                Job::Oh(i) => specs[*i].timeout.unwrap_or(self.options.default_timeout),
+                Job::Claude(i) => claude_hooks[*i].timeout_for(envelope.event),
+            };
+            start.checked_add(timeout)
         };
+        let late = |job: &Job| match job {
+            Job::Oh(i) => {
+                let mut ran = not_run(&specs[*i], NO_TURN);
+                ran.trace.timed_out = Some(true);
+                Done::Oh(ran)
+            }
+            Job::Claude(i) => Done::Claude(
+                ClaudeAnswer { failure: Some(NO_TURN.into()), ..ClaudeAnswer::default() },
+                Trace {
+                    index: offset + i,
+                    kind: claude_hooks[*i].type_name(),
+                    dialect: Some("claude"),
+                    result: "none",
+                    timed_out: Some(true),
+                    error: Some(NO_TURN.into()),
+                    ..Trace::default()
+                },
+            ),
+        };
+        let done: Vec<Done> = fanout::run_all(
+            budget,
+            fanout::Jobs { jobs: &jobs, deadline: &deadline, run: &run, late: &late, failed: &failed },
+        );
         let mut ran = Vec::new();
         let mut answers = Vec::new();
         for d in done {
@@ -761,34 +867,46 @@ impl Inner {
         (ran, answers)
     }
 
-    /// Hooks whose fire does not wait: each is a job of the engine's bounded pool. Returns how
-    /// many were dropped because the pool's queue was full. With a `record`, each job adds its
-    /// trace to it (a dropped one a trace saying so), and the last to finish delivers it.
+    /// Hooks whose fire does not wait: each is a job of the engine's bounded pool, and takes a
+    /// turn of its fire's budget before it runs. Returns how many were dropped because the
+    /// pool's queue was full. With a record, each job adds its trace to it (a dropped or
+    /// skipped one a trace saying so), and the last to finish delivers it.
     fn spawn_background(
         self: &Arc<Self>,
-        snapshot: &Arc<Snapshot>,
-        envelope: &Arc<Envelope>,
+        bg: &Background,
         input: Option<&Arc<ClaudeInput>>,
         oh: &[usize],
         claude: &[usize],
-        record: Option<&Arc<Mutex<Record>>>,
     ) -> usize {
+        let (snapshot, envelope, record) = (bg.snapshot, bg.envelope, bg.record);
         let mut dropped = 0;
         let jobs = oh.iter().map(|i| (false, *i)).chain(claude.iter().map(|i| (true, *i)));
         for (is_claude, i) in jobs {
             let (inner, snap, env, input) = (self.clone(), snapshot.clone(), envelope.clone(), input.cloned());
+            let budget = bg.budget.clone();
             let slot = record.map(|r| (r.clone(), r.lock().unwrap_or_else(PoisonError::into_inner).slot()));
             let kept = slot.clone();
+            let queued = Instant::now();
             let job = Box::new(move || {
-                let cx = inner.context(&snap, &env, None);
-                let ran = if is_claude {
-                    let (Some(input), project_dir) = (input, inner.project_dir()) else { return };
-                    let ccx = ClaudeContext { base: &cx, input: &input, project_dir: &project_dir };
-                    let offset = snap.config.hooks.of(env.event).len();
-                    let (_, trace) = claude_run::run(&snap.config.claude.of(env.event)[i], offset + i, &ccx);
-                    Ran { result: None, trace }
+                let (index, kind) = background_label(&snap, env.event, is_claude, i);
+                let timeout = if is_claude {
+                    snap.config.claude.of(env.event)[i].timeout_for(env.event)
                 } else {
-                    hook::run(&snap.config.hooks.of(env.event)[i], &cx)
+                    snap.config.hooks.of(env.event)[i].timeout.unwrap_or(inner.options.default_timeout)
+                };
+                // Free's time is up: what has not started does not start.
+                let stopped = || inner.stop.is_cancelled();
+                let turn = if stopped() { None } else { budget.turn(queued.checked_add(timeout)) };
+                let ran = match turn {
+                    None => {
+                        let why = if stopped() { NOT_STARTED_FREE } else { NO_TURN };
+                        Ran {
+                            result: None,
+                            trace: Trace { index, kind, result: "none", error: Some(why.into()), ..Trace::default() },
+                        }
+                    }
+                    // Cancelled when free's shutdownTimeoutMs is up.
+                    Some(_turn) => inner.run_background(&snap, &env, input.as_deref(), is_claude, i),
                 };
                 if let Some((record, slot)) = slot {
                     inner.background_done(&record, slot, ran);
@@ -797,13 +915,7 @@ impl Inner {
             if self.background.submit(job).is_err() {
                 dropped += 1;
                 if let Some((record, slot)) = kept {
-                    let offset = snapshot.config.hooks.of(envelope.event).len();
-                    let (index, kind) = if is_claude {
-                        (offset + i, snapshot.config.claude.of(envelope.event)[i].type_name())
-                    } else {
-                        let spec = &snapshot.config.hooks.of(envelope.event)[i];
-                        (spec.index, spec.type_name())
-                    };
+                    let (index, kind) = background_label(snapshot, envelope.event, is_claude, i);
                     let trace = Trace {
                         index,
                         kind,
@@ -816,6 +928,28 @@ impl Inner {
             }
         }
         dropped
+    }
+
+    /// One background hook, under the engine's stop token.
+    fn run_background(
+        &self,
+        snap: &Snapshot,
+        env: &Envelope,
+        input: Option<&ClaudeInput>,
+        is_claude: bool,
+        i: usize,
+    ) -> Ran {
+        let cx = self.context(snap, env, Some(&self.stop));
+        if is_claude {
+            let project_dir = self.project_dir();
+            let empty = ClaudeInput { json: String::new(), fields: Map::new() };
+            let ccx = ClaudeContext { base: &cx, input: input.unwrap_or(&empty), project_dir: &project_dir };
+            let offset = snap.config.hooks.of(env.event).len();
+            let (_, trace) = claude_run::run(&snap.config.claude.of(env.event)[i], offset + i, &ccx);
+            Ran { result: None, trace }
+        } else {
+            hook::run(&snap.config.hooks.of(env.event)[i], &cx)
+        }
     }
 
     /// Looks at the files (`force`: reads them now, settled or not). A change is read once it
@@ -935,7 +1069,13 @@ impl Inner {
             input.as_ref().map_or_else(Vec::new, |i| self.claude_matching(claude_hooks, i, Event::ConfigChange));
         if !matching.is_empty() || !claude.is_empty() {
             let input = input.map(Arc::new);
-            self.spawn_background(&snapshot, &Arc::new(envelope), input.as_ref(), &matching, &claude, None);
+            let bg = Background {
+                snapshot: &snapshot,
+                envelope: &Arc::new(envelope),
+                budget: &Arc::new(Budget::default()),
+                record: None,
+            };
+            self.spawn_background(&bg, input.as_ref(), &matching, &claude);
         }
     }
 }
@@ -997,14 +1137,42 @@ impl Record {
     }
 }
 
+/// What a fire hands its background hooks.
+struct Background<'a> {
+    snapshot: &'a Arc<Snapshot>,
+    envelope: &'a Arc<Envelope>,
+    budget: &'a Arc<Budget>,
+    record: Option<&'a Arc<Mutex<Record>>>,
+}
+
+/// A background hook's trace `index` and `type`.
+fn background_label(snap: &Snapshot, event: Event, is_claude: bool, i: usize) -> (usize, &'static str) {
+    if is_claude {
+        (snap.config.hooks.of(event).len() + i, snap.config.claude.of(event)[i].type_name())
+    } else {
+        let spec = &snap.config.hooks.of(event)[i];
+        (spec.index, spec.type_name())
+    }
+}
+
 fn internal_failure(spec: &config::HookSpec) -> Ran {
+    not_run(spec, "internal error while running the hook")
+}
+
+/// A hook of a fire with more than [`fanout::PER_FIRE`] to run whose timeout passed before its turn.
+const NO_TURN: &str = "not run: its timeout passed while it waited for a turn (at most 16 hooks of a fire run at once)";
+/// A background hook still queued when free began.
+const NOT_STARTED_FREE: &str = "not run: the engine was freed (oh_hooks_free) before the hook started";
+
+/// The part of an openHarness hook that did not run (or failed inside the engine): `why`.
+fn not_run(spec: &config::HookSpec, why: &str) -> Ran {
     Ran {
         result: None,
         trace: Trace {
             index: spec.index,
             kind: spec.type_name(),
             result: "none",
-            error: Some("internal error while running the hook".to_string()),
+            error: Some(why.to_string()),
             ..Trace::default()
         },
     }

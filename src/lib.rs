@@ -12,6 +12,7 @@
 //! - [`merge`]: combining results on blocking events.
 //! - [`outcome`]: the outcome JSON.
 //! - [`host`]: the host's registered functions, their pending calls, the decision observer.
+//! - [`fanout`]: at most 16 hooks of one fire at once.
 //! - [`pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
 //! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 
@@ -20,6 +21,7 @@ pub mod engine;
 pub mod envelope;
 pub mod error;
 pub mod event;
+pub mod fanout;
 pub mod ffi;
 pub mod host;
 pub mod matcher;

@@ -20,6 +20,7 @@ const KEYS: &[&str] = &[
     "waitNonBlocking",
     "watch",
     "httpProxy",
+    "shutdownTimeoutMs",
     "claude",
     "claudePlugins",
     "claudeProjectDir",
@@ -66,6 +67,9 @@ pub struct Options {
     pub watch: bool,
     /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
     pub http_proxy: Option<ureq::Proxy>,
+    /// How long `oh_hooks_free` lets background hooks and asynchronous fires run before it
+    /// cancels them (README "Reliability": a free held for hours by queued hooks).
+    pub shutdown_timeout: Duration,
 }
 
 impl Default for Options {
@@ -85,6 +89,7 @@ impl Default for Options {
             claude_project_dir: None,
             watch: true,
             http_proxy: None,
+            shutdown_timeout: Duration::from_millis(5_000),
         }
     }
 }
@@ -248,6 +253,7 @@ impl Options {
                 }
                 "trusted" => self.trusted = Some(want_bool(&key, &v)?),
                 "defaultTimeoutMs" => self.default_timeout = Duration::from_millis(want_positive(&key, &v)?),
+                "shutdownTimeoutMs" => self.shutdown_timeout = Duration::from_millis(want_positive(&key, &v)?),
                 "env" => {
                     let obj = v.as_object().ok_or_else(|| {
                         invalid(&key, format!("expected an object of strings, found {}", type_name(&v)))
@@ -379,6 +385,7 @@ mod tests {
         let o = Options::parse(None).unwrap();
         assert_eq!(o.default_timeout, Duration::from_millis(10_000));
         assert_eq!(o.max_output_bytes, 1 << 20);
+        assert_eq!(o.shutdown_timeout, Duration::from_millis(5_000));
         assert!(!o.strict && !o.wait_non_blocking && o.trusted.is_none());
         assert!(Options::parse(Some("null")).is_ok());
     }
@@ -392,6 +399,9 @@ mod tests {
         assert!(err(r#"{"timeoutMs": 5}"#).message.contains("did you mean `defaultTimeoutMs`"));
         assert!(err(r#"{"defaultTimeoutMs": 0}"#).message.contains("positive integer"));
         assert!(err(r#"{"defaultTimeoutMs": -5}"#).message.contains("positive integer"));
+        assert!(err(r#"{"shutdownTimeoutMs": 0}"#).message.contains("positive integer"));
+        assert!(err(r#"{"shutdownTimeoutMs": "5s"}"#).message.contains("shutdownTimeoutMs"));
+        assert!(err(r#"{"shutdownTimeout": 5}"#).message.contains("did you mean `shutdownTimeoutMs`"));
         assert!(err(r#"{"maxOutputBytes": 1.5}"#).message.contains("positive integer"));
         assert!(err(r#"{"strict": "yes"}"#).message.contains("true or false"));
         assert!(err(r#"{"cwd": "/definitely/not/here"}"#).message.contains("not a directory"));

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Background hooks of one engine that run at once (each may be a process).
 pub const BACKGROUND_THREADS: usize = 8;
@@ -111,18 +111,45 @@ impl Pool {
 
     /// Waits until nothing is queued or running.
     pub fn drain(&self) {
+        self.drain_until(None);
+    }
+
+    /// [`Pool::drain`] until `deadline` (`None`: no limit). Whether the pool is empty.
+    /// Never called from one of the pool's own threads (it would wait for itself).
+    pub fn drain_until(&self, deadline: Option<Instant>) -> bool {
         let mut st = self.shared.lock();
         st.draining += 1;
         while !st.queue.is_empty() || st.running > 0 {
-            st = self.shared.empty.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st = match deadline {
+                None => self.shared.empty.wait(st).unwrap_or_else(PoisonError::into_inner),
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    self.shared.empty.wait_timeout(st, left).unwrap_or_else(PoisonError::into_inner).0
+                }
+            };
         }
         st.draining -= 1;
+        st.queue.is_empty() && st.running == 0
+    }
+
+    /// Whether the calling thread is one of this pool's workers.
+    fn on_own_thread(&self) -> bool {
+        let me = std::thread::current().id();
+        self.shared.lock().handles.iter().any(|h| h.thread().id() == me)
     }
 }
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        self.drain();
+        // Dropped by one of its own jobs (the job held the last reference to the pool's owner):
+        // draining would wait for that job, that is, for itself. The engine's free drains its
+        // pools before it lets go, so this is only a guard.
+        if !self.on_own_thread() {
+            self.drain();
+        }
         let handles = {
             let mut st = self.shared.lock();
             st.shutdown = true;

@@ -1,7 +1,7 @@
 //! The run-time fallbacks for systems older than the calls the engine prefers (src/run/sys.rs;
 //! docs/packaging.md, "The glibc floor"): with `OH_HOOKS_FORCE_FALLBACK=all`, hooks are started
 //! by fork + chdir + exec instead of posix_spawn with addchdir_np (glibc before 2.29), waited
-//! for by polling waitpid instead of a pidfd (Linux before 5.3), and woken without an eventfd.
+//! for by polling waitpid instead of a pidfd (Linux before 5.3), and cancelled without an eventfd.
 //! Each test here checks what a hook sees and what the engine reports through those paths.
 //! The wider hook suites run through them too: `OH_HOOKS_FORCE_FALLBACK=all cargo test --release
 //! --test direct_exec --test hardening_process --test persistent` (tests/rust.sh does).
@@ -9,6 +9,8 @@
 mod common;
 use common::process::*;
 use common::*;
+use oh_hooks::run::cancel::Cancel;
+use oh_hooks::run::command::{plain_words, run, Spawn};
 use oh_hooks::run::spawn::{spawn, EnvTemplate, Request};
 use serde_json::json;
 use std::ffi::{CString, OsString};
@@ -143,10 +145,10 @@ fn hooks_answer_exit_and_time_out_without_a_pidfd() {
     assert!(wait_until(Duration::from_secs(5), || zombie_children().is_empty()), "reaped");
 }
 
-/// A persistent worker (its supervisor thread woken without an eventfd) answers, and is
-/// replaced after it exits.
+/// A persistent worker, started by fork and watched without a pidfd, answers, and is replaced
+/// after it exits. (Its supervisor needs an eventfd: Linux 2.6.27, below the floor.)
 #[test]
-fn persistent_workers_run_without_an_eventfd() {
+fn persistent_workers_run_through_the_fallbacks() {
     force();
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
@@ -168,4 +170,40 @@ fn persistent_workers_run_without_an_eventfd() {
     assert_ne!(new_pid, pid, "a new worker after the exit: {after}");
     drop(e);
     assert!(wait_until(Duration::from_secs(5), || dead(pid.parse().unwrap())), "the first worker is gone");
+}
+
+/// Cancelling a fire whose token has no eventfd: the command loop polls the flag, so the hook
+/// stops at once rather than at its timeout.
+#[test]
+fn a_cancelled_hook_stops_without_an_eventfd() {
+    force();
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let env = template(dir.path());
+    let cancel = std::sync::Arc::new(Cancel::default());
+    let canceller = {
+        let cancel = cancel.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            cancel.cancel();
+        })
+    };
+    let start = Instant::now();
+    let argv = plain_words("sleep 30");
+    let finished = run(&Spawn {
+        command: "sleep 30",
+        argv: argv.as_deref(),
+        exec_form: false,
+        cwd: dir.path(),
+        env: &env,
+        vars: &[],
+        stdin: None,
+        capture_stdout: false,
+        max_stdout: 1 << 20,
+        timeout: Duration::from_secs(20),
+        cancel: Some(&cancel),
+    });
+    canceller.join().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5), "stopped by the cancel, not the 20 s timeout: {:?}", start.elapsed());
+    assert_eq!(finished.error.as_deref(), Some("cancelled"), "{:?}", finished.error);
 }

@@ -27,7 +27,7 @@ while IFS= read -r line; do
     *'"toolName":"Exit"'*) echo "exiting" >&2; exit 3 ;;
     *'"toolName":"Close"'*) exec >&-; sleep 30 ;;
     *'"toolName":"Big"'*) head -c 5000 /dev/zero | tr '\0' x; echo ;;
-    *'"toolName":"Blank"'*) echo ;;
+    *'"toolName":"Blank"'*) echo; printf '\n \r\n'; printf '{"decision":"deny","reason":"after blanks"}\n' ;;
     *'"toolName":"Deny"'*) printf '{"decision":"deny","reason":"no from %s"}\n' "$$" ;;
     *) printf 'log %s\n' "$n" >&2
        printf '{"hookSpecificOutput":{"additionalContext":"%s %s %s %s %s"}}\n' "$$" "$n" "${OH_TOOL_NAME:-unset}" "${MY_VAR:-unset}" "$PWD" ;;
@@ -106,9 +106,12 @@ fn one_process_answers_every_fire_one_line_each() {
     let o = fire(&e, pre("Deny"));
     assert_eq!(o["allowed"], false);
     assert_eq!(o["reason"], format!("no from {worker}"));
+    // Contract 1.2 changed this rule: blank lines before an answer are skipped (1.1 read the
+    // first one as "no decision", which lost the deny behind it).
     let o = fire(&e, pre("Blank"));
-    assert_eq!(o["allowed"], true, "a blank line is no decision: {o}");
-    assert_eq!(trace(&o)["result"], "none");
+    assert_eq!(o["allowed"], false, "blank lines before a deny are skipped: {o}");
+    assert_eq!(o["reason"], "after blanks", "{o}");
+    assert_eq!(pid(&fire(&e, pre("Read"))), worker, "the same worker goes on: {o}");
     assert!(alive(worker));
     drop(e);
     assert!(wait_until(Duration::from_secs(2), || dead(worker)), "free stops the worker");
@@ -441,4 +444,65 @@ fn a_worker_that_exits_right_after_answering_is_reaped_without_another_fire() {
         children()
     );
     drop(e);
+}
+
+/// A worker out of step (README "Reliability", issue 16 item 16): it answers each request, then
+/// writes a late stray `allow` line. That line used to be read as the next request's answer, so
+/// `rm -rf /` fired right after a harmless call was allowed, 5 times of 5. Now a line written
+/// before the worker read the request is no answer: the worker is killed and the request goes
+/// to a fresh one, which denies.
+#[test]
+fn a_late_stray_line_is_never_the_next_answer() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let w = script(
+        dir.path(),
+        "late.sh",
+        r#"#!/bin/sh
+while IFS= read -r line; do
+  case "$line" in
+    *rm*) echo '{"decision":"deny","reason":"no rm"}' ;;
+    *) echo '{}' ;;
+  esac
+  sleep 0.3
+  echo '{"decision":"allow"}'
+done
+"#,
+    );
+    let e = one_hook(persistent(&w, json!({ "timeout": 5000 })), json!({ "cwd": dir.path() }));
+    let mut allowed = 0;
+    for round in 0..5 {
+        let harmless = fire(&e, json!({ "event": "preToolUse", "toolName": "Read", "toolArgs": {"path": "x"} }));
+        assert_eq!(harmless["allowed"], true, "round {round}: {harmless}");
+        let rm = fire(&e, json!({ "event": "preToolUse", "toolName": "Bash", "toolArgs": {"command": "rm -rf /"} }));
+        if rm["allowed"] == true {
+            allowed += 1;
+        }
+        // Usually the fresh worker's deny; when the late line and the real answer arrive in one
+        // read, the two lines fail the request (a deny too).
+        let reason = rm["reason"].as_str().unwrap_or("");
+        assert!(reason == "no rm" || reason == "hook failed (timeout or non-zero exit)", "round {round}: {rm}");
+        std::thread::sleep(Duration::from_millis(400));
+    }
+    eprintln!("rm -rf / allowed {allowed} of 5");
+    assert_eq!(allowed, 0);
+}
+
+/// Blank lines before a deny are skipped (issue 16 item 16: the first blank line was read as
+/// "no decision" and the deny behind it lost), also when they come in their own writes.
+#[test]
+fn blank_lines_before_a_deny_are_skipped() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let w = script(
+        dir.path(),
+        "blank.sh",
+        "#!/bin/sh\nwhile IFS= read -r line; do echo; sleep 0.05; printf ' \\r\\n'; sleep 0.05; echo '{\"decision\":\"deny\",\"reason\":\"late deny\"}'; done\n",
+    );
+    let e = one_hook(persistent(&w, json!({})), json!({ "cwd": dir.path() }));
+    for _ in 0..3 {
+        let o = fire(&e, pre("Bash"));
+        assert_eq!(o["allowed"], false, "{o}");
+        assert_eq!(o["reason"], "late deny", "{o}");
+    }
 }

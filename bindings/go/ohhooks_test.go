@@ -164,8 +164,8 @@ func TestOptionsMarshal(t *testing.T) {
 		{Options{Config: map[string]any{}}, `{"config":{}}`},
 		{Options{Trusted: Ptr(false)}, `{"trusted":false}`},
 		{Options{Cwd: "/x", DefaultTimeoutMs: 5, Env: map[string]string{"A": "b"}, Strict: true,
-			MaxOutputBytes: 7, WaitNonBlocking: true, Home: "/h", ConfigPath: "/c", Watch: Ptr(false), HTTPProxy: "http://p:3128"},
-			`{"cwd":"/x","home":"/h","configPath":"/c","defaultTimeoutMs":5,"env":{"A":"b"},"strict":true,"maxOutputBytes":7,"waitNonBlocking":true,"watch":false,"httpProxy":"http://p:3128"}`},
+			MaxOutputBytes: 7, WaitNonBlocking: true, Home: "/h", ConfigPath: "/c", Watch: Ptr(false), HTTPProxy: "http://p:3128", ShutdownTimeoutMs: 9},
+			`{"cwd":"/x","home":"/h","configPath":"/c","defaultTimeoutMs":5,"env":{"A":"b"},"strict":true,"maxOutputBytes":7,"waitNonBlocking":true,"watch":false,"httpProxy":"http://p:3128","shutdownTimeoutMs":9}`},
 	}
 	for _, c := range cases {
 		b, err := c.opts.MarshalJSON()

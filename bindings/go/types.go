@@ -92,6 +92,9 @@ type Options struct {
 	// HTTPProxy is the proxy URL for HTTP hooks; the *_proxy environment variables are never
 	// read. Empty means direct connections.
 	HTTPProxy string `json:"httpProxy,omitempty"`
+	// ShutdownTimeoutMs is how long Close waits for background hooks and asynchronous fires
+	// before it cancels them (0: the engine's 5000).
+	ShutdownTimeoutMs int `json:"shutdownTimeoutMs,omitempty"`
 	// Claude also reads Claude Code's settings files and runs their hooks as Claude Code would
 	// (README "Claude Code hooks").
 	Claude bool `json:"claude,omitempty"`

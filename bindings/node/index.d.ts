@@ -102,6 +102,8 @@ export interface HooksOptions {
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
   httpProxy?: string;
+  /** How long closing waits for background hooks and async fires before cancelling them. Default 5000. */
+  shutdownTimeoutMs?: number;
 }
 
 /** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */

@@ -46,8 +46,13 @@ impl Done {
 ///
 /// Threads: may be called from any thread, concurrently with anything but `oh_hooks_free`,
 /// including from a callback, an observer or a `done`. `done` may fire, register, observe and
-/// cancel, and must not call `oh_hooks_free`. `oh_hooks_free` waits for every fire started
-/// before it, so `done` is never left pending.
+/// cancel, and must not call `oh_hooks_free`. `oh_hooks_free` completes every fire started
+/// before it (cancelled when its `shutdownTimeoutMs` is up), so `done` is never left pending
+/// and never runs after it returned; a fire made while it runs (from a callback, observer or
+/// `done` of the engine) gets `done` at once, on the calling thread, with `cancelled`.
+///
+/// The observer (`oh_hooks_observe`) gets exactly one record per fire, refused and cancelled
+/// ones included.
 ///
 /// Errors: in the outcome, as for `oh_hooks_fire`, plus `cancelled` (the fire was cancelled;
 /// `allowed` is false).

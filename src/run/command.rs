@@ -291,6 +291,9 @@ impl<'a> Supervisor<'a> {
             } else if self.pidfd.is_none() {
                 at(now + Duration::from_millis(5)); // no pidfd: poll for the exit
             }
+            if self.cancel.is_some() && self.cancel_fd.is_none() && exited.is_none() && !self.out.timed_out {
+                at(now + Duration::from_millis(10)); // no eventfd (src/run/sys.rs): poll the flag
+            }
             let timeout_ms = wake.map_or(-1, |w| {
                 let d = w.saturating_duration_since(now);
                 i32::try_from(d.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)

@@ -20,7 +20,7 @@ use crate::response::{self, Response};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -65,6 +65,10 @@ pub enum Failure {
     /// The worker exited without reading any of the request (internal: retried or reported
     /// as `Exited`).
     Unread(Option<Exit>),
+    /// The worker wrote a line before it had read any of the request: a late or extra line of
+    /// an earlier request, never this one's answer (it is killed; the request is retried once
+    /// on a fresh worker).
+    OutOfStep,
 }
 
 /// A fire's cancellation as a request sees it: an asynchronous fire's token.
@@ -97,6 +101,10 @@ impl Failure {
             Failure::NotOneResponse(why) => format!("{why}; the worker was killed"),
             Failure::CannotStart(why) => why.clone(),
             Failure::Cancelled => "cancelled".to_string(),
+            Failure::OutOfStep => {
+                "the worker wrote a line before reading the request (out of step: a late or extra answer); it was killed"
+                    .to_string()
+            }
             Failure::Stopped => {
                 "the hook's workers were stopped (engine freed or hook removed by a reload)".to_string()
             }
@@ -213,6 +221,14 @@ impl Pool {
                     continue;
                 }
                 break (worker, Err(Failure::Exited(exit)), stderr);
+            }
+            // Out of step: the worker never saw this request, so a fresh one gets it, once.
+            if let (Err(Failure::OutOfStep), false) = (&result, retried) {
+                retried = true;
+                let answered = worker.answered > 0;
+                self.retire(worker, false);
+                self.lost(answered, Failure::OutOfStep.message(timeout, max_bytes));
+                continue;
             }
             break (worker, result, stderr);
         };
@@ -567,7 +583,7 @@ impl Worker {
                 }
             }
             if let Some(answer) = self.take_line(max_bytes)? {
-                return Ok(answer);
+                return self.in_step(answer, written);
             }
             if let Some(exit) = exited {
                 return Err(self.exited(exit, written));
@@ -608,7 +624,7 @@ impl Worker {
             if fds[0].revents != 0 && self.read_stdout(max_bytes)? {
                 // EOF: a line already read was taken above; whatever is left is no answer.
                 if let Some(answer) = self.take_line(max_bytes)? {
-                    return Ok(answer);
+                    return self.in_step(answer, written);
                 }
                 // A process closes its fds a moment before it becomes waitable: EOF is often
                 // the first sign of an exit.
@@ -630,11 +646,7 @@ impl Worker {
     /// The failure of a worker that exited: [`Failure::Unread`] when every byte written of this
     /// request is still in the pipe (and it printed nothing), so it never saw the request.
     fn exited(&self, exit: Option<Exit>, written: usize) -> Failure {
-        let mut unread: libc::c_int = 0;
-        // SAFETY: FIONREAD writes the pipe's byte count into a local int; on a pipe it works on
-        // either end.
-        let rc = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut unread) };
-        if rc == 0 && self.buf.is_empty() && usize::try_from(unread).ok() == Some(written) {
+        if self.buf.is_empty() && self.unread_request() == Some(written) {
             Failure::Unread(exit)
         } else {
             Failure::Exited(exit)
@@ -675,9 +687,34 @@ impl Worker {
         }
     }
 
-    /// The first complete line of `buf`, if any. A second line after it (two answers to one
-    /// request) and a line over `max_bytes` are failures.
+    /// A line is this request's answer only once the worker has read some of the request:
+    /// while every byte written is still in the stdin pipe, the line belongs to an earlier
+    /// request (a late or second answer) and would otherwise be taken as this one's.
+    fn in_step(&self, answer: Vec<u8>, written: usize) -> Result<Vec<u8>, Failure> {
+        if written > 0 && self.unread_request() == Some(written) {
+            return Err(Failure::OutOfStep);
+        }
+        Ok(answer)
+    }
+
+    /// Bytes written to the worker's stdin that it has not read yet.
+    fn unread_request(&self) -> Option<usize> {
+        let mut unread: libc::c_int = 0;
+        // SAFETY: FIONREAD writes the pipe's byte count into a local int; on a pipe it works on
+        // either end.
+        let rc = unsafe { libc::ioctl(self.stdin.as_raw_fd(), libc::FIONREAD, &mut unread) };
+        (rc == 0).then(|| usize::try_from(unread).ok()).flatten()
+    }
+
+    /// The first complete line of `buf`, if any, blank lines before it skipped (a blank line is
+    /// no answer: reading it as "no decision" lost the deny behind it). A second line after it
+    /// (two answers to one request) and a line over `max_bytes` are failures.
     fn take_line(&mut self, max_bytes: usize) -> Result<Option<Vec<u8>>, Failure> {
+        let blank = self.buf.iter().position(|b| !matches!(b, b'\n' | b'\r' | b' ' | b'\t')).unwrap_or(self.buf.len());
+        let blank = self.buf[..blank].iter().rposition(|b| *b == b'\n').map_or(0, |nl| nl + 1);
+        if blank > 0 {
+            self.buf.drain(..blank);
+        }
         let Some(end) = memchr::memchr(b'\n', &self.buf) else {
             return if self.buf.len() > max_bytes { Err(Failure::TooLong) } else { Ok(None) };
         };
@@ -758,8 +795,8 @@ pub struct Supervisor {
 }
 
 struct Shared {
-    /// An eventfd that wakes the thread when the set of workers changes.
-    wake: OwnedFd,
+    /// An eventfd that wakes the thread when the set of workers changes; made with the thread.
+    wake: OnceLock<OwnedFd>,
     state: Mutex<SupState>,
 }
 
@@ -785,35 +822,25 @@ impl Default for Supervisor {
 }
 
 impl Supervisor {
+    /// No fd and no thread yet: both come with the first worker ([`Supervisor::adopt`]), so an
+    /// engine without persistent hooks holds neither.
     pub fn new() -> Supervisor {
-        let fd = super::sys::eventfd(libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
-        let wake = if fd >= 0 {
-            // SAFETY: the fd is new and ours.
-            unsafe { OwnedFd::from_raw_fd(fd) }
-        } else {
-            // Without an eventfd the thread still runs on its polling timeout; a pipe's read
-            // end that is never written serves as a never-ready placeholder.
-            let mut fds = [-1 as RawFd; 2];
-            // SAFETY: pipe2 writes two fds; we keep the read end and close the write end.
-            unsafe {
-                libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK);
-                if fds[1] >= 0 {
-                    libc::close(fds[1]);
-                }
-                OwnedFd::from_raw_fd(fds[0].max(0))
-            }
-        };
         Supervisor {
-            shared: Arc::new(Shared { wake, state: Mutex::new(SupState::default()) }),
+            shared: Arc::new(Shared { wake: OnceLock::new(), state: Mutex::new(SupState::default()) }),
             thread: Mutex::new(None),
         }
     }
 
-    /// Starts watching a new worker (and the thread, on the first one).
+    /// Starts watching a new worker (and the thread, on the first one). Out of file descriptors,
+    /// it fails: the engine only ever uses fds it opened itself (README "Reliability"; an earlier
+    /// fallback wrapped fd 0, the host's stdin, when no eventfd could be had).
     fn adopt(&self, proc: &Arc<Proc>) -> io::Result<()> {
         {
             let mut thread = lock(&self.thread);
             if thread.is_none() {
+                if self.shared.wake.get().is_none() {
+                    let _ = self.shared.wake.set(new_eventfd()?);
+                }
                 let shared = self.shared.clone();
                 *thread = Some(
                     std::thread::Builder::new().name("oh-hooks-workers".into()).spawn(move || supervise(&shared))?,
@@ -861,10 +888,27 @@ impl Drop for Supervisor {
 
 impl Shared {
     fn wake(&self) {
+        // No eventfd: no thread either, so nobody to wake.
+        let Some(fd) = self.wake.get() else { return };
         let one: u64 = 1;
         // SAFETY: writes 8 bytes to our eventfd (a failure only means it is already signalled).
-        unsafe { libc::write(self.wake.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
     }
+
+    fn wake_fd(&self) -> RawFd {
+        self.wake.get().map_or(-1, AsRawFd::as_raw_fd)
+    }
+}
+
+/// A new close-on-exec, non-blocking eventfd, or why there is none (EMFILE: out of fds).
+fn new_eventfd() -> io::Result<OwnedFd> {
+    // SAFETY: eventfd(2) returns a new fd or -1.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the fd is new and ours.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// The supervisor thread's loop.
@@ -883,7 +927,7 @@ fn supervise(shared: &Shared) {
             return;
         }
         let now = Instant::now();
-        let mut fds = vec![libc::pollfd { fd: shared.wake.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        let mut fds = vec![libc::pollfd { fd: shared.wake_fd(), events: libc::POLLIN, revents: 0 }];
         // (kind, index): 0 = stderr of live[i], 1 = pidfd of live[i], 2 = pidfd of dying[i]
         let mut what: Vec<(u8, usize)> = vec![(9, 0)];
         let mut tick = false;
@@ -928,7 +972,7 @@ fn supervise(shared: &Shared) {
         if fds[0].revents != 0 {
             let mut v: u64 = 0;
             // SAFETY: reads the eventfd's 8-byte counter into a local.
-            unsafe { libc::read(shared.wake.as_raw_fd(), (&mut v as *mut u64).cast(), 8) };
+            unsafe { libc::read(shared.wake_fd(), (&mut v as *mut u64).cast(), 8) };
         }
         let mut died: Vec<usize> = Vec::new();
         for (p, (kind, i)) in fds.iter().zip(&what).skip(1) {

@@ -6,7 +6,7 @@
 //! | -------------------------------------------- | ----------------- | --------------------------------------- |
 //! | `pidfd_open` (raw syscall: no glibc symbol)  | Linux 5.3         | poll `waitpid` every few milliseconds    |
 //! | `posix_spawn_file_actions_addchdir_np`       | glibc 2.29        | fork, chdir and exec ([`super::spawn`]) |
-//! | `eventfd`                                    | Linux 2.6.27      | a pipe, or the loop's polling timeout   |
+//! | `eventfd` for a fire's cancel token          | Linux 2.6.27      | the command loop polls the flag (10 ms) |
 //!
 //! `addchdir_np` is looked up with `dlsym`, never linked by name: a reference to it would carry
 //! the symbol version GLIBC_2.29 and stop the library from loading on an older glibc at all.
@@ -80,7 +80,8 @@ pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// `eventfd(2)` with flags: -1 with ENOSYS when forced, for the callers' pipe or polling fallback.
+/// `eventfd(2)` with flags for a cancel token: -1 when forced, for the command loop's polling
+/// fallback. (The persistent workers' supervisor needs its eventfd and fails without one.)
 pub(crate) fn eventfd(flags: c_int) -> RawFd {
     if forced() & EVENTFD != 0 {
         return -1;

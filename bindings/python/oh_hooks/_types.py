@@ -44,6 +44,8 @@ class Options(TypedDict, total=False):
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
     """Proxy URL for HTTP hooks (the ``*_proxy`` environment variables are never read)."""
+    shutdownTimeoutMs: int
+    """How long closing waits for background hooks and async fires before cancelling them (default 5000)."""
 
 
 class _EnvelopeEvent(TypedDict):
