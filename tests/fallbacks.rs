@@ -57,7 +57,8 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
     let env = template(dir.path()).with(&[]).unwrap();
     let cwd = CString::new(dir.path().to_str().unwrap()).unwrap();
     // A relative program: found from the hook's cwd, which the child changes to before exec.
-    std::fs::write(dir.path().join("probe"), "#!/bin/sh\nreadlink /proc/$$/cwd\ncat /proc/$$/stat /proc/$$/status\n").unwrap();
+    std::fs::write(dir.path().join("probe"), "#!/bin/sh\nreadlink /proc/$$/cwd\ncat /proc/$$/stat /proc/$$/status\n")
+        .unwrap();
     std::fs::set_permissions(dir.path().join("probe"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let argv = [CString::new("./probe").unwrap()];
     let spawned = spawn(&Request {
@@ -92,7 +93,11 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
     };
     let bit = |signal: i32| 1u64 << (signal - 1);
     assert_eq!(field("SigBlk:"), 0, "empty signal mask: {out}");
-    assert_eq!(field("SigIgn:") & (bit(libc::SIGPIPE) | bit(libc::SIGTERM)), 0, "SIGPIPE and SIGTERM at default: {out}");
+    assert_eq!(
+        field("SigIgn:") & (bit(libc::SIGPIPE) | bit(libc::SIGTERM)),
+        0,
+        "SIGPIPE and SIGTERM at default: {out}"
+    );
     assert_eq!(field("SigCgt:") & bit(libc::SIGUSR1), 0, "no host handler: {out}");
 }
 
@@ -216,6 +221,10 @@ fn cancel_with_only_the_eventfd_fallback() {
         cancel: Some(&cancel),
     });
     canceller.join().unwrap();
-    assert!(start.elapsed() < Duration::from_secs(5), "stopped by the cancel, not the 20 s timeout: {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "stopped by the cancel, not the 20 s timeout: {:?}",
+        start.elapsed()
+    );
     assert_eq!(finished.error.as_deref(), Some("cancelled"), "{:?}", finished.error);
 }

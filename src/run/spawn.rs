@@ -246,7 +246,11 @@ fn fork_exec(
     }
     // The child failed before or at exec and exits at once: reap it.
     // SAFETY: waits for our own child.
-    unsafe { while libc::waitpid(pid, std::ptr::null_mut(), 0) < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {} };
+    unsafe {
+        while libc::waitpid(pid, std::ptr::null_mut(), 0) < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+    };
     Err(io::Error::from_raw_os_error(if got == 4 { i32::from_ne_bytes(errno) } else { libc::EIO }))
 }
 
