@@ -11,6 +11,8 @@
 #   BENCH_LINK=shared|static   how bench.c links the engine (default shared)
 #   BENCH_ONLY="id ..."     only the C rows whose id starts with one of these (for investigation)
 #   BENCH_SKIP_BINDINGS=1   C rows only (the binding rows then show as not run, and it exits 1)
+#   BENCH_BEFORE=DIR        also count instructions ([0]) with DIR's target/release (another
+#                           checkout's build, e.g. main's), side by side
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +105,34 @@ echo "  /bin/sh is $(readlink -f /bin/sh); PATH has $(echo "$PATH" | tr ':' '\n'
 echo
 
 start_s=$SECONDS
+# 0. Instructions per no-match fire, counted by callgrind (bench/count.c): the same whatever
+#    else the machine does, so a regression of the fire path shows as a number.
+count_row() { # LIBDIR INCDIR ROW -> instructions per fire (1000 fires + frees)
+    local bin="$out/count.$(echo "$1" | sha256sum | cut -c1-8)"
+    [ -x "$bin" ] || gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$2" "$here/count.c" -o "$bin" -L"$1" -loh_hooks \
+        -Wl,-rpath,"$1" || return 1
+    valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=/dev/null "$bin" "$3" 1000 2>&1 |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk '{ printf "%d", $1 / 1000 }'
+}
+if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h ]; then
+    rm -f "$out"/count.*
+    echo "[0] Instructions per no-match fire (callgrind, oh_hooks_fire + oh_hooks_string_free of the 278-byte envelope)"
+    printf '    %-58s %12s %8s   %s\n' row instructions target "${BENCH_BEFORE:+before ($BENCH_BEFORE)}"
+    for row in "none|no hook for the event|1500" "20|20 hooks on the event, none match (7/7/6)|2500" \
+        "claude|Claude Code on too, its hooks on other events|2500"; do
+        IFS='|' read -r id label target <<<"$row"
+        n=$(count_row "$rel" "$root/include" "$id") || { err "bench/count.c ($id) did not run"; continue; }
+        before=""
+        [ -n "${BENCH_BEFORE:-}" ] && before=$(count_row "$BENCH_BEFORE/target/release" "$BENCH_BEFORE/include" "$id")
+        verdict=meets
+        [ "$n" -le "$target" ] || verdict=MISSES
+        printf '    %-58s %12s %8s   %s\n' "$label" "$n" "<= $target: $verdict" "$before"
+    done
+    echo
+else
+    echo "[0] instruction counts: skipped (valgrind with callgrind.h not installed)"
+    echo
+fi
 # 1. The C rows, interleaved (progress on stderr).
 BENCH_DIR="$here" "$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
 

@@ -24,6 +24,7 @@ use crate::merge::Walk;
 use crate::options::Options;
 use crate::outcome::{Outcome, Trace};
 use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
+use crate::quick;
 use crate::response::claude::ClaudeAnswer;
 use crate::run::cancel::Cancel;
 use crate::run::claude::{self as claude_run, ClaudeContext};
@@ -68,13 +69,30 @@ struct Inner {
     /// Background hooks' cancel token: cancelled when free's `shutdownTimeoutMs` is up; from
     /// then on background hooks not yet started are not started.
     stop: Cancel,
+    /// [`Engine::inspect`]: eager workers are not started at load.
+    inspect: bool,
 }
+
+/// The walk's steps (README "Reliability", own hooks first): one per dialect and layer kind,
+/// every dialect's own-layer hooks before any project-layer hook, so a project hook's `allow`
+/// never ends the walk before the user's own hooks have run. A later dialect slots in here.
+const WALK: &[(layers::Dialect, layers::Kind)] = &[
+    (layers::Dialect::OpenHarness, layers::Kind::Own),
+    (layers::Dialect::Claude, layers::Kind::Own),
+    (layers::Dialect::OpenHarness, layers::Kind::Project),
+    (layers::Dialect::Claude, layers::Kind::Project),
+];
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
 pub const ASYNC_THREADS: usize = 8;
 /// Asynchronous fires queued beyond the running ones; beyond this a fire completes at once
 /// with an `internal` error.
 pub const ASYNC_QUEUE: usize = 4096;
+
+/// How long an async-fire thread that ran out of work looks for the next fire before sleeping
+/// (README "Performance": a host awaiting each fire before the next saves a thread wake-up a
+/// round trip; this much of one core is the cost after the last fire of a burst).
+pub const ASYNC_SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 
 static NEXT_ENGINE: AtomicU64 = AtomicU64::new(1);
 
@@ -91,13 +109,16 @@ struct Snapshot {
     warnings: Vec<String>,
     /// The workers of `config`'s persistent hooks.
     pools: Arc<PoolTable>,
+    /// Which events' fires [`quick`] may answer.
+    quick: quick::Plan,
 }
 
 impl Snapshot {
     fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
         let mut warnings = config.warnings.clone();
         warnings.extend(extra);
-        Snapshot { config, trust, warnings, pools }
+        let quick = quick::Plan::new(&config, &warnings);
+        Snapshot { config, trust, warnings, pools, quick }
     }
 }
 
@@ -116,6 +137,17 @@ fn evaluate_trust(options: &Options) -> (Trust, Option<String>) {
 impl Engine {
     /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
     pub fn new(options_json: Option<&str>) -> Result<Engine> {
+        Engine::create(options_json, false)
+    }
+
+    /// An engine for looking at the config only (`oh-hooks check`): read and validated as by
+    /// [`Engine::new`], but nothing is started — no `persistent: "eager"` worker, so inspecting
+    /// a fresh clone never runs its code (README "Reliability").
+    pub fn inspect(options_json: Option<&str>) -> Result<Engine> {
+        Engine::create(options_json, true)
+    }
+
+    fn create(options_json: Option<&str>, inspect: bool) -> Result<Engine> {
         let options = Options::parse(options_json)?;
         let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
         let watch = Watch::new(layers::files(&options), store);
@@ -142,11 +174,12 @@ impl Engine {
             supervisor: Arc::new(Supervisor::new()),
             host: Host::default(),
             id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
-            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE),
+            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE).spinning(ASYNC_SPIN),
             fires: Mutex::new(HashMap::new()),
             next_fire: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             stop: Cancel::default(),
+            inspect,
         });
         let pools = inner.pools_for(&config);
         inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
@@ -172,6 +205,14 @@ impl Engine {
         outcome
     }
 
+    /// The no-match shortcut ([`quick`]): the outcome text when this fire certainly runs nothing
+    /// and the general path would answer exactly [`quick::ALLOWED`]; `None` means "call
+    /// [`Engine::fire`]", which then decides as if this had not been asked.
+    /// `envelope` need not be UTF-8 (the shortcut checks; text that is not is left to the caller).
+    pub fn fire_quick(&self, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
+        self.inner.fire_quick(envelope)
+    }
+
     /// Fires one event on an engine thread and hands the outcome to `done` there, exactly once.
     /// Returns the fire's id for [`Engine::cancel`].
     /// `envelope_json` is an `Err` when the caller could not even read it (NULL, not UTF-8): the
@@ -195,6 +236,8 @@ impl Engine {
         let done_job = done.clone();
         let job = Box::new(move || {
             let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &envelope_json {
+                // Nothing can run: the constant, as the general path would say (src/quick.rs).
+                Ok(json) if inner.fire_quick(json.as_bytes()).is_some() => (Outcome::allowed(Vec::new()), None),
                 Ok(json) => inner.fire(json, Some(&cancel)),
                 Err(e) => (Outcome::error(e.clone()), None),
             }));
@@ -211,7 +254,10 @@ impl Engine {
                 fires.remove(&id);
                 cancel.is_cancelled()
             };
-            let outcome = if cancelled { Outcome::error(cancelled_error()) } else { outcome };
+            // A cancelled fire keeps the traces of the hooks it started: those the cancel
+            // stopped say `"cancelled"`, so an audit log can name them.
+            let outcome =
+                if cancelled { Outcome { hooks: outcome.hooks, ..Outcome::error(cancelled_error()) } } else { outcome };
             if let Some(record) = record {
                 inner.foreground_done(&record, &outcome);
             }
@@ -378,6 +424,28 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
+    /// [`Engine::fire_quick`].
+    fn fire_quick(self: &Arc<Self>, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
+        // Each fire is a record for the observer: the general path builds it.
+        if self.host.observing() {
+            return None;
+        }
+        // The same change check as the general path, first; it is due at most once per
+        // interval, so the general path, if asked next, does not repeat it.
+        self.reload_if_due();
+        let snapshot = self.state.load();
+        snapshot.quick.runs_nothing(envelope, &snapshot.config).then_some(quick::ALLOWED)
+    }
+
+    /// A fire's look at the config files, at most once per check interval.
+    fn reload_if_due(self: &Arc<Self>) {
+        // `watch: false` pins the files, but a verdict never reached (a trust store that could
+        // not be read) is still asked for again.
+        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
+            let _ = self.reload(false);
+        }
+    }
+
     fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
         self.fires.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -493,11 +561,7 @@ impl Inner {
     /// Fires one event. Returns the outcome and, when an observer is set, the fire's record,
     /// which the caller completes with the final outcome ([`Inner::foreground_done`]).
     fn fire(self: &Arc<Self>, json: &str, cancel: Option<&Arc<Cancel>>) -> (Outcome, Option<Arc<Mutex<Record>>>) {
-        // `watch: false` pins the files, but a verdict never reached (a trust store that could
-        // not be read) is still asked for again.
-        if (self.options.watch || self.watch.retrying()) && !self.watch.is_empty() && self.watch.due() {
-            let _ = self.reload(false);
-        }
+        self.reload_if_due();
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
         let config = &snapshot.config;
@@ -576,8 +640,9 @@ impl Inner {
                 traces.push(trace);
             }
             let (answers, claude_traces): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+            let who = || claude_denier(snapshot.config.claude.of(event), &claude, &answers, &claude_traces);
+            let _ = walk.claude_step(event, claude_merge(event, &answers), who);
             traces.extend(claude_traces);
-            walk.claude_step(event, claude_merge(event, &answers));
             Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
         } else if self.options.wait_non_blocking {
             let (ran, answers) =
@@ -696,6 +761,9 @@ impl Inner {
         for removed in old.into_values() {
             removed.close();
         }
+        if self.inspect {
+            return Arc::new(table);
+        }
         let launch = Launch { cwd: &self.options.cwd, env: &self.env };
         for pool in eager {
             pool.start_eagerly(&launch);
@@ -703,9 +771,10 @@ impl Inner {
         Arc::new(table)
     }
 
-    /// Blocking events: openHarness hooks in list order, one after another, stopping where the
-    /// merge is decided; a rewrite (`updatedInput`, `updatedPrompt`) reaches the hooks after
-    /// it. Then, unless decided, the Claude Code hooks together as the walk's last step.
+    /// Blocking events: the walk's steps in [`WALK`] order, every dialect's own-layer hooks
+    /// before any project-layer hook, stopping where the merge is decided. openHarness hooks run
+    /// one after another; a dialect's hooks of one layer kind run together as one step. A
+    /// rewrite (`updatedInput`, `updatedPrompt`) reaches the hooks after it.
     #[allow(clippy::too_many_arguments)]
     fn run_blocking(
         &self,
@@ -718,41 +787,70 @@ impl Inner {
         budget: &Budget,
     ) -> Outcome {
         let specs = snapshot.config.hooks.of(envelope.event);
+        let claude_hooks = snapshot.config.claude.of(envelope.event);
         let mut current: Option<Envelope> = None;
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(matching.len() + claude.len());
-        for &i in matching {
-            if cancel.is_some_and(Cancel::is_cancelled) {
-                break;
-            }
-            let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
-            let Ran { result, trace } = hook::run(&specs[i], &cx);
-            traces.push(trace);
-            if let Some(result) = result {
-                if result.updated_input.is_some() || result.updated_prompt.is_some() {
-                    let base = current.as_ref().unwrap_or(envelope);
-                    current = Some(base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()));
-                }
-                if walk.step(result).is_break() {
-                    break;
-                }
-            }
-        }
         let mut answers = Vec::new();
-        if !walk.is_done() && !claude.is_empty() {
-            let rebuilt;
-            let (envelope, input) = match (&current, input) {
-                (Some(rewritten), Some(_)) => {
-                    rebuilt = ClaudeInput::build(rewritten, &self.options.cwd);
-                    (rewritten, Some(&rebuilt))
+        'walk: for &(dialect, kind) in WALK {
+            let project = kind == layers::Kind::Project;
+            match dialect {
+                layers::Dialect::OpenHarness => {
+                    for &i in matching.iter().filter(|i| specs[**i].from_project == project) {
+                        if cancel.is_some_and(Cancel::is_cancelled) {
+                            break 'walk;
+                        }
+                        let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
+                        let Ran { result, trace } = hook::run(&specs[i], &cx);
+                        traces.push(trace);
+                        if let Some(result) = result {
+                            if result.updated_input.is_some() || result.updated_prompt.is_some() {
+                                let base = current.as_ref().unwrap_or(envelope);
+                                current = Some(
+                                    base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()),
+                                );
+                            }
+                            let who = || traces.last().map(|t| oh_denier(&specs[i], t)).unwrap_or_default();
+                            if walk.step(result, who).is_break() {
+                                break 'walk;
+                            }
+                        }
+                    }
                 }
-                (_, input) => (current.as_ref().unwrap_or(envelope), input),
-            };
-            let (_, ran) = self.run_together(snapshot, envelope, input, &[], claude, cancel, budget);
-            let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
-            traces.extend(claude_traces);
-            walk.claude_step(envelope.event, claude_merge(envelope.event, &a));
-            answers = a;
+                layers::Dialect::Claude => {
+                    let step: Vec<usize> =
+                        claude.iter().copied().filter(|i| claude_hooks[*i].from_project == project).collect();
+                    if step.is_empty() {
+                        continue;
+                    }
+                    if cancel.is_some_and(Cancel::is_cancelled) {
+                        break 'walk;
+                    }
+                    let rebuilt;
+                    let (at, input) = match (&current, input) {
+                        (Some(rewritten), Some(_)) => {
+                            rebuilt = ClaudeInput::build(rewritten, &self.options.cwd);
+                            (rewritten, Some(&rebuilt))
+                        }
+                        (_, input) => (current.as_ref().unwrap_or(envelope), input),
+                    };
+                    let (_, ran) = self.run_together(snapshot, at, input, &[], &step, cancel, budget);
+                    let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
+                    let merged = claude_merge(at.event, &a);
+                    let rewrite = (merged.updated_input.clone(), merged.updated_prompt.clone());
+                    let who = || claude_denier(claude_hooks, &step, &a, &claude_traces);
+                    let decided = walk.claude_step(at.event, merged, who).is_break();
+                    traces.extend(claude_traces);
+                    answers.extend(a);
+                    if decided {
+                        break 'walk;
+                    }
+                    if let (None, None) = rewrite {
+                        continue;
+                    }
+                    current = Some(at.rewritten(rewrite.0.as_ref(), rewrite.1.as_deref()));
+                }
+            }
         }
         Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
     }
@@ -1153,6 +1251,33 @@ fn background_label(snap: &Snapshot, event: Event, is_claude: bool, i: usize) ->
         let spec = &snap.config.hooks.of(event)[i];
         (spec.index, spec.type_name())
     }
+}
+
+/// Names an openHarness hook in the reason of a deny that gave none (README "Merging").
+fn oh_denier(spec: &config::HookSpec, trace: &Trace) -> String {
+    let (kind, what) = match &spec.handler {
+        config::Handler::Command(c) if spec.persistent.is_some() => ("persistent hook", c.as_str()),
+        config::Handler::Command(c) => ("command hook", c.as_str()),
+        config::Handler::Http(url) => ("http hook", url.as_str()),
+        config::Handler::Prompt(question) => ("prompt hook", question.as_str()),
+        config::Handler::Callback(name) => ("callback", name.as_str()),
+    };
+    crate::merge::denied_by(kind, what, trace)
+}
+
+/// Names the Claude Code hook that blocked or stopped a fire, for a reason when none was given.
+/// `claude`, `answers` and `traces` are parallel (the hooks that ran, in list order).
+fn claude_denier(hooks: &[ClaudeHook], claude: &[usize], answers: &[ClaudeAnswer], traces: &[Trace]) -> String {
+    let at = answers.iter().position(|a| a.block || a.stop.is_some()).unwrap_or(0);
+    let (Some(&i), Some(trace)) = (claude.get(at), traces.get(at)) else {
+        return "denied by a Claude Code hook".to_string();
+    };
+    let what = match &hooks[i].handler {
+        config::claude::ClaudeHandler::Command { command, .. } => command.as_str(),
+        config::claude::ClaudeHandler::Http { url, .. } => url.as_str(),
+        config::claude::ClaudeHandler::Callback { kind, .. } => kind,
+    };
+    crate::merge::denied_by("Claude Code hook", what, trace)
 }
 
 fn internal_failure(spec: &config::HookSpec) -> Ran {

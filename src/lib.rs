@@ -29,6 +29,7 @@ pub mod merge;
 pub mod options;
 pub mod outcome;
 pub mod pool;
+pub mod quick;
 pub mod response;
 pub mod run;
 pub mod suggest;

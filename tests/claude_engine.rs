@@ -136,14 +136,16 @@ fn exec_form_substitutes_and_never_falls_back_to_a_shell() {
     assert_eq!(lines[3], data.display().to_string());
     let hooks = o["hooks"].as_array().unwrap();
     assert_eq!(hooks.len(), 3, "{o}");
-    assert!(hooks[0]["failure"].as_str().unwrap().contains("no executable"), "{o}");
-    assert_eq!(hooks[0]["result"], "none", "a failure lets the action through");
-    assert_eq!(hooks[1]["result"], "deny", "onFailure: block");
+    // Version 1.2: a plugin the host listed is an own layer, and own hooks run before the
+    // project's (1.1 ran the project's settings first and plugins last).
     assert_eq!(
-        hooks[2]["source"],
+        hooks[0]["source"],
         plugin.join("hooks/hooks.json").display().to_string(),
-        "plugins come after settings"
+        "own layers (plugins) before the project's settings"
     );
+    assert!(hooks[1]["failure"].as_str().unwrap().contains("no executable"), "{o}");
+    assert_eq!(hooks[1]["result"], "none", "a failure lets the action through");
+    assert_eq!(hooks[2]["result"], "deny", "onFailure: block");
     assert_eq!(o["allowed"], false);
     assert!(o["reason"].as_str().unwrap().contains("onFailure"), "{o}");
 }
@@ -365,10 +367,14 @@ fn hostile_settings_files_cost_little() {
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: a valid path string.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // Version 1.2 (no read error is a verdict, for every dialect): like an `.oh/` file, it is
+    // an `io_error` at creation (1.1 skipped the file with a "cannot be read" warning).
     let start = Instant::now();
-    let o = fire(&p.engine(json!({})), pre("Bash", json!({})));
+    let options = json!({ "cwd": p.cwd, "home": p.home, "claude": true, "trusted": true }).to_string();
+    let err = Engine::new(Some(&options)).err().expect("a FIFO settings file is an io_error");
     assert!(start.elapsed().as_secs() < 5);
-    assert!(o["warnings"].to_string().contains("cannot be read"), "{o}");
+    assert_eq!(err.code.as_str(), "io_error", "{err}");
+    assert!(err.message.contains("not a regular file"), "{err}");
     // A pathological regex matcher is bounded per match.
     std::fs::remove_file(&fifo).unwrap();
     p.settings(json!({ "PreToolUse": [group(Some("^(a+)+$"), vec![command("exit 2")])] }));

@@ -113,4 +113,27 @@ fn emfile_is_never_remembered_as_untrusted() {
         let took = deny_comes_back(&e, case);
         eprintln!("{case}: first outcome {out}; the deny hook ran {} ms after fds came back", took.as_millis());
     }
+
+    // E (issue 16 item 8): every dialect's files obey the same rule. The user's Claude Code
+    // settings cannot be read at creation: `io_error`, as for `.oh/` files. Version 1.1 created
+    // the engine without them (a warning) and never read them again: the guard was gone.
+    let d = dirs(false);
+    std::fs::create_dir_all(d.home.path().join(".claude")).unwrap();
+    std::fs::write(
+        d.home.path().join(".claude/settings.json"),
+        json!({ "hooks": { "PreToolUse": [{ "hooks": [{ "type": "command", "command": "exit 2" }] }] } }).to_string(),
+    )
+    .unwrap();
+    let options = json!({ "cwd": d.cwd.path(), "home": d.home.path(), "config": {}, "claude": true, "trusted": true })
+        .to_string();
+    match without_fds(|| Engine::new(Some(&options))) {
+        Ok(e) => panic!("E: created without the user's Claude Code settings: {}", fire(&e)),
+        Err(err) => {
+            assert_eq!(err.code.as_str(), "io_error", "E: {err}");
+            assert!(err.message.contains(".claude/settings.json"), "E: {err}");
+            eprintln!("E: created without fds: {err}");
+        }
+    }
+    let e = Engine::new(Some(&options)).unwrap();
+    assert_eq!(fire(&e)["allowed"], false, "E: with fds the guard denies");
 }

@@ -214,3 +214,21 @@ fn half_written_files_are_never_adopted() {
     eprintln!("fires that ran without the deny hook: {without_deny} of 600");
     assert_eq!(without_deny, 0, "a half-written config was adopted");
 }
+
+/// Issue 16 item 20 (version 1.2): a change whose modification time is already 100 ms old when
+/// a fire notices it has settled, and that very fire uses it. Before: the noticing fire only
+/// started the settle timer, so a deny rule saved seconds ago was not applied to the next fires.
+#[test]
+fn a_settled_change_is_used_by_the_fire_that_notices() {
+    let (_home, cwd, e) = setup();
+    assert_eq!(outcome(&e)["allowed"], true);
+    let file = cwd.path().join(".oh/config.yaml");
+    write(&file, "hooks:\n  preToolUse:\n    - command: exit 1\n");
+    let two_s_ago = std::time::SystemTime::now() - Duration::from_secs(2);
+    std::fs::File::options().write(true).open(&file).unwrap().set_modified(two_s_ago).unwrap();
+    // The next check is due (the engine looks at most every 250 ms).
+    std::thread::sleep(Duration::from_millis(300));
+    let out = outcome(&e);
+    assert_eq!(out["allowed"], false, "the very next fire must use the settled deny rule: {out}");
+    assert_eq!(out["reason"], "hook denied (exit code)");
+}

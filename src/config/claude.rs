@@ -2,12 +2,16 @@
 //! `.claude/settings.json` and `.claude/settings.local.json`, and plugins' `hooks/hooks.json`,
 //! read into the engine's hook list, each hook tagged with the file it came from.
 //!
+//! The files are read by the one loader of every dialect ([`super::layers`]); this module says
+//! which they are and parses one.
+//!
 //! Claude Code skips a bad entry and loads the rest of the file, and so does this reader: every
 //! entry that cannot run is left out with a warning naming the file, the path inside it and
 //! why (shown in each outcome's `warnings` and by `oh-hooks check`). Only `hooks` and
 //! `disableAllHooks` are read; every other key belongs to Claude Code.
 
-use super::{read_regular_file, MAX_FILE_BYTES};
+use super::layers::Kind;
+use super::MAX_FILE_BYTES;
 use crate::event::Event;
 use crate::matcher::claude::{takes_if, ClaudeMatcher, PermissionRule};
 use crate::options::{ClaudePlugin, Options, Source};
@@ -130,7 +134,7 @@ impl ClaudeHooks {
         self.0.iter().map(Vec::len).sum()
     }
 
-    fn push(&mut self, event: Event, hook: ClaudeHook) {
+    pub(crate) fn push(&mut self, event: Event, hook: ClaudeHook) {
         self.0[event.index()].push(hook);
     }
 
@@ -139,15 +143,6 @@ impl ClaudeHooks {
             list.retain(&keep);
         }
     }
-}
-
-/// Where a Claude Code file sits among the layers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// The user's own settings or a plugin the host listed: always read.
-    Own,
-    /// The project's files: read only when the project is trusted.
-    Project,
 }
 
 /// One Claude Code file the options point at.
@@ -194,93 +189,6 @@ pub fn files(options: &Options) -> Vec<ClaudeFile> {
         });
     }
     files
-}
-
-/// What the Claude Code files add to a config.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    pub hooks: ClaudeHooks,
-    /// `disableAllHooks: true` in an own file: no hook of either dialect runs.
-    pub disable_all: bool,
-    /// Skipped entries and files, unread untrusted files, in file order.
-    pub warnings: Vec<String>,
-}
-
-/// Reads every Claude Code file of the options. Never fails: what cannot be read is a warning
-/// (Claude Code, too, runs with the rest). `trusted`: whether project files may be opened.
-pub fn load(options: &Options, trusted: bool) -> Loaded {
-    let mut loaded = Loaded::default();
-    let mut project_hooks: Vec<(Event, ClaudeHook)> = Vec::new();
-    let mut project_disabled = false;
-    let mut matchers = Matchers::default();
-    for file in files(options) {
-        if file.kind == Kind::Project && !trusted {
-            // lstat only: the file is not opened (nor a symlink followed).
-            if std::fs::symlink_metadata(&file.path).is_ok() {
-                loaded.warnings.push(format!(
-                    "{} was not loaded: the project is not trusted (its Claude Code hooks do not run)",
-                    file.path.display()
-                ));
-            }
-            continue;
-        }
-        // Settings files are small; a huge one (a hostile repository's) is not parsed at all.
-        if let Ok(meta) = std::fs::metadata(&file.path) {
-            if meta.len() > MAX_FILE_BYTES {
-                loaded.warnings.push(format!(
-                    "{}: {} bytes, more than the {MAX_FILE_BYTES} a Claude Code settings file may have; its hooks are not loaded",
-                    file.path.display(),
-                    meta.len()
-                ));
-                continue;
-            }
-        }
-        let bytes = match read_regular_file(&file.path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                loaded
-                    .warnings
-                    .push(format!("{}: cannot be read ({e}); its hooks are not loaded", file.path.display()));
-                continue;
-            }
-        };
-        let parsed = parse(&file.path, &bytes, file.plugin.as_ref(), &mut matchers, &mut loaded.warnings);
-        match file.kind {
-            Kind::Own => {
-                loaded.disable_all |= parsed.disable_all == Some(true);
-                for (event, hook) in parsed.hooks {
-                    loaded.hooks.push(event, hook);
-                }
-            }
-            Kind::Project => {
-                // A project can switch off only its own hooks, never the user's (CONTRACT §2).
-                project_disabled |= parsed.disable_all == Some(true);
-                project_hooks.extend(parsed.hooks.into_iter().map(|(e, mut h)| {
-                    h.from_project = true;
-                    (e, h)
-                }));
-            }
-        }
-    }
-    if !project_disabled {
-        // Own files first, then the project's: "hooks add up, user first".
-        let own = std::mem::take(&mut loaded.hooks);
-        let mut all = ClaudeHooks::default();
-        for (i, list) in own.0.into_iter().enumerate() {
-            all.0[i] = list;
-        }
-        for (event, hook) in project_hooks {
-            all.push(event, hook);
-        }
-        // Plugins were pushed with the own files; keep settings files before plugins so the
-        // order is user, project, local, plugins.
-        for list in &mut all.0 {
-            list.sort_by_key(|h| h.plugin.is_some());
-        }
-        loaded.hooks = all;
-    }
-    loaded
 }
 
 /// One file's contribution.
@@ -331,6 +239,14 @@ pub fn parse(
 ) -> Parsed {
     let file = path.display().to_string();
     let mut parsed = Parsed::default();
+    // Settings files are small; a huge one (a hostile repository's) is not parsed at all.
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        warnings.push(format!(
+            "{file}: at least {} bytes, more than the {MAX_FILE_BYTES} a Claude Code settings file may have; its hooks are not loaded",
+            bytes.len()
+        ));
+        return parsed;
+    }
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {

@@ -6,16 +6,23 @@
 //! layers come from the repository in `cwd`, which may be hostile: they are read only when `cwd`
 //! is trusted, and otherwise not even opened (only stat'ed, so the outcome can say they exist).
 //! Hooks add up per event in entry order, the user's first; `disableAllHooks` in an own layer
-//! disables everything, in a project layer only the project's hooks.
+//! disables everything, in a project layer only the project's hooks; among the layers of one
+//! kind (and dialect) the last one that sets it decides (version 1.2). A plugin's hooks file
+//! cannot set it at all.
 //!
-//! A new dialect (Claude Code's `.claude/settings.json`...) is more entries in [`entries`] and a
-//! parser arm in [`parse_entry`].
+//! Every dialect's files go through this one loader, so every dialect gets the same read-error
+//! rule (README "Reliability", no read error is a verdict): a file that exists and cannot be read
+//! is [`Failure::Read`] — `io_error` at creation, the old config kept and the file retried on a
+//! reload — never a file silently left out.
+//!
+//! A new dialect is more entries in [`entries`] and a parser arm in [`load`].
 
+use super::claude::{self, ClaudeHook, ClaudeHooks};
 use super::trust::Trust;
 use super::{openharness, Config, EventHooks, Layer};
 use crate::error::{Error, ErrorCode};
 use crate::event::Event;
-use crate::options::{Options, Source};
+use crate::options::{ClaudePlugin, Options, Source};
 use std::path::{Path, PathBuf};
 
 /// Whose a layer is, which decides whether trust gates it.
@@ -28,6 +35,8 @@ pub enum Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     OpenHarness,
+    /// Claude Code's settings files and plugin `hooks.json` ([`claude`]).
+    Claude,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +53,9 @@ pub struct Entry {
     pub dialect: Dialect,
     /// A missing file is simply absent, except the `configPath` the host named.
     pub required: bool,
+    /// A plugin's hooks file: its hooks get the plugin's variables, and it has no
+    /// `disableAllHooks` (only the user's own settings and the host switch hooks off).
+    pub plugin: Option<ClaudePlugin>,
 }
 
 /// The sources the options name, in layer order.
@@ -53,8 +65,9 @@ pub fn entries(options: &Options) -> Vec<Entry> {
         kind,
         dialect: Dialect::OpenHarness,
         required: false,
+        plugin: None,
     };
-    match &options.source {
+    let mut list = match &options.source {
         Source::Layers { user, project, local } => {
             let mut list = Vec::new();
             if let (true, Some(home)) = (*user, &options.home) {
@@ -69,13 +82,19 @@ pub fn entries(options: &Options) -> Vec<Entry> {
             list
         }
         Source::Path(p) => vec![Entry { required: true, ..file(p.clone(), Kind::Own) }],
-        Source::Inline(_) => {
-            vec![Entry { origin: Origin::Inline, kind: Kind::Own, dialect: Dialect::OpenHarness, required: false }]
-        }
-    }
+        Source::Inline(_) => vec![Entry { origin: Origin::Inline, ..file(PathBuf::new(), Kind::Own) }],
+    };
+    list.extend(claude::files(options).into_iter().map(|f| Entry {
+        origin: Origin::File(f.path),
+        kind: f.kind,
+        dialect: Dialect::Claude,
+        required: false,
+        plugin: f.plugin,
+    }));
+    list
 }
 
-/// The files among the entries (the watched ones), then the Claude Code files.
+/// The files among the entries: the watched ones.
 pub fn files(options: &Options) -> Vec<PathBuf> {
     entries(options)
         .into_iter()
@@ -83,7 +102,6 @@ pub fn files(options: &Options) -> Vec<PathBuf> {
             Origin::File(p) => Some(p),
             Origin::Inline => None,
         })
-        .chain(super::claude::files(options).into_iter().map(|f| f.path))
         .collect()
 }
 
@@ -109,9 +127,17 @@ impl Failure {
 /// Reads and combines the layers; `trust` decides whether the project layers are read at all.
 pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
     let mut config = Config::default();
-    let mut own_disabled = false;
-    let mut project_disabled = false;
+    // `disableAllHooks` per dialect and layer kind: the last layer that sets it decides.
+    let mut disabled: Vec<(Dialect, Kind, bool)> = Vec::new();
+    let mut set_disabled = |dialect, kind, value: Option<bool>| {
+        if let Some(value) = value {
+            disabled.retain(|(d, k, _)| (*d, *k) != (dialect, kind));
+            disabled.push((dialect, kind, value));
+        }
+    };
     let mut layers: Vec<(Kind, EventHooks)> = Vec::new();
+    let mut claude_hooks: Vec<(Kind, Event, ClaudeHook)> = Vec::new();
+    let mut matchers = claude::Matchers::default();
     let entries = entries(options);
     for entry in &entries {
         if is_also_own(entry, &entries) {
@@ -120,28 +146,53 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
         if let (Kind::Project, Trust::Untrusted(why), Origin::File(path)) = (entry.kind, trust, &entry.origin) {
             // lstat only: the file is not opened, so a symlink to a secret or a FIFO costs nothing.
             if std::fs::symlink_metadata(path).is_ok() {
-                config.warnings.push(format!("{} exists and was not loaded: {why}", path.display()));
+                config.warnings.push(match entry.dialect {
+                    Dialect::OpenHarness => format!("{} exists and was not loaded: {why}", path.display()),
+                    Dialect::Claude => format!(
+                        "{} was not loaded: the project is not trusted (its Claude Code hooks do not run)",
+                        path.display()
+                    ),
+                });
             }
             continue;
         }
-        let Some(layer) = parse_entry(options, entry)? else { continue };
-        if let Some(hooks) = &layer.hooks {
-            config.warnings.extend(dialect_warnings(&entry.origin, hooks));
-        }
-        let disabled = layer.disable_all_hooks == Some(true);
-        match entry.kind {
-            Kind::Own => own_disabled |= disabled,
-            Kind::Project => project_disabled |= disabled,
-        }
-        if let Some(hooks) = layer.hooks {
-            layers.push((entry.kind, hooks));
+        match entry.dialect {
+            Dialect::OpenHarness => {
+                let Some(layer) = parse_entry(options, entry)? else { continue };
+                if let Some(hooks) = &layer.hooks {
+                    config.warnings.extend(dialect_warnings(&entry.origin, hooks));
+                }
+                set_disabled(entry.dialect, entry.kind, layer.disable_all_hooks);
+                if let Some(hooks) = layer.hooks {
+                    layers.push((entry.kind, hooks));
+                }
+            }
+            Dialect::Claude => {
+                let Origin::File(path) = &entry.origin else { continue };
+                let Some(bytes) = read_entry(path, entry.required)? else { continue };
+                // A bad entry (or a whole bad file) is skipped with a warning, as Claude Code does.
+                let parsed = claude::parse(path, &bytes, entry.plugin.as_ref(), &mut matchers, &mut config.warnings);
+                if entry.plugin.is_some() {
+                    if let Some(value) = parsed.disable_all {
+                        config.warnings.push(format!(
+                            "{}: `disableAllHooks: {value}` ignored: a plugin's hooks file cannot switch hooks off (only your own settings and the host can)",
+                            path.display()
+                        ));
+                    }
+                } else {
+                    set_disabled(entry.dialect, entry.kind, parsed.disable_all);
+                }
+                claude_hooks.extend(parsed.hooks.into_iter().map(|(event, hook)| (entry.kind, event, hook)));
+            }
         }
     }
-    config.disable_all_hooks = own_disabled;
+    let is_disabled = |dialect, kind| disabled.iter().any(|(d, k, v)| (*d, *k) == (dialect, kind) && *v);
+    // An own layer's switch, of either dialect, turns every hook off.
+    config.disable_all_hooks = is_disabled(Dialect::OpenHarness, Kind::Own) || is_disabled(Dialect::Claude, Kind::Own);
     for &event in Event::ALL {
         let list = config.hooks.list_mut(event);
         for (kind, hooks) in &mut layers {
-            if *kind == Kind::Project && project_disabled {
+            if *kind == Kind::Project && is_disabled(Dialect::OpenHarness, Kind::Project) {
                 continue;
             }
             if *kind == Kind::Project {
@@ -154,10 +205,37 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             spec.index = i;
         }
     }
-    // Claude Code's files are read with the same trust gate, by their own reader (a bad entry
-    // there is skipped with a warning, as Claude Code does, rather than failing the load).
-    config.add_claude(super::claude::load(options, *trust == Trust::Trusted));
+    // Claude Code hooks: the own files' (user settings, plugins) first, then the project's,
+    // each in file order: the walk runs own hooks before project hooks.
+    let mut claude = ClaudeHooks::default();
+    for want in [Kind::Own, Kind::Project] {
+        if want == Kind::Project && is_disabled(Dialect::Claude, Kind::Project) {
+            continue;
+        }
+        for (kind, event, hook) in &claude_hooks {
+            if *kind == want {
+                let mut hook = hook.clone();
+                hook.from_project = want == Kind::Project;
+                claude.push(*event, hook);
+            }
+        }
+    }
+    config.claude = claude;
     Ok(config)
+}
+
+/// A file's bytes; `None` when it does not exist (and need not). A file that exists and cannot
+/// be read right now is [`Failure::Read`]: never "no hooks"; one that is not a regular file (a
+/// FIFO, a directory) is [`Failure::Invalid`].
+fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, Failure> {
+    match super::read_regular_file(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.kind() == std::io::ErrorKind::InvalidInput => {
+            Err(Failure::Invalid(io_error(path, &e)))
+        }
+        Err(e) => Err(Failure::Read(io_error(path, &e))),
+    }
 }
 
 /// A warning for each `match` that looks like another dialect's syntax (CONTRACT §3.11).
@@ -192,20 +270,16 @@ fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
         && entries.iter().any(|e| matches!(&e.origin, Origin::File(p) if e.kind == Kind::Own && real(p) == mine))
 }
 
-/// One entry's layer; `None` when its file does not exist.
+/// One openHarness entry's layer; `None` when its file does not exist.
 fn parse_entry(options: &Options, entry: &Entry) -> Result<Option<Layer>, Failure> {
-    match (&entry.origin, entry.dialect) {
-        (Origin::Inline, Dialect::OpenHarness) => {
+    match &entry.origin {
+        Origin::Inline => {
             let Source::Inline(value) = &options.source else { return Ok(None) };
             openharness::parse_value(value).map(Some).map_err(Failure::Invalid)
         }
-        (Origin::File(path), Dialect::OpenHarness) => match super::read_regular_file(path) {
-            Ok(bytes) => openharness::parse_file(path, &bytes).map(Some).map_err(Failure::Invalid),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !entry.required => Ok(None),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.kind() == std::io::ErrorKind::InvalidInput => {
-                Err(Failure::Invalid(io_error(path, &e)))
-            }
-            Err(e) => Err(Failure::Read(io_error(path, &e))),
+        Origin::File(path) => match read_entry(path, entry.required)? {
+            Some(bytes) => openharness::parse_file(path, &bytes).map(Some).map_err(Failure::Invalid),
+            None => Ok(None),
         },
     }
 }

@@ -108,7 +108,8 @@ impl EventHooks {
 pub struct Config {
     pub disable_all_hooks: bool,
     pub hooks: EventHooks,
-    /// Claude Code hooks per event: one step of the walk after the openHarness hooks.
+    /// Claude Code hooks per event, own files' first: a step of the walk after the openHarness hooks
+    /// of the same layer kind.
     pub claude: claude::ClaudeHooks,
     /// Said at load and repeated in every outcome: project files not loaded, suspicious matchers,
     /// skipped Claude Code entries.
@@ -137,15 +138,6 @@ impl Config {
 pub struct Layer {
     pub disable_all_hooks: Option<bool>,
     pub hooks: Option<EventHooks>,
-}
-
-impl Config {
-    /// Adds what the Claude Code files hold.
-    pub fn add_claude(&mut self, loaded: claude::Loaded) {
-        self.disable_all_hooks |= loaded.disable_all;
-        self.claude = loaded.hooks;
-        self.warnings.extend(loaded.warnings);
-    }
 }
 
 /// The largest config file (of either dialect) that is parsed. Real ones are a few KiB; the

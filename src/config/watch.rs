@@ -1,7 +1,9 @@
 //! Noticing that config files changed (CONTRACT §3.1): fingerprints of the watched files, read
 //! at most once per interval on a coarse clock, and the rule for when a change may be adopted:
-//! only once it has settled (the same fingerprints at two checks at least [`SETTLE`] apart), so
-//! a file caught between an editor's truncate and its write is never loaded.
+//! only once it has settled (the same fingerprints at two checks at least [`SETTLE`] apart, or,
+//! version 1.2, modification times already [`SETTLE`] old when the change is noticed), so a file
+//! caught between an editor's truncate and its write is never loaded, while a deny rule saved a
+//! second ago applies to the very next fire.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
@@ -102,6 +104,9 @@ impl Watch {
             return if state.retry { Check::Read(now) } else { Check::Unchanged };
         }
         let t = coarse_now();
+        if self.settled_on_disk(&state.adopted, &now) {
+            return Check::Read(now);
+        }
         match &state.pending {
             Some((seen, since)) if *seen == now && t.saturating_sub(*since) >= SETTLE.as_nanos() as u64 => {
                 Check::Read(now)
@@ -112,6 +117,27 @@ impl Watch {
                 Check::Settling
             }
         }
+    }
+
+    /// Version 1.2: every file that differs from `old` exists and was last modified at least
+    /// [`SETTLE`] ago, so it has settled already and need not wait for a second check. A
+    /// deletion (no modification time to judge by) or a time in the future waits as before.
+    fn settled_on_disk(&self, old: &Fingerprints, new: &Fingerprints) -> bool {
+        let Ok(wall) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else { return false };
+        let wall = wall.as_nanos() as i128;
+        let mut any = false;
+        for (i, fp) in new.iter().enumerate() {
+            if old.get(i) == Some(fp) {
+                continue;
+            }
+            any = true;
+            let Some((_, _, secs, nsecs, ..)) = fp else { return false };
+            let mtime = *secs as i128 * 1_000_000_000 + *nsecs as i128;
+            if wall - mtime < SETTLE.as_nanos() as i128 {
+                return false;
+            }
+        }
+        any
     }
 
     /// The first config file whose fingerprint differs between the two lists.

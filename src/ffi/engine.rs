@@ -85,25 +85,36 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 /// NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *const c_char) -> *mut c_char {
+    // Small on purpose: the outcome travels as its JSON text, not as an `Outcome`.
     let outcome = boundary(|| {
         // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
         let Some(hooks) = (unsafe { hooks.as_ref() }) else {
-            return null_argument("hooks", "oh_hooks_fire");
+            return Err(null_argument("hooks", "oh_hooks_fire").to_json());
         };
         if envelope_json.is_null() {
-            return null_argument("envelope_json", "oh_hooks_fire");
+            return Err(null_argument("envelope_json", "oh_hooks_fire").to_json());
         }
         // SAFETY: the caller passes a NUL-terminated string that lives for the call.
-        match unsafe { CStr::from_ptr(envelope_json) }.to_str() {
+        let envelope = unsafe { CStr::from_ptr(envelope_json) };
+        // Nothing can run: the constant outcome, without building one (src/quick.rs, which
+        // also checks the text is UTF-8).
+        if let Some(constant) = hooks.engine.fire_quick(envelope.to_bytes()) {
+            return Ok(constant);
+        }
+        Err(match envelope.to_str() {
             Ok(json) => hooks.engine.fire(json),
             Err(e) => Outcome::error(Error::new(
                 ErrorCode::InvalidUtf8,
                 format!("the envelope is not valid UTF-8 ({e}); expected UTF-8 JSON text"),
             )),
         }
-    })
-    .unwrap_or_else(Outcome::error);
-    into_c_string(outcome.to_json())
+        .to_json())
+    });
+    match outcome {
+        Ok(Ok(constant)) => constant.to_owned().into_raw(),
+        Ok(Err(json)) => into_c_string(json),
+        Err(e) => into_c_string(Outcome::error(e).to_json()),
+    }
 }
 
 /// Re-reads the engine's config files now, instead of waiting for a fire to notice a change

@@ -1,14 +1,15 @@
 //! Claude Code's merge (CONTRACT §8): the Claude Code hooks of a fire all run, in parallel and
 //! to completion, and their answers combine by precedence — `continue: false` above all, then
 //! deny > defer > ask > allow; every additionalContext is kept, and the last `updatedInput` in
-//! configuration order wins. The result is one step of the §3.8 walk, after the event's
-//! openHarness hooks.
+//! configuration order wins. The hooks of one layer kind are one step of the walk, after the
+//! openHarness hooks of that kind (own layers' steps before project layers', README "Merging").
 
 use super::{join, Merged, Walk};
 use crate::event::Event;
 use crate::response::claude::ClaudeAnswer;
 use crate::response::Permission;
 use serde_json::Value;
+use std::ops::ControlFlow;
 
 /// The Claude Code hooks' combined answer.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -90,10 +91,23 @@ pub fn merge(event: Event, answers: &[ClaudeAnswer]) -> ClaudeMerged {
 }
 
 impl Walk {
-    /// The Claude Code hooks as the walk's last step (the walk is not yet decided).
-    pub fn claude_step(&mut self, event: Event, m: ClaudeMerged) {
+    /// The Claude Code hooks of one layer kind as one step of the walk (the walk is not yet
+    /// decided). `Break`: decided, later steps do not run — a block, or `continue: false` on an
+    /// event that waits for it. Otherwise the step's decision (allow, ask, defer) is remembered
+    /// and ranked against the other steps' as Claude Code ranks them, its reason kept; a rewrite
+    /// applies to the envelope the later steps receive. An allow does not end the walk: a later
+    /// step may still deny.
+    ///
+    /// `who` names the hook that blocked or stopped (see [`super::denied_by`]), for a block that
+    /// has no reason otherwise.
+    pub fn claude_step(&mut self, event: Event, m: ClaudeMerged, who: impl FnOnce() -> String) -> ControlFlow<()> {
         debug_assert!(self.done.is_none(), "Claude Code step after the walk was decided");
         self.contexts.extend(m.contexts);
+        self.system_messages.extend(m.system_messages);
+        self.interrupt |= m.interrupt;
+        if self.stop.is_none() {
+            self.stop = m.stop.clone();
+        }
         let stop_blocks = m.stop.is_some() && event.waits_for_claude();
         if m.block || stop_blocks {
             self.done = Some(Merged {
@@ -101,34 +115,46 @@ impl Walk {
                 permission: m.permission.filter(|p| *p == Permission::Deny && m.block),
                 // A block gives its own reason; `continue: false` alone overrules the decisions,
                 // so theirs (an allow's "fine") must not explain why the agent stops.
-                reason: if m.block { m.reason } else { None }
-                    .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
-                    .or_else(|| self.first_reason.take()),
+                reason: Some(super::deny_reason(
+                    if m.block { m.reason } else { None }
+                        .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
+                        .or_else(|| self.step_reason.take()),
+                    self.first_reason.take(),
+                    who,
+                )),
                 context: join(&self.contexts),
-                interrupt: m.interrupt,
-                stop: m.stop,
-                system_message: join_lines(&m.system_messages),
                 ..Merged::default()
             });
-            return;
+            return ControlFlow::Break(());
         }
-        let permission = match m.permission {
-            Some(Permission::Defer) => Some(Permission::Defer),
-            _ if self.saw_ask || m.permission == Some(Permission::Ask) => Some(Permission::Ask),
-            p => p,
-        };
-        self.done = Some(Merged {
-            allowed: true,
-            permission,
-            reason: m.reason.or_else(|| self.first_reason.take()),
-            context: join(&self.contexts),
-            updated_input: m.updated_input.or_else(|| self.updated_input.take()),
-            updated_prompt: m.updated_prompt.or_else(|| self.updated_prompt.take()),
-            updated_permissions: m.updated_permissions,
-            interrupt: m.interrupt,
-            stop: m.stop,
-            system_message: join_lines(&m.system_messages),
-        });
+        if m.updated_input.is_some() {
+            self.updated_input = m.updated_input;
+        }
+        if m.updated_prompt.is_some() {
+            self.updated_prompt = m.updated_prompt;
+        }
+        if m.updated_permissions.is_some() {
+            self.updated_permissions = m.updated_permissions;
+        }
+        match m.permission {
+            Some(p @ (Permission::Allow | Permission::Ask | Permission::Defer)) => {
+                // Across steps as inside one: defer > ask > allow; the first of a rank keeps it.
+                let rank = |p: Permission| match p {
+                    Permission::Defer => 3,
+                    Permission::Ask => 2,
+                    _ => 1,
+                };
+                if self.decision.as_ref().map_or(true, |(q, _)| rank(p) > rank(*q)) {
+                    self.decision = Some((p, m.reason.filter(|r| !r.is_empty())));
+                }
+            }
+            _ => {
+                if self.step_reason.is_none() {
+                    self.step_reason = m.reason.filter(|r| !r.is_empty());
+                }
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Non-blocking events with `waitNonBlocking`: decisions ignored, context, the first
@@ -142,7 +168,7 @@ impl Walk {
     }
 }
 
-fn join_lines(parts: &[String]) -> Option<String> {
+pub(crate) fn join_lines(parts: &[String]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
@@ -214,6 +240,33 @@ mod tests {
         assert_eq!(m.reason.as_deref(), Some("lint failed"), "but the text is feedback");
     }
 
+    /// Version 1.2: a Claude Code step need not be the last. Its allow is remembered, not final:
+    /// a later step's deny still denies, a later ask outranks it.
+    #[test]
+    fn a_step_is_not_the_last() {
+        use crate::response::{Decision, HookResult};
+        let allow = || merge(Event::PreToolUse, &[a(Some(Permission::Allow), Some("ok"))]);
+        let mut w = Walk::new();
+        assert!(w.claude_step(Event::PreToolUse, allow(), String::new).is_continue());
+        let deny = HookResult { decision: Some(Decision::Deny), reason: Some("no".into()), ..HookResult::default() };
+        assert!(w.step(deny, String::new).is_break());
+        let m = w.finish();
+        assert_eq!((m.allowed, m.reason.as_deref()), (false, Some("no")));
+
+        let mut w = Walk::new();
+        assert!(w.claude_step(Event::PreToolUse, allow(), String::new).is_continue());
+        let ask = merge(Event::PreToolUse, &[a(Some(Permission::Ask), Some("hmm"))]);
+        assert!(w.claude_step(Event::PreToolUse, ask, String::new).is_continue());
+        let m = w.finish();
+        assert_eq!((m.allowed, m.permission, m.reason.as_deref()), (true, Some(Permission::Ask), Some("hmm")));
+
+        let mut w = Walk::new();
+        assert!(w.claude_step(Event::PreToolUse, allow(), String::new).is_continue());
+        let blocked = merge(Event::PreToolUse, &[a(Some(Permission::Deny), Some("never"))]);
+        assert!(w.claude_step(Event::PreToolUse, blocked, String::new).is_break());
+        assert_eq!(w.finish().permission, Some(Permission::Deny));
+    }
+
     #[test]
     fn continue_false_above_all() {
         let mut w = Walk::new();
@@ -223,7 +276,7 @@ mod tests {
             reason: Some("fine".into()),
             ..ClaudeAnswer::default()
         };
-        w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[allow, stop]));
+        let _ = w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[allow, stop]), || "unused".into());
         let m = w.finish();
         assert!(!m.allowed);
         assert_eq!(m.permission, None, "the overruled allow is not the outcome's decision");

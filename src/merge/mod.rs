@@ -4,6 +4,7 @@
 
 pub mod claude;
 
+use crate::outcome::Trace;
 use crate::response::{HookResult, Permission};
 use serde_json::Value;
 use std::ops::ControlFlow;
@@ -34,6 +35,17 @@ pub struct Walk {
     done: Option<Merged>,
     updated_input: Option<Value>,
     updated_prompt: Option<String>,
+    // What another dialect's step (Claude Code's, [`claude`]) carries on to the end of the
+    // walk: its steps need not be the last (own hooks of every dialect run before project ones).
+    /// The highest-ranked decision of such steps (defer > ask > allow) with its reason.
+    decision: Option<(Permission, Option<String>)>,
+    /// The reason of such a step that gave no decision: ahead of the first reason, as 1.1
+    /// gave a Claude Code step's reason.
+    step_reason: Option<String>,
+    system_messages: Vec<String>,
+    stop: Option<String>,
+    interrupt: bool,
+    updated_permissions: Option<Value>,
 }
 
 impl Walk {
@@ -42,15 +54,16 @@ impl Walk {
     }
 
     /// Takes the next matching hook's result. `Break` means the walk is decided: later hooks
-    /// must not run.
-    pub fn step(&mut self, result: HookResult) -> ControlFlow<()> {
+    /// must not run. `who` names the hook ([`denied_by`]); it is called only for a deny that
+    /// has no reason otherwise.
+    pub fn step(&mut self, result: HookResult, who: impl FnOnce() -> String) -> ControlFlow<()> {
         debug_assert!(self.done.is_none(), "step after the walk was decided");
         if result.is_deny() {
             // Rule 1: a deny is a deny, whatever permission decision came with it.
             self.done = Some(Merged {
                 allowed: false,
                 permission: result.permission.map(|_| Permission::Deny),
-                reason: result.reason.or_else(|| self.first_reason.take()),
+                reason: Some(deny_reason(result.reason, self.first_reason.take(), who)),
                 ..Merged::default()
             });
             return ControlFlow::Break(());
@@ -100,19 +113,69 @@ impl Walk {
     }
 
     pub fn finish(self) -> Merged {
-        if let Some(done) = self.done {
+        let system_message = claude::join_lines(&self.system_messages);
+        if let Some(mut done) = self.done {
+            // What an earlier step said for the user and the harness stays, whoever decided.
+            done.system_message = done.system_message.or(system_message);
+            done.stop = done.stop.or(self.stop);
+            done.interrupt |= self.interrupt;
+            if done.allowed {
+                done.updated_permissions = done.updated_permissions.or(self.updated_permissions);
+            }
             return done;
         }
+        let (decided, decision_reason) = self.decision.unzip();
+        let permission = match decided {
+            Some(Permission::Defer) => Some(Permission::Defer),
+            _ if self.saw_ask => Some(Permission::Ask),
+            p => p,
+        };
         Merged {
             allowed: true,
-            permission: self.saw_ask.then_some(Permission::Ask),
-            reason: self.first_reason,
+            permission,
+            reason: decision_reason.flatten().or(self.step_reason).or(self.first_reason),
             context: join(&self.contexts),
             updated_input: self.updated_input,
             updated_prompt: self.updated_prompt,
-            ..Merged::default()
+            updated_permissions: self.updated_permissions,
+            interrupt: self.interrupt,
+            stop: self.stop,
+            system_message,
         }
     }
+}
+
+/// The reason of a deny: the deciding hook's own, else the first reason seen before it (README
+/// "Merging"), else one naming the hook, so that a harness always has something to show. Every
+/// deny of the walk gets its reason here, openHarness's and Claude Code's alike.
+pub(crate) fn deny_reason(own: Option<String>, earlier: Option<String>, who: impl FnOnce() -> String) -> String {
+    own.filter(|r| !r.is_empty()).or(earlier).unwrap_or_else(who)
+}
+
+/// Longest hook text (a command, a URL, a question) quoted in a reason.
+const WHAT_MAX: usize = 200;
+
+/// `denied by <kind> `<what>`[ (exit N | signal N | HTTP N)]`: the reason of a deny whose hook
+/// gave none. `kind` is `command hook`, `persistent hook`, `http hook`, `prompt hook`,
+/// `callback` or `Claude Code hook`; `what` the command, URL, question or callback name.
+pub fn denied_by(kind: &str, what: &str, trace: &Trace) -> String {
+    let mut what = what.trim();
+    let mut ellipsis = "";
+    if what.len() > WHAT_MAX {
+        let mut end = WHAT_MAX;
+        while !what.is_char_boundary(end) {
+            end -= 1;
+        }
+        what = &what[..end];
+        ellipsis = "…";
+    }
+    let status = match (trace.exit_code, trace.signal, trace.status) {
+        (Some(code), _, _) if code != 0 => format!(" (exit {code})"),
+        (_, Some(signal), _) => format!(" (signal {signal})"),
+        (_, _, Some(status)) if !(200..300).contains(&status) => format!(" (HTTP {status})"),
+        _ => String::new(),
+    };
+    format!("denied by {kind} `{what}{ellipsis}`{status}")
 }
 
 pub(crate) fn join(contexts: &[String]) -> Option<String> {
@@ -145,7 +208,7 @@ mod tests {
         let mut ran = 0;
         for result in results {
             ran += 1;
-            if w.step(result).is_break() {
+            if w.step(result, || "denied by test hook".into()).is_break() {
                 break;
             }
         }

@@ -494,3 +494,24 @@ class ThreadTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NoMatchOutcomeShortcut(unittest.TestCase):
+    """The no-match outcome is decoded without json.loads: it must be the Outcome that the
+    general decoding builds from the same text, and the engine must still answer that text."""
+
+    def test_same_outcome_as_the_general_decoding(self) -> None:
+        import json as _json
+
+        from oh_hooks._hooks import _NOTHING_RAN, _outcome
+        from oh_hooks._types import Outcome as _Outcome
+
+        general = _Outcome.from_json(_json.loads(_NOTHING_RAN))
+        quick = _outcome(_NOTHING_RAN)
+        self.assertEqual(quick, general)
+        self.assertEqual(repr(quick), repr(general))
+        self.assertEqual(quick.raw, general.raw)
+        self.assertIsNot(quick.raw, _outcome(_NOTHING_RAN).raw, "each outcome has its own raw dict")
+        with oh_hooks.Hooks({"trusted": True, "config": {"hooks": {"postToolUse": [{"command": "true"}]}}}) as h:
+            self.assertEqual(h.fire_json('{"event":"preToolUse","toolName":"Bash"}').encode(), _NOTHING_RAN)
+            self.assertEqual(h.fire({"event": "preToolUse", "toolName": "Bash"}), general)

@@ -1,0 +1,97 @@
+/* oh-hooks bench: instructions per no-match fire, counted by callgrind (bench/README.md, [0]).
+ *
+ *   count ROW N     ROW: none | 20 | claude; N fires + frees of the bench envelope, collected
+ *                   between two CALLGRIND_TOGGLE_COLLECT (run under
+ *                   `valgrind --tool=callgrind --collect-atstart=no`); engine creation and one
+ *                   warm-up fire are outside. Outside valgrind it just runs (and checks).
+ *
+ * An instruction count does not depend on what else the machine does, so a regression of the
+ * fire path shows as a number even on a loaded machine. run.sh divides the total by N.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+
+#include "oh_hooks.h"
+
+/* The same 278-byte envelope as bench.c (`bench envelope`). */
+static const char ENVELOPE[] =
+    "{\"event\":\"preToolUse\",\"toolName\":\"Bash\","
+    "\"toolArgs\":\"{\\\"command\\\":\\\"ls -la /tmp\\\",\\\"description\\\":\\\"List files\\\"}\","
+    "\"sessionId\":\"5f0c2e9a-8b1d-4c3e-9f7a-2d6b1e0c4a11\",\"model\":\"claude-sonnet-4\","
+    "\"provider\":\"anthropic\",\"permissionMode\":\"default\",\"turnNumber\":3,\"cwd\":\"/work/project\"}";
+
+/* The 20 matchers of bench.c's row [1], none matching "Bash". */
+static const char *NOMATCH_PATTERNS[20] = {
+    "Read", "Write", "Edit", "Grep", "WebFetch", "WebSearch", "NotebookEdit",
+    "mcp__*", "*__github__*", "Task*", "*Todo*", "Notebook*Cell", "Kill*", "*Shell",
+    "/^(Read|Write|Edit)$/", "/^mcp__.*__(create|delete)_/", "/web(fetch|search)/i",
+    "/^Bashful$/", "/^Multi(Edit)?$/", "/todo/i",
+};
+
+static void die(const char *what, const char *detail) {
+    fprintf(stderr, "count: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    exit(1);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) die("usage: count none|20|claude N", NULL);
+    const char *row = argv[1];
+    int n = atoi(argv[2]);
+    char cwd[2048], options[16384], config[4096];
+    if (!getcwd(cwd, sizeof cwd)) die("getcwd failed", NULL);
+    char dir[] = "/tmp/oh-hooks-count.XXXXXX";
+    int claude = !strcmp(row, "claude");
+    if (!strcmp(row, "none") || claude) {
+        snprintf(config, sizeof config, "{\"postToolUse\":[{\"command\":\"true\"}]}");
+    } else if (!strcmp(row, "20")) {
+        size_t k = (size_t)snprintf(config, sizeof config, "{\"preToolUse\":[");
+        for (int i = 0; i < 20; i++)
+            k += (size_t)snprintf(config + k, sizeof config - k, "%s{\"command\":\"exit 1\",\"match\":\"%s\"}",
+                                  i ? "," : "", NOMATCH_PATTERNS[i]);
+        snprintf(config + k, sizeof config - k, "]}");
+    } else {
+        die("unknown row", row);
+    }
+    if (claude) {
+        /* Claude Code on too, with hooks only on other events: the no-match path must not
+         * grow with the dialects that are on. */
+        if (!mkdtemp(dir)) die("mkdtemp failed", NULL);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/.claude", dir);
+        if (mkdir(path, 0700) != 0) die("mkdir failed", path);
+        snprintf(path, sizeof path, "%s/.claude/settings.json", dir);
+        FILE *f = fopen(path, "w");
+        if (!f) die("cannot write", path);
+        fputs("{\"hooks\":{\"PostToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}],"
+              "\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}]}}",
+              f);
+        fclose(f);
+        snprintf(options, sizeof options,
+                 "{\"config\":{\"hooks\":%s},\"trusted\":true,\"claude\":true,\"cwd\":\"%s\",\"home\":\"%s\"}", config, dir, dir);
+    } else {
+        snprintf(options, sizeof options, "{\"config\":{\"hooks\":%s},\"trusted\":true,\"cwd\":\"%s\"}", config, cwd);
+    }
+    char *err = NULL;
+    OhHooks *e = oh_hooks_new(options, &err);
+    if (!e) die("oh_hooks_new failed", err);
+    char *out = oh_hooks_fire(e, ENVELOPE);
+    if (!out || strcmp(out, "{\"allowed\":true,\"hooks\":[]}") != 0) die("unexpected outcome", out);
+    oh_hooks_string_free(out);
+
+    CALLGRIND_TOGGLE_COLLECT;
+    for (int i = 0; i < n; i++) oh_hooks_string_free(oh_hooks_fire(e, ENVELOPE));
+    CALLGRIND_TOGGLE_COLLECT;
+
+    oh_hooks_free(e);
+    if (claude) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) die("could not remove", dir);
+    }
+    return 0;
+}

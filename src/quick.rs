@@ -1,0 +1,459 @@
+//! The fire path's shortcut for the answer to almost every tool call: no hook can run, so the
+//! outcome is the constant `{"allowed":true,"hooks":[]}` (README "Performance").
+//!
+//! The general path ([`crate::engine`]) parses the envelope with serde_json before it knows that
+//! nothing matches; this module answers the same question from one pass over the text that
+//! stops at nothing but `event` and `toolName`, and it only ever says "nothing runs, and the
+//! general path would say exactly this" or "don't know". Every doubt is "don't know", and then
+//! the general path runs as if this module did not exist, so the shortcut cannot change an
+//! outcome; it can only be missed. What it leaves to the general path:
+//! - text that is not a plain JSON object (every syntax error, so the error message stays the
+//!   general path's), `\u` escapes anywhere, escapes in a key or in the `event` / `toolName`
+//!   values, a repeated `event` / `toolName` / `tool_name`, a `toolName` that is not a string,
+//!   no `event`, an unknown event, nesting deeper than 64, and numbers with an exponent or more
+//!   than 20 characters (see [`MAX_DEPTH`]);
+//! - an engine whose outcomes carry warnings, or that has an observer (each fire is a record),
+//!   or whose config files are due for their change check (the caller checks first, as the
+//!   general path does);
+//! - an event that has a hook that could run: one without `match`, one whose `match` accepts
+//!   the tool name (or the tool name is missing or empty), or a hook of another dialect (Claude
+//!   Code hooks match on fields this scan does not read).
+//!
+//! Which events can be answered here is decided once per config ([`Plan::new`]), so the fire
+//! path costs one table lookup whatever the number of dialects; only events whose hooks are all
+//! openHarness hooks with a `match` test their matchers (the same compiled matchers).
+
+use crate::config::Config;
+use crate::event::Event;
+use crate::matcher::Matcher;
+use std::ffi::CStr;
+use std::sync::OnceLock;
+
+/// The outcome of a fire that ran nothing and has nothing to warn about: byte for byte what
+/// `Outcome::allowed(vec![]).to_json()` writes (pinned by a test).
+pub const ALLOWED: &CStr = c"{\"allowed\":true,\"hooks\":[]}";
+
+/// What a fire of one event may start, as far as this module is concerned.
+#[derive(Debug)]
+enum Can {
+    /// No hook of any dialect: nothing runs.
+    Nothing,
+    /// Only openHarness hooks, each with a `match`: nothing runs unless one matches; with the
+    /// tool names already found to match none of them.
+    IfMatched(Box<Seen>),
+    /// Something may run, or the outcome is not the constant: the general path decides.
+    Ask,
+}
+
+/// Tool names that matched none of an event's matchers, kept at most this many (and this long).
+/// A harness has a few dozen tools; the memo of a pure function (each matcher depends on the
+/// tool name alone, and the memo lives as long as the config it was computed for) answers
+/// exactly what evaluating the matchers again would, for a fraction of it: twenty matchers cost
+/// about 2,000 instructions, a look here a few dozen.
+const SEEN: usize = 32;
+const SEEN_LEN: usize = 128;
+
+/// Filled in order and never emptied, without locks: a reader stops at the first empty slot.
+#[derive(Debug)]
+struct Seen([OnceLock<Box<str>>; SEEN]);
+
+impl Seen {
+    fn contains(&self, tool: &[u8]) -> bool {
+        for slot in &self.0 {
+            match slot.get() {
+                Some(name) if name.as_bytes() == tool => return true,
+                Some(_) => {}
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// Remembers `tool`, if there is room; two threads racing for a slot: one of them wins.
+    fn insert(&self, tool: &str) {
+        if tool.len() <= SEEN_LEN {
+            if let Some(slot) = self.0.iter().find(|s| s.get().is_none()) {
+                let _ = slot.set(tool.into());
+            }
+        }
+    }
+}
+
+/// Per event, what a fire may start under one config (with its warnings).
+#[derive(Debug)]
+pub struct Plan {
+    can: [Can; Event::COUNT],
+    /// Some event is not [`Can::Ask`].
+    any: bool,
+}
+
+impl Plan {
+    pub fn new(config: &Config, warnings: &[String]) -> Plan {
+        let mut can: [Can; Event::COUNT] = std::array::from_fn(|_| Can::Ask);
+        if warnings.is_empty() {
+            for (e, c) in Event::ALL.iter().zip(can.iter_mut()) {
+                let oh = config.hooks.of(*e);
+                // Every dialect's hooks of the event are looked at here, at load, never per fire.
+                let other_dialects = !config.claude.of(*e).is_empty();
+                *c = if config.disable_all_hooks || (oh.is_empty() && !other_dialects) {
+                    Can::Nothing
+                } else if !other_dialects && oh.iter().all(|h| !matches!(h.matcher, Matcher::Any)) {
+                    Can::IfMatched(Box::new(Seen(std::array::from_fn(|_| OnceLock::new()))))
+                } else {
+                    Can::Ask
+                };
+            }
+        }
+        Plan { any: can.iter().any(|c| !matches!(c, Can::Ask)), can }
+    }
+
+    /// Whether a fire of `json` (the envelope's bytes, not yet known to be UTF-8) under `config`
+    /// certainly runs nothing and answers [`ALLOWED`]. `false` means "ask the general path",
+    /// not "something runs".
+    pub fn runs_nothing(&self, json: &[u8], config: &Config) -> bool {
+        if !self.any {
+            return false;
+        }
+        let Some(head) = scan(json) else { return false };
+        // Bytes above 0x7f occur only inside strings of text the scan accepted; text that is not
+        // UTF-8 is the general path's `invalid_utf8`.
+        if head.non_ascii && std::str::from_utf8(json).is_err() {
+            return false;
+        }
+        let Some(&event) = Event::ALL.iter().find(|e| e.name().as_bytes() == head.event) else { return false };
+        match &self.can[event.index()] {
+            Can::Nothing => true,
+            Can::IfMatched(seen) => {
+                // No tool name, or an empty one: every matcher matches.
+                let Some(tool) = head.tool.filter(|t| !t.is_empty()) else { return false };
+                if seen.contains(tool) {
+                    return true;
+                }
+                let Ok(tool) = std::str::from_utf8(tool) else { return false };
+                if config.hooks.of(event).iter().any(|h| h.matcher.matches(Some(tool))) {
+                    return false;
+                }
+                seen.insert(tool);
+                true
+            }
+            Can::Ask => false,
+        }
+    }
+}
+
+/// `event` and `toolName` (or `tool_name`) as written, quotes removed.
+struct Head<'a> {
+    event: &'a [u8],
+    tool: Option<&'a [u8]>,
+    /// Some string has a byte above 0x7f.
+    non_ascii: bool,
+}
+
+/// Reads a whole JSON object, validating it strictly (a subset of what serde_json accepts), and
+/// returns its `event` and tool name; `None` for anything the general path should look at.
+fn scan(b: &[u8]) -> Option<Head<'_>> {
+    let mut i = ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut head = Head { event: &[], tool: None, non_ascii: false };
+    let mut event = None;
+    i = ws(b, i + 1);
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (key, escaped, next) = string(b, i + 1, &mut head.non_ascii)?;
+        if escaped {
+            return None;
+        }
+        i = ws(b, next);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = ws(b, i + 1);
+        let is_event = key == b"event";
+        if is_event || key == b"toolName" || key == b"tool_name" {
+            // Only a plain string is read here; anything else is the general path's to judge.
+            if b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let (value, escaped, next) = string(b, i + 1, &mut head.non_ascii)?;
+            let slot = if is_event { &mut event } else { &mut head.tool };
+            if escaped || slot.is_some() {
+                return None;
+            }
+            *slot = Some(value);
+            i = next;
+        } else if b.get(i) == Some(&b'"') {
+            i = string(b, i + 1, &mut head.non_ascii)?.2;
+        } else {
+            i = value(b, i, 1, &mut head.non_ascii)?;
+        }
+        i = ws(b, i);
+        match b.get(i) {
+            Some(b',') => i = ws(b, i + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    if ws(b, i + 1) != b.len() {
+        return None;
+    }
+    head.event = event?;
+    Some(head)
+}
+
+/// Skips JSON whitespace (exactly these four bytes) from `i`.
+#[inline]
+fn ws(b: &[u8], mut i: usize) -> usize {
+    // Compact JSON: no whitespace at all.
+    if b.get(i).is_some_and(|c| *c > b' ') {
+        return i;
+    }
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// A string's contents from just after its opening quote at `start`: the contents, whether
+/// they had escapes, and the index after the closing quote; `non_ascii` is set when a byte above
+/// 0x7f may be among them. `None` for a control character, a `\u` escape (left to the general
+/// path, whose handling of surrogates is its own), an unknown escape or no closing quote.
+#[inline(always)]
+fn string<'a>(b: &'a [u8], start: usize, non_ascii: &mut bool) -> Option<(&'a [u8], bool, usize)> {
+    let mut i = start;
+    let mut escaped = false;
+    // Strings are most of an envelope: 16 bytes at a time, visiting only the quotes,
+    // backslashes and control characters.
+    while i < b.len() && b.len() >= 16 {
+        // The last block of the text is its last 16 bytes, shifted to start at `i`.
+        let base = i.min(b.len() - 16);
+        let shift = i - base;
+        let (hits, high) = specials(&b[base..base + 16]);
+        let mut hits = hits >> shift;
+        // Bytes outside the string are counted too: outside a string a byte above 0x7f is a
+        // syntax error anyway, so this only ever asks for a UTF-8 check that was not needed.
+        *non_ascii |= high;
+        let width = 16 - shift;
+        let mut next = i + width;
+        while hits != 0 {
+            let k = hits.trailing_zeros() as usize;
+            match b[i + k] {
+                b'"' => return Some((&b[start..i + k], escaped, i + k + 1)),
+                b'\\' => {
+                    escape(b.get(i + k + 1).copied())?;
+                    escaped = true;
+                    // The escaped byte may itself be a quote or a backslash: skip both.
+                    if k + 2 >= width {
+                        next = i + k + 2;
+                        break;
+                    }
+                    hits &= !0u32 << (k + 2);
+                }
+                _ => return None,
+            }
+        }
+        i = next;
+    }
+    loop {
+        match *b.get(i)? {
+            b'"' => return Some((&b[start..i], escaped, i + 1)),
+            b'\\' => {
+                escape(b.get(i + 1).copied())?;
+                escaped = true;
+                i += 2;
+            }
+            c if c < 0x20 => return None,
+            c => {
+                *non_ascii |= c > 0x7f;
+                i += 1;
+            }
+        }
+    }
+}
+
+/// The byte after a backslash: one of JSON's escapes other than `\u`.
+#[inline(always)]
+fn escape(c: Option<u8>) -> Option<()> {
+    match c? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(()),
+        _ => None,
+    }
+}
+/// One bit per byte of `block` that is a quote, a backslash or a control character, and
+/// whether any byte is above 0x7f.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn specials(block: &[u8]) -> (u32, bool) {
+    use std::arch::x86_64::*;
+    assert!(block.len() >= 16);
+    // SAFETY: SSE2 is part of x86_64; the load reads 16 bytes of `block`, which has them.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let hits = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control));
+        (hits as u32, _mm_movemask_epi8(v) != 0)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn specials(block: &[u8]) -> (u32, bool) {
+    let mut hits = 0;
+    let mut high = false;
+    for (k, c) in block[..16].iter().enumerate() {
+        if *c == b'"' || *c == b'\\' || *c < 0x20 {
+            hits |= 1 << k;
+        }
+        high |= *c > 0x7f;
+    }
+    (hits, high)
+}
+
+/// Deeper than this is left to the general path. With 128 or more brackets anywhere in the
+/// text (inside strings too), the general path reads every value through serde_json's
+/// depth-limited `deserialize_any`: the same verdicts as its depth-blind skipping for values
+/// nested less than this, whose numbers have no exponent and at most [`MAX_NUMBER`] characters
+/// (no overflow to infinity). So the scan needs no bracket count of its own.
+const MAX_DEPTH: usize = 64;
+const MAX_NUMBER: usize = 20;
+
+/// Any JSON value at `i` (no leading whitespace), nested `depth` deep; the index after it.
+fn value(b: &[u8], i: usize, depth: usize, non_ascii: &mut bool) -> Option<usize> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match *b.get(i)? {
+        b'"' => string(b, i + 1, non_ascii).map(|(_, _, next)| next),
+        b'{' => {
+            let mut i = ws(b, i + 1);
+            if b.get(i) == Some(&b'}') {
+                return Some(i + 1);
+            }
+            loop {
+                if b.get(i) != Some(&b'"') {
+                    return None;
+                }
+                i = ws(b, string(b, i + 1, non_ascii)?.2);
+                if b.get(i) != Some(&b':') {
+                    return None;
+                }
+                i = ws(b, value(b, ws(b, i + 1), depth + 1, non_ascii)?);
+                match b.get(i) {
+                    Some(b',') => i = ws(b, i + 1),
+                    Some(b'}') => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b'[' => {
+            let mut i = ws(b, i + 1);
+            if b.get(i) == Some(&b']') {
+                return Some(i + 1);
+            }
+            loop {
+                i = ws(b, value(b, i, depth + 1, non_ascii)?);
+                match b.get(i) {
+                    Some(b',') => i = ws(b, i + 1),
+                    Some(b']') => return Some(i + 1),
+                    _ => return None,
+                }
+            }
+        }
+        b't' => b.get(i..i + 4).filter(|w| *w == b"true").map(|_| i + 4),
+        b'f' => b.get(i..i + 5).filter(|w| *w == b"false").map(|_| i + 5),
+        b'n' => b.get(i..i + 4).filter(|w| *w == b"null").map(|_| i + 4),
+        b'-' | b'0'..=b'9' => number(b, i),
+        _ => None,
+    }
+}
+
+/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?` at `i`, at most [`MAX_NUMBER`] characters; the index after
+/// it. An exponent is left to the general path (see [`MAX_DEPTH`]).
+fn number(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    let digits = |b: &[u8], mut i: usize| -> Option<usize> {
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > start).then_some(i)
+    };
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    i = match b.get(i)? {
+        b'0' => i + 1,
+        b'1'..=b'9' => digits(b, i)?,
+        _ => return None,
+    };
+    if b.get(i) == Some(&b'.') {
+        i = digits(b, i + 1)?;
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        return None;
+    }
+    (i - start <= MAX_NUMBER).then_some(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Outcome;
+
+    #[test]
+    fn allowed_is_the_general_paths_text() {
+        assert_eq!(ALLOWED.to_str().unwrap(), Outcome::allowed(vec![]).to_json());
+    }
+
+    #[test]
+    fn scan_reads_event_and_tool_and_refuses_doubt() {
+        let ok = |s: &str| scan(s.as_bytes()).map(|h| (h.event.to_vec(), h.tool.map(<[u8]>::to_vec)));
+        let some = |e: &str, t: Option<&str>| Some((e.as_bytes().to_vec(), t.map(|t| t.as_bytes().to_vec())));
+        assert_eq!(ok(r#"{"event":"preToolUse","toolName":"Bash"}"#), some("preToolUse", Some("Bash")));
+        assert_eq!(
+            ok(" {\n\"a\":[1,-2.5,0,{\"b\":null},true,false,\"x\\\"y\"],\"event\":\"e\"} \r\n"),
+            some("e", None)
+        );
+        assert_eq!(ok(r#"{"tool_name":"Read","event":"x","o":{}}"#), some("x", Some("Read")));
+        for doubt in [
+            "",
+            "[]",
+            "{}",
+            r#"{"event":"e""#,
+            r#"{"event":"e"} x"#,
+            r#"{"event":"e",}"#,
+            r#"{"event":"e","a":01}"#,
+            r#"{"event":"e","a":1.}"#,
+            r#"{"event":"e","a":-}"#,
+            r#"{"event":"e","a":tru}"#,
+            r#"{"event":"e","a":"\u0041"}"#,
+            r#"{"event":"e","a":"\x"}"#,
+            "{\"event\":\"e\",\"a\":\"\t\"}",
+            r#"{"event":"e","event":"e"}"#,
+            r#"{"event":"e","toolName":"a","tool_name":"b"}"#,
+            r#"{"event":"e","toolName":7}"#,
+            r#"{"event":"e\"","toolName":"a"}"#,
+            r#"{"ev\"ent":"e"}"#,
+            r#"{"toolName":"Bash"}"#,
+            r#"{"event":"e","a":[1,]}"#,
+            r#"{"event":"e","a":{"b"}}"#,
+            r#"{"event":"e","a":1e5}"#,
+            r#"{"event":"e","a":123456789012345678901}"#,
+        ] {
+            assert!(ok(doubt).is_none(), "{doubt:?} is left to the general path");
+        }
+        let deep = |n| format!(r#"{{"event":"e","a":{}1{}}}"#, "[".repeat(n), "]".repeat(n));
+        assert!(ok(&deep(MAX_DEPTH - 1)).is_some());
+        assert!(ok(&deep(MAX_DEPTH)).is_none(), "deeper: the general path judges");
+        let long = format!(r#"{{"event":"e","a":"{}\"{}","b":"{}"}}"#, "x".repeat(37), "é".repeat(20), "y".repeat(40));
+        assert_eq!(ok(&long), some("e", None));
+        assert!(scan(long.as_bytes()).unwrap().non_ascii);
+        assert!(!scan(r#"{"event":"e","a":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}"#.as_bytes()).unwrap().non_ascii);
+        assert!(scan("{\"event\":\"e\",\"a\":\"\u{1}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}".as_bytes()).is_none());
+    }
+}

@@ -1,0 +1,293 @@
+//! The no-match shortcut (src/quick.rs) against the general fire path: the shortcut may only
+//! ever answer what the general path answers, byte for byte. The shared vectors are fired both
+//! ways (through `oh_hooks_fire`, which takes the shortcut where it can, and through
+//! `Engine::fire`, which never does), and mutated envelopes check every acceptance of the
+//! shortcut against the general path.
+
+use oh_hooks::ffi;
+use oh_hooks::host::Observer;
+use oh_hooks::Engine;
+use proptest::prelude::*;
+use serde_json::Value;
+use std::ffi::{CStr, CString};
+use std::sync::Arc;
+
+/// The outcome of a fire that ran nothing: pinned, whichever path wrote it.
+const ALLOWED: &str = r#"{"allowed":true,"hooks":[]}"#;
+
+/// The bench's 278-byte envelope (bench/bench.c).
+const BENCH: &str = concat!(
+    r#"{"event":"preToolUse","toolName":"Bash","#,
+    r#""toolArgs":"{\"command\":\"ls -la /tmp\",\"description\":\"List files\"}","#,
+    r#""sessionId":"5f0c2e9a-8b1d-4c3e-9f7a-2d6b1e0c4a11","model":"claude-sonnet-4","#,
+    r#""provider":"anthropic","permissionMode":"default","turnNumber":3,"cwd":"/work/project"}"#
+);
+
+const PATTERNS: [&str; 20] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Grep",
+    "WebFetch",
+    "WebSearch",
+    "NotebookEdit",
+    "mcp__*",
+    "*__github__*",
+    "Task*",
+    "*Todo*",
+    "Notebook*Cell",
+    "Kill*",
+    "*Shell",
+    "/^(Read|Write|Edit)$/",
+    "/^mcp__.*__(create|delete)_/",
+    "/web(fetch|search)/i",
+    "/^Bashful$/",
+    "/^Multi(Edit)?$/",
+    "/todo/i",
+];
+
+/// The same options as an engine of the Rust API and as one of the C ABI.
+struct Pair {
+    e: Engine,
+    c: *mut ffi::OhHooks,
+}
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        // SAFETY: `c` came from `oh_hooks_new` and is freed once.
+        unsafe { ffi::oh_hooks_free(self.c) };
+    }
+}
+
+impl std::ops::Deref for Pair {
+    type Target = Engine;
+    fn deref(&self) -> &Engine {
+        &self.e
+    }
+}
+
+fn pair(options: &str) -> Option<Pair> {
+    let e = Engine::new(Some(options)).ok()?;
+    let o = CString::new(options).unwrap();
+    // SAFETY: a NUL-terminated options string; no error slot.
+    let c = unsafe { ffi::oh_hooks_new(o.as_ptr(), std::ptr::null_mut()) };
+    assert!(!c.is_null());
+    Some(Pair { e, c })
+}
+
+fn engine(hooks: &str) -> Pair {
+    pair(&format!(r#"{{"trusted":true,"config":{{"hooks":{hooks}}}}}"#)).unwrap()
+}
+
+fn twenty() -> Pair {
+    let hooks: Vec<String> =
+        PATTERNS.iter().map(|p| format!(r#"{{"command":"exit 1","match":{}}}"#, Value::from(*p))).collect();
+    engine(&format!(r#"{{"preToolUse":[{}]}}"#, hooks.join(",")))
+}
+
+/// Fires through the C ABI, as hosts do (the shortcut where it applies).
+fn fire_c(p: &Pair, text: &[u8]) -> String {
+    let c = CString::new(text).unwrap();
+    // SAFETY: a live engine and a NUL-terminated envelope.
+    let out = unsafe { ffi::oh_hooks_fire(p.c, c.as_ptr()) };
+    // SAFETY: the library returned a NUL-terminated string that is ours to free.
+    let s = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string();
+    unsafe { ffi::oh_hooks_string_free(out) };
+    s
+}
+
+/// An outcome without its timings, the only field that may differ between two fires.
+fn timeless(outcome: &str) -> Value {
+    let mut v: Value = serde_json::from_str(outcome).unwrap();
+    for h in v["hooks"].as_array_mut().into_iter().flatten() {
+        h.as_object_mut().unwrap().remove("durationMs");
+    }
+    v
+}
+
+/// The shortcut's verdict, checked against the general path's: when it answers, the general
+/// path must answer the same bytes. Returns whether it answered.
+fn agree(e: &Pair, text: &[u8]) -> bool {
+    let quick = e.fire_quick(text);
+    if let Some(q) = quick {
+        let general = match std::str::from_utf8(text) {
+            Ok(t) => e.fire(t).to_json(),
+            Err(_) => panic!("the shortcut answered text that is not UTF-8: {text:?}"),
+        };
+        assert_eq!(
+            q.to_str().unwrap(),
+            general,
+            "shortcut and general path differ on {:?}",
+            String::from_utf8_lossy(text)
+        );
+        assert_eq!(general, ALLOWED);
+    }
+    quick.is_some()
+}
+
+#[test]
+fn no_match_outcome_bytes_are_pinned_on_both_paths() {
+    for e in [engine(r#"{"postToolUse":[{"command":"true"}]}"#), twenty()] {
+        assert!(e.fire_quick(BENCH.as_bytes()).is_some(), "the bench envelope takes the shortcut");
+        assert_eq!(fire_c(&e, BENCH.as_bytes()), ALLOWED);
+        assert_eq!(e.fire(BENCH).to_json(), ALLOWED);
+    }
+}
+
+#[test]
+fn what_the_shortcut_leaves_to_the_general_path() {
+    let none = engine(r#"{"postToolUse":[{"command":"true"}]}"#);
+    let twenty = twenty();
+    let bench = |from: &str, to: &str| BENCH.replacen(from, to, 1);
+    // Each of these is answered by the general path; some are not no-match fires at all.
+    for (e, text) in [
+        (&twenty, bench("\"Bash\"", "\"Read\"")),                 // a hook matches
+        (&twenty, bench(",\"toolName\":\"Bash\"", "")),           // no tool name: every matcher matches
+        (&twenty, bench("\"Bash\"", "\"\"")),                     // empty tool name, likewise
+        (&none, bench("preToolUse", "PreToolUse")),               // unknown event
+        (&none, bench("\"turnNumber\":3", "\"turnNumber\":3e0")), // exponent
+        (&none, bench("\"Bash\"", "\"Ba\\u0073h\"")),             // escapes in the tool name
+        (&none, bench("\"model\"", "\"event\"")),                 // event twice
+        (&none, bench("\"cwd\"", "\"tool_name\"")),               // tool name twice
+        (&none, BENCH[..BENCH.len() - 1].to_string()),            // syntax error: no closing brace
+        (&none, format!("{BENCH}x")),                             // trailing garbage
+        (&none, bench("anthropic", "anthr\u{1}opic")),            // control character
+    ] {
+        assert!(e.fire_quick(text.as_bytes()).is_none(), "{text}");
+        assert_eq!(timeless(&fire_c(e, text.as_bytes())), timeless(&e.fire(&text).to_json()), "{text}");
+    }
+    // Not UTF-8: the general path's invalid_utf8, never the shortcut.
+    let bad = bench("anthropic", "anthr\u{e9}opic").replace('\u{e9}', "\u{1}");
+    let mut bytes = bad.into_bytes();
+    let at = bytes.iter().position(|b| *b == 1).unwrap();
+    bytes[at] = 0xff;
+    assert!(none.fire_quick(&bytes).is_none());
+    assert!(fire_c(&none, &bytes).contains("invalid_utf8"));
+    // Non-ASCII but valid: the shortcut, after its UTF-8 check.
+    assert!(agree(&none, bench("anthropic", "anthröpic ✓").as_bytes()));
+}
+
+#[test]
+fn engines_whose_fires_are_not_the_constant() {
+    // Warnings in every outcome: the general path adds them.
+    let dir = tempfile::tempdir().unwrap();
+    let warned = pair(&format!(
+        r#"{{"trusted":true,"cwd":{},"config":{{"hooks":{{"postToolUse":[{{"command":"true","match":"Bash(rm:*)"}}]}}}}}}"#,
+        Value::from(dir.path().display().to_string())
+    ))
+    .unwrap();
+    assert!(!warned.warnings().is_empty(), "the other dialect's matcher syntax warns");
+    assert!(warned.fire_quick(BENCH.as_bytes()).is_none());
+    assert!(warned.fire(BENCH).to_json().contains("warnings"));
+    // An observer: each fire is a record.
+    struct Count(std::sync::atomic::AtomicUsize);
+    impl Observer for Count {
+        fn observe(&self, _: &str) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let observed = engine(r#"{"postToolUse":[{"command":"true"}]}"#);
+    let count = Arc::new(Count(Default::default()));
+    observed.observe(Some(count.clone()));
+    assert!(observed.fire_quick(BENCH.as_bytes()).is_none());
+    assert_eq!(observed.fire(BENCH).to_json(), ALLOWED);
+    assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 1, "the observer saw the fire");
+    // A hook without `match` on the event: it runs.
+    let runs = engine(r#"{"preToolUse":[{"command":"exit 1"}]}"#);
+    assert!(runs.fire_quick(BENCH.as_bytes()).is_none());
+    assert!(fire_c(&runs, BENCH.as_bytes()).starts_with(r#"{"allowed":false"#));
+    // disableAllHooks: nothing runs, the constant.
+    let off =
+        pair(r#"{"trusted":true,"config":{"disableAllHooks":true,"hooks":{"preToolUse":[{"command":"exit 1"}]}}}"#)
+            .unwrap();
+    assert!(agree(&off, BENCH.as_bytes()));
+}
+
+/// Every fire of every shared vector, both ways: through the C ABI and through the general
+/// path alone; the shortcut must have answered some of them and left others.
+#[test]
+fn shared_vectors_through_both_paths() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    let (mut quick, mut general) = (0, 0);
+    for path in paths.iter().filter(|p| p.extension().is_some_and(|x| x == "json")) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        let text = text
+            .replace("@HOME@", &home.path().display().to_string())
+            .replace("@CWD@", &cwd.path().display().to_string());
+        let v: Value = serde_json::from_str(&text).unwrap();
+        if v.get("newError").is_some() || v.get("callbacks").is_some() {
+            continue;
+        }
+        for (file, body) in v["files"].as_object().into_iter().flatten() {
+            let p = std::path::Path::new(file);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, body.as_str().unwrap()).unwrap();
+        }
+        let options = match &v["options"] {
+            Value::Null => "{}".to_string(),
+            o => o.to_string(),
+        };
+        let Some(e) = pair(&options) else { continue };
+        for fire in v["fires"].as_array().into_iter().flatten() {
+            let envelope = match (&fire["raw"], &fire["envelope"]) {
+                (Value::String(raw), _) => raw.clone(),
+                (_, env) => env.to_string(),
+            };
+            if envelope.contains('\0') {
+                continue;
+            }
+            if agree(&e, envelope.as_bytes()) {
+                quick += 1;
+                let expected: Value = fire["outcome"].clone();
+                assert_eq!(expected, serde_json::from_str::<Value>(ALLOWED).unwrap(), "{}: {envelope}", path.display());
+                assert_eq!(fire_c(&e, envelope.as_bytes()), ALLOWED, "{}", path.display());
+            } else {
+                general += 1;
+            }
+        }
+    }
+    assert!(quick >= 10 && general >= 50, "vectors exercise both paths: {quick} shortcut, {general} general");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Random edits of the bench envelope (bytes inserted, replaced, removed): wherever the
+    /// shortcut answers, the general path answers the same.
+    #[test]
+    fn mutated_envelopes_agree(edits in prop::collection::vec((0usize..300, prop::sample::select(vec![
+        "", "\"", "\\", "\\u0041", "\\n", "{", "}", "[", "]", ",", ":", " ", "\t", "1", "-", ".", "e", "0",
+        "null", "true", "é", "\u{1}", "\"event\":\"preToolUse\",", "\"toolName\":\"Read\",", "\"tool_name\":\"x\",",
+    ]), 0usize..3), 1..4)) {
+        thread_local! {
+            static ENGINES: (Pair, Pair) = (engine(r#"{"postToolUse":[{"command":"true"}]}"#), twenty());
+        }
+        let mut text = BENCH.as_bytes().to_vec();
+        for (at, insert, remove) in edits {
+            let at = at.min(text.len());
+            let end = (at + remove).min(text.len());
+            text.splice(at..end, insert.bytes());
+        }
+        ENGINES.with(|(none, twenty)| {
+            agree(none, &text);
+            agree(twenty, &text);
+        });
+    }
+}
+
+#[test]
+fn remembered_tool_names_answer_as_the_matchers_would() {
+    let twenty = twenty();
+    let with = |tool: &str| BENCH.replacen("\"Bash\"", &Value::from(tool).to_string(), 1);
+    for round in 0..3 {
+        for tool in ["Bash", "Read", "mcp__x__create_y", "Bash", "WebFetchX", "todo-list", "Glob"] {
+            let matches = !agree(&twenty, with(tool).as_bytes());
+            let general = twenty.fire(&with(tool)).to_json();
+            assert_eq!(matches, general != ALLOWED, "round {round}, {tool}: {general}");
+        }
+    }
+}
