@@ -12,7 +12,7 @@ CDIST   := dist/c/oh-hooks-$(VERSION)-linux-$(shell uname -m)
 help:
 	@echo "make demo       build, then show the example policy allowing and denying real envelopes, and a C harness with host callbacks"
 	@echo "make test       every test suite: Rust, C (shared, static, valgrind, ASan+UBSan), dist, install, Node, Go, Python"
-	@echo "make dist       this platform's packages in dist/: C tarball, Python wheel + sdist, npm tarball, Go module"
+	@echo "make dist       this platform's packages in dist/, built for glibc 2.17: C tarball, Python wheel + sdist, npm tarball, Go module"
 	@echo "make install    what the C tarball holds (header, libraries, oh_hooks.pc, CLI) under PREFIX (default /usr/local)"
 	@echo "make bench      the performance table (figures, not a test)"
 

@@ -4,6 +4,8 @@
 # stripped binaries and keeping their debug info in dist/debug/.
 #
 #   packaging/dist.sh [c|python|npm|go|all]...      (default: all)
+#   packaging/dist.sh pack                           no build: the npm tarball and the Go module
+#                                                    again from every platform's files in dist/
 #
 # dist/oh-hooks-<version>-<os>-<arch>.tar.gz        C: include/, lib/ (.so.<version> + symlinks, .a,
 #                                                   pkgconfig/oh_hooks.pc), bin/oh-hooks, licences
@@ -27,7 +29,6 @@ root=$PWD
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 major=${version%%.*}
 out=$root/dist
-built=$root/target/dist
 stage=$root/target/dist-stage
 export GOTOOLCHAIN=local
 
@@ -49,19 +50,77 @@ case $(getconf GNU_LIBC_VERSION 2>/dev/null) in glibc*) ;; *) node_plat=$node_pl
 
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(all)
+# `pack`: no build; repacks the npm tarball and the Go module from every platform's prebuild and
+# library already in dist/ (the release workflow's last step, after copying in each platform's).
+build=1
+if [ "${parts[*]}" = pack ]; then
+  build=0
+  parts=(npm go)
+fi
 want() { local p; for p in "${parts[@]}"; do [ "$p" = all ] || [ "$p" = "$1" ] && return 0; done; return 1; }
 
+if [ $build = 1 ]; then
+# --- the build tools --------------------------------------------------------------------------
+# Everything that ships is built against glibc 2.17 (docs/packaging.md, "The glibc floor"): the
+# host's Rust toolchain links with zig (`cargo zigbuild --target <triple>.2.17`), whose glibc
+# stubs carry only the symbol versions 2.17 has, and the Node addon is compiled by `zig cc` for
+# the same floor. Both tools are wheels on PyPI, pinned here, in the venv of the build tools.
+glibc_floor=2.17
+zig_version=0.15.2
+zigbuild_version=0.24.1
+venv=$root/target/dist-tools/venv
+tools_ok() {
+  [ -x "$venv/bin/python" ] && [ -x "$venv/bin/cargo-zigbuild" ] &&
+    "$venv/bin/python" -c "import build, setuptools, auditwheel, importlib.metadata as m
+assert m.version('ziglang') == '$zig_version' and m.version('cargo-zigbuild') == '$zigbuild_version'" 2>/dev/null
+}
+if ! tools_ok; then
+  echo "== build tools into target/dist-tools/venv (ziglang $zig_version, cargo-zigbuild $zigbuild_version)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check 'build>=1' 'setuptools>=70.1' 'auditwheel>=6' \
+    "ziglang==$zig_version" "cargo-zigbuild==$zigbuild_version"
+  tools_ok || die "the build tools did not install into $venv"
+fi
+triple=$arch-unknown-linux-gnu
+if [ "$(rustc -vV | sed -n 's/^host: //p')" != "$triple" ] && ! rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
+  die "the Rust target $triple is not installed (rustup target add $triple)"
+fi
+# cargo-zigbuild runs zig as `python3 -m ziglang` from the venv.
+zigbuild() { PATH=$venv/bin:$PATH "$venv/bin/cargo-zigbuild" "$@"; }
+# `zig cc` for the floor, as one program (build.js takes CC as a single command).
+zigcc=$root/target/dist-tools/zigcc-$arch-linux-gnu.$glibc_floor
+printf '#!/bin/sh\nexec "%s" -m ziglang cc -target %s "$@"\n' "$venv/bin/python" "$arch-linux-gnu.$glibc_floor" >"$zigcc"
+chmod 755 "$zigcc"
+
 # --- the LTO builds ----------------------------------------------------------------------------
-echo "== cargo build --profile dist --locked (LTO; SONAME liboh_hooks.so.$major)"
-OH_HOOKS_SONAME=1 cargo build --profile dist --locked
+echo "== cargo zigbuild --profile dist --target $triple.$glibc_floor --locked (LTO; SONAME liboh_hooks.so.$major)"
+OH_HOOKS_SONAME=1 zigbuild zigbuild --profile dist --locked --target "$triple.$glibc_floor"
+built=$root/target/$triple/dist
 grep -q <<<"$(readelf -d "$built/liboh_hooks.so")" "SONAME.*\[liboh_hooks.so.$major\]" ||
   die "$built/liboh_hooks.so has no SONAME liboh_hooks.so.$major (build.rs sets it when OH_HOOKS_SONAME=1)"
 
 # The static library gets an LTO build of its own: built in one rustc run with the cdylib and the
 # rlib, the archive keeps every crate's objects un-optimised across crates (55 MiB stripped against
 # 11 MiB). Its own target dir, so neither build invalidates the other.
-echo "== cargo rustc --profile dist --lib --crate-type staticlib (LTO)"
-cargo rustc --profile dist --locked --lib --crate-type staticlib --target-dir "$root/target/dist-static"
+echo "== cargo zigbuild rustc --profile dist --lib --crate-type staticlib --target $triple.$glibc_floor (LTO)"
+zigbuild rustc --profile dist --locked --lib --crate-type staticlib --target "$triple.$glibc_floor" \
+  --target-dir "$root/target/dist-static"
+static_built=$root/target/dist-static/$triple/dist/liboh_hooks.a
+
+# glibc_needed FILE: the newest GLIBC_x.y symbol version an ELF file needs ("none" if none).
+glibc_needed() {
+  objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/^GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -1 | grep . || echo none
+}
+# at_floor FILE: dies when FILE needs a glibc newer than the floor.
+at_floor() {
+  local need
+  need=$(glibc_needed "$1")
+  [ "$need" = none ] || [ "$(printf '%s\n%s\n' "$need" "$glibc_floor" | sort -t. -k1,1n -k2,2n | tail -1)" = "$glibc_floor" ] ||
+    die "$1 needs GLIBC_$need, newer than the floor $glibc_floor"
+  echo "   ${1#"$root"/}: newest glibc symbol GLIBC_$need (floor $glibc_floor)"
+}
+at_floor "$built/liboh_hooks.so"
+at_floor "$built/oh-hooks"
 mkdir -p "$out" "$out/debug/$c_plat"
 # strip_split SRC DEST: DEST is SRC stripped; the debug info goes to dist/debug/<platform>/.
 strip_split() {
@@ -73,7 +132,8 @@ strip_split() {
 }
 static_lib=$stage/liboh_hooks.a # the static library stripped of debug info (symbols kept)
 mkdir -p "$stage"
-strip --strip-debug -o "$static_lib" "$root/target/dist-static/dist/liboh_hooks.a"
+strip --strip-debug -o "$static_lib" "$static_built"
+fi
 
 # --- C ----------------------------------------------------------------------------------------------
 c_name=oh-hooks-$version-$c_plat
@@ -102,11 +162,6 @@ fi
 # --- Python ------------------------------------------------------------------------------------------
 if want python; then
   echo "== Python: wheel and sdist"
-  venv=$root/target/dist-tools/venv
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import build, setuptools, auditwheel' 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check 'build>=1' 'setuptools>=70.1' 'auditwheel>=6'
-  fi
   py=$stage/python
   rm -rf "$py" && mkdir -p "$py/rust"
   (cd bindings/python && tar --exclude=build --exclude='*.egg-info' --exclude=__pycache__ --exclude=tests \
@@ -116,11 +171,12 @@ if want python; then
   # The crate, for the sdist's build from source.
   tar --exclude=target -cf - Cargo.toml Cargo.lock build.rs cbindgen.toml rustfmt.toml src include \
     LICENSE-MIT LICENSE-APACHE | tar -C "$py/rust" -xf -
-  # manylinux_2_<minor>: the newest glibc symbol version the library needs.
+  # The floor is the tag: manylinux_2_17 (PEP 600), and its older name manylinux2014 for pip
+  # before 20.3 (Ubuntu 20.04's). at_floor checked the library against it; auditwheel checks again.
   lib=$c_dir/lib/liboh_hooks.so.$version
-  glibc=$(objdump -T "$lib" | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n | tail -1)
-  [ -n "$glibc" ] || die "no versioned glibc symbols found in $lib"
-  plat=manylinux_2_${glibc#GLIBC_2.}_$arch
+  glibc=GLIBC_$(glibc_needed "$lib")
+  tag=manylinux_2_${glibc_floor#2.}_$arch
+  plat=$tag.manylinux2014_$arch
   rm -f "$out"/python/oh_hooks-"$version"*
   OH_HOOKS_WHEEL_LIB=$lib OH_HOOKS_WHEEL_PLAT=$plat \
     "$venv/bin/python" -m build --no-isolation --sdist --wheel --outdir "$out/python" "$py" >"$stage/python-build.log" 2>&1 ||
@@ -130,18 +186,21 @@ if want python; then
   # auditwheel reads the library's symbol versions and needed libraries itself; its verdict must
   # be the tag the wheel carries.
   shown=$("$venv/bin/auditwheel" show "$wheel" 2>&1) || { echo "$shown"; die "auditwheel show failed"; }
-  grep -q "consistent with the following platform tag: \"$plat\"" <<<"$(tr '\n' ' ' <<<"$shown")" ||
-    { echo "$shown"; die "auditwheel does not agree with the tag $plat"; }
-  echo "   auditwheel: consistent with $plat (needs $glibc)"
+  grep -q "consistent with the following platform tag: \"$tag\"" <<<"$(tr '\n' ' ' <<<"$shown")" ||
+    { echo "$shown"; die "auditwheel does not agree with the tag $tag"; }
+  echo "   auditwheel: consistent with $tag (needs $glibc)"
 fi
 
 # --- npm ---------------------------------------------------------------------------------------------
 if want npm; then
   echo "== npm: prebuild for $node_plat and the tarball"
   prebuild=$out/npm/prebuilds/$node_plat/oh_hooks.node
-  mkdir -p "$(dirname "$prebuild")"
-  node bindings/node/build.js --static --lib-dir "$stage" --out "$stage/oh_hooks.node"
-  strip --strip-unneeded -o "$prebuild" "$stage/oh_hooks.node"
+  if [ $build = 1 ]; then
+    mkdir -p "$(dirname "$prebuild")"
+    CC=$zigcc node bindings/node/build.js --static --lib-dir "$stage" --out "$stage/oh_hooks.node"
+    at_floor "$stage/oh_hooks.node"
+    strip --strip-unneeded -o "$prebuild" "$stage/oh_hooks.node"
+  fi
   np=$stage/npm
   # The binding as it is (package.json's "files" picks what ships), plus the header, the licences
   # and every platform's prebuild.
@@ -166,7 +225,7 @@ if want go; then
   mkdir -p "$mod/lib/$go_plat"
   # Everything but the platform libraries is rewritten from the sources.
   find "$mod" -mindepth 1 -maxdepth 1 ! -name lib -exec rm -rf {} +
-  install -m 644 "$static_lib" "$mod/lib/$go_plat/liboh_hooks.a"
+  [ $build = 0 ] || install -m 644 "$static_lib" "$mod/lib/$go_plat/liboh_hooks.a"
   for f in bindings/go/*.go bindings/go/*.c bindings/go/*.h; do
     [ -e "$f" ] || continue
     case $f in *_test.go | */link_repo_*.go) continue ;; esac

@@ -8,6 +8,10 @@
 #           types when TypeScript installs from the npm registry
 #   Go      `go build -race` of an app requiring the module through a `replace` to the unpacked
 #           zip, no CGO_* variables; also vendored, from a GOPROXY, and with -tags ohhooks_system
+# Every shipped binary (the .so, the CLI, the wheel's library, the npm prebuild) needs no glibc
+# symbol version above the floor, 2.17 (docs/packaging.md); the static library links into a
+# program built against glibc 2.17 (zig's stubs) and that program runs; the wheel is tagged
+# manylinux_2_17 / manylinux2014 and `auditwheel show` agrees.
 # Each package's own README (packaging/readme/) is checked to be the one it ships, and its "First
 # program" is run exactly as written, extracted by tests/dist/readme_first.py.
 # Each harness prints its own `dist-<lang>: N passed, N failed`; the last line sums everything as
@@ -69,17 +73,40 @@ at_most() {
   if awk -v s="$size" -v m="$2" 'BEGIN { exit !(s <= m) }'; then ok "$3 is $size MiB (at most $2)"; else bad "$3 is $size MiB, over $2 MiB"; fi
 }
 
-for tool in cargo gcc pkg-config python3 node npm go readelf objcopy unzip; do
+for tool in cargo gcc pkg-config python3 node npm go readelf objdump objcopy unzip; do
   command -v "$tool" >/dev/null || { bad "$tool is installed (needed to build or check the packages)"; finish; }
 done
 
 echo "== make dist"
 if make -s dist; then ok "make dist"; else bad "make dist"; finish; fi
 
+# The floor: GLIBC_x.y symbol versions above it keep a binary from loading on older systems.
+floor=2.17
+# glibc_needed FILE: the newest GLIBC_x.y version FILE's dynamic symbols need ("none" if none).
+glibc_needed() {
+  objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/^GLIBC_//' | sort -V | tail -1 | grep . || echo none
+}
+# at_floor FILE WHAT: FILE needs at most GLIBC_<floor>, and every symbol it must find at load time
+# carries a version: a shared object may be linked with an undefined symbol the 2.17 stubs lack,
+# which would then fail to load on an old glibc. Weak ones (std's gettid, statx, getrandom,
+# __cxa_thread_atexit_impl, checked for null before use) and Node's N-API functions are expected.
+at_floor() {
+  local need loose
+  need=$(glibc_needed "$1")
+  if [ "$need" != none ] && [ "$(printf '%s\n%s\n' "$need" "$floor" | sort -V | tail -1)" = "$floor" ]; then
+    ok "$2 needs at most GLIBC_$floor (newest: GLIBC_$need)"
+  else
+    bad "$2 needs GLIBC_$need, above the floor GLIBC_$floor"
+  fi
+  loose=$(objdump -T "$1" | grep '\*UND\*' | grep -v '^[0-9a-f]* *w ' | grep -v '(GLIBC_[0-9.]*)\|(GCC_[0-9.]*)' |
+    awk '{print $NF}' | grep -v '^napi_\|^node_api_' | tr '\n' ' ')
+  [ -z "$loose" ] && ok "$2: every strong undefined symbol has a glibc version" || bad "$2: undefined without a version: $loose"
+}
 arch=$(uname -m)
 c_name=oh-hooks-$version-linux-$arch
 tarball=dist/$c_name.tar.gz
 wheel=$(ls dist/python/oh_hooks-"$version"-py3-none-manylinux_*.whl 2>/dev/null | head -1)
+zigcc=$root/target/dist-tools/zigcc-$arch-linux-gnu.$floor
 sdist=dist/python/oh_hooks-$version.tar.gz
 npm_tgz=dist/npm/oh-hooks-$version.tgz
 go_zip=dist/go/github.com/oh-hooks/ohhooks@v$version.zip
@@ -137,6 +164,8 @@ for f in "lib/liboh_hooks.so.$version" bin/oh-hooks; do
   if grep -q <<<"$(readelf -S "$c/$f")" '\.debug_info\|\.symtab'; then bad "$f is stripped"; else ok "$f is stripped"; fi
 done
 at_most "$c/lib/liboh_hooks.so.$version" 5 "the stripped liboh_hooks.so"
+at_floor "$c/lib/liboh_hooks.so.$version" "lib/liboh_hooks.so.$version"
+at_floor "$c/bin/oh-hooks" "bin/oh-hooks"
 export PKG_CONFIG_PATH=$c/lib/pkgconfig
 [ "$(pkg-config --modversion oh_hooks)" = "$version" ] && ok "pkg-config --modversion oh_hooks is $version" || bad "pkg-config --modversion"
 mkdir -p "$tmp/c-app" && cd "$tmp/c-app" || exit 1
@@ -158,15 +187,37 @@ if gcc -std=c11 -Wall -Wextra -Werror "$h/check.c" -o check-static $(pkg-config 
 else
   bad "check.c links statically"
 fi
+# The static library in a program linked against glibc 2.17 (zig cc's stubs, as make dist builds
+# the addon): it links, needs nothing newer, and runs here. The archive by path (zig takes no
+# -l:name); -lgcc_s is the unwinder Rust's std needs (cargo's native-static-libs list it; gcc adds
+# it by itself, zig links its own libunwind for it).
+# shellcheck disable=SC2046
+if [ -x "$zigcc" ] && "$zigcc" -std=c11 -Wall -Wextra -Werror "$h/check.c" -o check-floor $(pkg-config --cflags oh_hooks) \
+  $(pkg-config --static --libs oh_hooks | sed "s|-loh_hooks|$libdir/liboh_hooks.a|") -lgcc_s 2>&1; then
+  ok "check.c links liboh_hooks.a against glibc $floor (zig cc -target $arch-linux-gnu.$floor)"
+  at_floor check-floor "a program linking liboh_hooks.a for glibc $floor"
+  harness dist-c-floor ./check-floor "$(cat "$h/options.json")" "$version" dist-c-floor
+else
+  bad "check.c links liboh_hooks.a against glibc $floor with $zigcc"
+fi
 grep -q Usage <<<"$("$c/bin/oh-hooks" --help)" && ok "bin/oh-hooks --help" || bad "bin/oh-hooks --help"
 first_program dist-c "$c/README.md" first.c "$tmp/first-c"
 unset PKG_CONFIG_PATH
 
 echo "== Python: the wheel in a fresh venv"
 case ${wheel##*/} in
-  *-py3-none-manylinux_2_*_"$arch".whl) ok "wheel tag ${wheel##*/}" ;;
-  *) bad "wheel tag ${wheel##*/}" ;;
+  *-py3-none-manylinux_2_17_"$arch".manylinux2014_"$arch".whl) ok "wheel tag ${wheel##*/}" ;;
+  *) bad "wheel tag ${wheel##*/} (expected py3-none-manylinux_2_17_$arch.manylinux2014_$arch)" ;;
 esac
+shown=$("$root/target/dist-tools/venv/bin/auditwheel" show "$art/${wheel##*/}" 2>&1)
+if grep -q "consistent with the following platform tag: \"manylinux_2_17_$arch\"" <<<"$(tr '\n' ' ' <<<"$shown")"; then
+  ok "auditwheel show: consistent with manylinux_2_17_$arch"
+else
+  echo "$shown"
+  bad "auditwheel show agrees with manylinux_2_17_$arch"
+fi
+mkdir -p "$tmp/wheel" && unzip -q "$art/${wheel##*/}" -d "$tmp/wheel"
+at_floor "$tmp/wheel/oh_hooks/liboh_hooks.so" "the wheel's oh_hooks/liboh_hooks.so"
 at_most "$art/${wheel##*/}" 3 "the wheel"
 python3 -m venv "$tmp/venv"
 if "$tmp/venv/bin/pip" install -q --no-index --disable-pip-version-check "$art/${wheel##*/}"; then
@@ -211,6 +262,9 @@ echo '{"name": "dist-check", "version": "1.0.0", "private": true}' >package.json
 if npm install --silent --no-audit --no-fund --offline "$art/${npm_tgz##*/}" >npm.log 2>&1; then
   ok "npm install ${npm_tgz##*/}"
   cp "$h/check.cjs" "$h/check.mjs" "$h/check.ts" .
+  for f in node_modules/oh-hooks/prebuilds/*/oh_hooks.node; do
+    case $f in */linux-*) at_floor "$f" "the npm prebuild ${f#node_modules/oh-hooks/}" ;; esac
+  done
   harness dist-node-cjs node check.cjs "$h/options.json" "$version" dist-node-cjs
   harness dist-node-esm node check.mjs "$h/options.json" "$version" dist-node-esm
   first_program dist-node node_modules/oh-hooks/README.md first.js "$tmp/node-app/first"
@@ -275,6 +329,8 @@ moddir=$tmp/gomod/github.com/oh-hooks/ohhooks@v$version
 for f in LICENSE-MIT LICENSE-APACHE include/oh_hooks.h "lib/linux-$(go env GOARCH)/liboh_hooks.a"; do
   [ -f "$moddir/$f" ] && ok "the module has $f" || bad "the module has $f"
 done
+cmp -s "$moddir/lib/linux-$(go env GOARCH)/liboh_hooks.a" "$c/lib/liboh_hooks.a" &&
+  ok "the module's liboh_hooks.a is the tarball's (linked against glibc $floor above)" || bad "the module's liboh_hooks.a is the tarball's"
 mkdir -p "$tmp/go-app" && cd "$tmp/go-app" || exit 1
 cp "$h/main.go" .
 cat >go.mod <<EOF

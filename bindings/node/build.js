@@ -83,6 +83,13 @@ const out = path.resolve(value('--out') || path.join(here, 'build', 'oh_hooks.no
 const outDir = path.dirname(out);
 fs.mkdirSync(outDir, { recursive: true });
 const tmp = out + '.tmp';
+// Static: only the N-API entry points leave the addon; the engine's own symbols stay private to
+// it. A version script rather than --exclude-libs, which `zig cc` (how `make dist` builds the
+// prebuild for glibc 2.17) does not take.
+const exportsMap = out + '.map';
+if (linkStatic) {
+  fs.writeFileSync(exportsMap, '{ global: napi_register_module_v1; node_api_module_get_api_version_v1; local: *; };\n');
+}
 
 // $ORIGIN-relative path from build/ to the library directory.
 const originRel = path.relative(outDir, libDir);
@@ -102,7 +109,7 @@ const args = [
   path.join(here, 'src', 'addon.c'),
   ...(linkStatic
     ? // The engine inside the addon, its symbols kept private to it; unused code dropped.
-      [libFile, '-lpthread', '-ldl', '-lm', '-Wl,--exclude-libs,ALL', '-Wl,--gc-sections']
+      [libFile, '-lpthread', '-ldl', '-lm', '-lgcc_s', `-Wl,--version-script=${exportsMap}`, '-Wl,--gc-sections']
     : [`-L${libDir}`, '-loh_hooks', `-Wl,-rpath,${libDir}`, `-Wl,-rpath,$ORIGIN/${originRel}`]),
   '-o',
   tmp,
@@ -110,6 +117,7 @@ const args = [
 
 console.log([cc, ...args].map((a) => (/[\s$]/.test(a) ? `'${a}'` : a)).join(' '));
 const r = spawnSync(cc, args, { stdio: 'inherit' });
+if (linkStatic) fs.rmSync(exportsMap, { force: true });
 if (r.error) fail(`could not run ${cc}: ${r.error.message}`);
 if (r.status !== 0) fail(`${cc} exited with status ${r.status}`);
 fs.renameSync(tmp, out); // atomic: a running test never loads a half-written addon

@@ -61,12 +61,11 @@ impl Cancel {
             return None;
         }
         if inner.fd.is_none() {
-            // SAFETY: a plain syscall; on success the fd is new and ours.
-            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+            let fd = super::sys::eventfd(libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
             if fd < 0 {
                 return None;
             }
-            // SAFETY: as above.
+            // SAFETY: the fd is new and ours.
             inner.fd = Some(unsafe { OwnedFd::from_raw_fd(fd) });
         }
         inner.fd.as_ref().map(AsRawFd::as_raw_fd)

@@ -9,7 +9,7 @@ use super::cancel::Cancel;
 use super::spawn::{self, EnvTemplate, Process, Request};
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -291,6 +291,9 @@ impl<'a> Supervisor<'a> {
             } else if self.pidfd.is_none() {
                 at(now + Duration::from_millis(5)); // no pidfd: poll for the exit
             }
+            if self.cancel.is_some() && self.cancel_fd.is_none() && exited.is_none() && !self.out.timed_out {
+                at(now + Duration::from_millis(10)); // no eventfd (src/run/sys.rs): poll the flag
+            }
             let timeout_ms = wake.map_or(-1, |w| {
                 let d = w.saturating_duration_since(now);
                 i32::try_from(d.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
@@ -456,17 +459,7 @@ pub(crate) fn set_nonblocking(fd: RawFd) {
     }
 }
 
-/// A pidfd becomes readable when the process exits: the loop can sleep in `poll` instead of
-/// polling `waitpid`. `None` on kernels without pidfd_open (before 5.3).
-pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
-    // SAFETY: a plain syscall; on success it returns a new fd that we then own.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-    if fd < 0 {
-        return None;
-    }
-    // SAFETY: the fd is new and owned by nobody else. pidfds are close-on-exec.
-    Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
-}
+pub(crate) use super::sys::pidfd_open;
 
 pub(crate) fn signal_group(pgid: i32, signal: i32) {
     // SAFETY: kill(2) with a negative pid signals the process group the hook leads.

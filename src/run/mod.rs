@@ -19,6 +19,7 @@ pub mod http;
 mod http_tcp;
 pub mod persistent;
 pub mod spawn;
+pub mod sys;
 
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;

@@ -7,12 +7,14 @@
 //! few `OH_*` variables over and over, so the template is kept as C strings and only the
 //! variables of the fire are added.
 
-use std::ffi::{c_char, CStr, CString, OsString};
+use std::ffi::{c_char, c_int, CStr, CString, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
+
+use super::sys;
 
 /// The environment every hook of an engine starts from (CONTRACT §3.4): the host's at engine
 /// creation minus the `OH_*` names an envelope may set, plus the options' `env`, plus `PWD`.
@@ -131,18 +133,48 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
     let null = dev_null();
     let mut argv: Vec<*const c_char> = req.argv.iter().map(|a| a.as_ptr()).chain([std::ptr::null()]).collect();
 
+    let stdio = [
+        stdin.as_ref().map_or(Stdio::Null(libc::O_RDONLY), |(child_end, _)| Stdio::Dup(child_end.as_raw_fd())),
+        stdout.as_ref().map_or(Stdio::Null(libc::O_WRONLY), |(_, child_end)| Stdio::Dup(child_end.as_raw_fd())),
+        Stdio::Dup(stderr_write.as_raw_fd()),
+    ];
+    let envp = req.env.pointers.as_ptr();
+    let pid = match sys::addchdir() {
+        Some(addchdir) => posix_spawn(req.program, &mut argv, envp, req.cwd, stdio, null, addchdir)?,
+        None => fork_exec(req.program, &argv, envp, req.cwd, stdio, null)?,
+    };
+    // The child's ends close here; ours stay.
+    Ok(Process { pid, stdin: stdin.map(|(_, ours)| ours), stdout: stdout.map(|(ours, _)| ours), stderr: stderr_read })
+}
+
+/// Where a child's fd 0, 1 or 2 comes from.
+#[derive(Clone, Copy)]
+enum Stdio {
+    /// A pipe end of ours (numbered 3 or above).
+    Dup(RawFd),
+    /// `/dev/null`, opened with these flags.
+    Null(libc::c_int),
+}
+
+fn posix_spawn(
+    program: &CStr,
+    argv: &mut [*const c_char],
+    envp: *const *const c_char,
+    cwd: &CStr,
+    stdio: [Stdio; 3],
+    null: Option<RawFd>,
+    addchdir: sys::AddChdir,
+) -> io::Result<libc::pid_t> {
     let actions = FileActions::new()?;
     let attrs = Attributes::new()?;
-    match &stdin {
-        Some((child_end, _)) => actions.dup2(child_end.as_raw_fd(), 0)?,
-        None => actions.null(null, 0, libc::O_RDONLY)?,
+    for (to, from) in stdio.into_iter().enumerate() {
+        match from {
+            Stdio::Dup(fd) => actions.dup2(fd, to as RawFd)?,
+            Stdio::Null(flags) => actions.null(null, to as RawFd, flags)?,
+        }
     }
-    match &stdout {
-        Some((_, child_end)) => actions.dup2(child_end.as_raw_fd(), 1)?,
-        None => actions.null(null, 1, libc::O_WRONLY)?,
-    }
-    actions.dup2(stderr_write.as_raw_fd(), 2)?;
-    actions.chdir(req.cwd)?;
+    // SAFETY: the actions are initialised; glibc copies the path.
+    check(unsafe { addchdir(&actions.0 as *const _ as *mut _, cwd.as_ptr()) })?;
 
     let mut pid: libc::pid_t = 0;
     // SAFETY: every pointer is valid for the call: the actions and attributes are initialised,
@@ -150,18 +182,135 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
     let rc = unsafe {
         libc::posix_spawn(
             &mut pid,
-            req.program.as_ptr(),
+            program.as_ptr(),
             &actions.0,
             &attrs.0,
             argv.as_mut_ptr() as *const *mut c_char,
-            req.env.pointers.as_ptr() as *const *mut c_char,
+            envp as *const *mut c_char,
         )
     };
-    if rc != 0 {
-        return Err(io::Error::from_raw_os_error(rc));
+    check(rc)?;
+    Ok(pid)
+}
+
+/// The spawn where glibc's posix_spawn cannot change directory (before 2.29, see
+/// [`super::sys`]): the same child as [`posix_spawn`]'s, made with fork. Only async-signal-safe
+/// calls run in the child, on data prepared before the fork; an exec failure comes back as the
+/// error, as posix_spawn reports it, through a close-on-exec pipe.
+fn fork_exec(
+    program: &CStr,
+    argv: &[*const c_char],
+    envp: *const *const c_char,
+    cwd: &CStr,
+    stdio: [Stdio; 3],
+    null: Option<RawFd>,
+) -> io::Result<libc::pid_t> {
+    let (report_read, report_write) = pipe()?;
+    // Every signal blocked across the fork, so no handler of the host's runs in the child before
+    // the child has put it back to the default.
+    // SAFETY: sigset operations on local sets; the thread's mask is restored below.
+    let old = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        old
+    };
+    // SAFETY: the child runs only `child`, which calls async-signal-safe functions and never
+    // returns.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: in the child of fork; every pointer was made before it.
+        unsafe { child(program, argv, envp, cwd, stdio, null, report_write.as_raw_fd()) }
     }
-    // The child's ends close here; ours stay.
-    Ok(Process { pid, stdin: stdin.map(|(_, ours)| ours), stdout: stdout.map(|(ours, _)| ours), stderr: stderr_read })
+    let forked = io::Error::last_os_error();
+    // SAFETY: restores the mask saved above.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+    if pid < 0 {
+        return Err(forked);
+    }
+    drop(report_write);
+    let mut errno = [0u8; 4];
+    let mut got = 0;
+    while got < errno.len() {
+        // SAFETY: reads into the rest of a local buffer.
+        let n = unsafe { libc::read(report_read.as_raw_fd(), errno[got..].as_mut_ptr().cast(), errno.len() - got) };
+        if n > 0 {
+            got += n as usize;
+        } else if n == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    if got == 0 {
+        return Ok(pid); // closed by the exec
+    }
+    // The child failed before or at exec and exits at once: reap it.
+    // SAFETY: waits for our own child.
+    unsafe {
+        while libc::waitpid(pid, std::ptr::null_mut(), 0) < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+    };
+    Err(io::Error::from_raw_os_error(if got == 4 { i32::from_ne_bytes(errno) } else { libc::EIO }))
+}
+
+/// The child of [`fork_exec`]: what [`Attributes`] and [`FileActions`] ask posix_spawn for, then
+/// the exec. On failure it writes errno to `report` and exits 127.
+unsafe fn child(
+    program: &CStr,
+    argv: &[*const c_char],
+    envp: *const *const c_char,
+    cwd: &CStr,
+    stdio: [Stdio; 3],
+    null: Option<RawFd>,
+    report: RawFd,
+) -> ! {
+    unsafe fn fail(report: RawFd) -> ! {
+        let errno = *libc::__errno_location();
+        libc::write(report, (&errno as *const c_int).cast(), 4);
+        libc::_exit(127)
+    }
+    if libc::setpgid(0, 0) != 0 {
+        fail(report);
+    }
+    for (to, from) in stdio.into_iter().enumerate() {
+        let to = to as RawFd;
+        let fd = match (from, null) {
+            (Stdio::Dup(fd), _) | (Stdio::Null(_), Some(fd)) => fd,
+            (Stdio::Null(flags), None) => match libc::open(c"/dev/null".as_ptr(), flags) {
+                -1 => fail(report),
+                fd => fd,
+            },
+        };
+        if fd != to && libc::dup2(fd, to) < 0 {
+            fail(report);
+        }
+        if matches!((from, null), (Stdio::Null(_), None)) && fd != to {
+            libc::close(fd);
+        }
+    }
+    if libc::chdir(cwd.as_ptr()) != 0 {
+        fail(report);
+    }
+    // As glibc's posix_spawn: handlers back to the default (they are the host's code), SIGPIPE
+    // and SIGTERM to the default even where ignored, then the empty mask.
+    let mut action: libc::sigaction = std::mem::zeroed();
+    for signal in 1..=libc::SIGRTMAX() {
+        if libc::sigaction(signal, std::ptr::null(), &mut action) != 0 {
+            continue;
+        }
+        let handled = action.sa_sigaction != libc::SIG_DFL && action.sa_sigaction != libc::SIG_IGN;
+        if handled || signal == libc::SIGPIPE || signal == libc::SIGTERM {
+            let mut default: libc::sigaction = std::mem::zeroed();
+            default.sa_sigaction = libc::SIG_DFL;
+            libc::sigaction(signal, &default, std::ptr::null_mut());
+        }
+    }
+    let mut empty: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut empty);
+    libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+    libc::execve(program.as_ptr(), argv.as_ptr(), envp);
+    fail(report)
 }
 
 /// A close-on-exec pipe, (read end, write end), both numbered 3 or above so that the child's
@@ -239,11 +388,6 @@ impl FileActions {
                 )
             }),
         }
-    }
-
-    fn chdir(&self, dir: &CStr) -> io::Result<()> {
-        // SAFETY: as above; glibc copies the path.
-        check(unsafe { libc::posix_spawn_file_actions_addchdir_np(&self.0 as *const _ as *mut _, dir.as_ptr()) })
     }
 }
 

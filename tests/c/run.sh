@@ -13,6 +13,8 @@
 # this script sums them and prints `c-<mode>: N passed, N failed` as its last line. It exits
 # non-zero on any failed check, on any program that crashed, hung or printed no summary, and on
 # anything valgrind or the sanitizers flagged. Set OHT_KEEP=1 to keep the tests' temp dirs.
+# OHT_LIB_DIR=<dir> tests another build of the library instead of target/release, e.g. the one
+# `make dist` ships (dist/c/oh-hooks-<version>-linux-<arch>/lib, built against glibc 2.17).
 set -u
 
 mode=${1:-}
@@ -29,8 +31,9 @@ suite="c-$mode"
 case "$0" in */*) here=${0%/*} ;; *) here=. ;; esac
 here=$(cd "$here" && pwd)
 root=$(cd "$here/../.." && pwd)
-rel="$root/target/release"
-out="$root/target/ctest/$mode"
+rel="${OHT_LIB_DIR:-$root/target/release}"
+case $rel in /*) ;; *) rel=$PWD/$rel ;; esac # the rpath must be absolute
+out="$root/target/ctest/$mode${OHT_LIB_DIR:+-libdir}"
 
 fail_setup() {
     echo "error: $*"
