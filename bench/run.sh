@@ -134,7 +134,7 @@ else
     echo
 fi
 # 1. The C rows, interleaved (progress on stderr).
-BENCH_DIR="$here" "$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
+BENCH_CLI="$rel/oh-hooks" BENCH_DIR="$here" "$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
 
 # 2. The binding rows: outer rounds, each running the C reference and every binding process in
 #    turn (rotating the order), so that slow phases of the machine hit all of them.
