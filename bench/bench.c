@@ -1235,7 +1235,7 @@ static void line(const char *label, const char *id, const char *floor_label, con
         if (f.n) ratio = med / f.med;
     }
     if (target_ratio > 0) {
-        sprintf(t, "≤ %.1f×", target_ratio);
+        sprintf(t, "≤ %g×", target_ratio);
         strcpy(v, isnan(ratio) ? "?" : ratio <= target_ratio ? "meets" : "MISSES");
     } else if (target_abs_ns > 0) {
         sprintf(t, "≤ %.0f µs", target_abs_ns / 1e3);
