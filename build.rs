@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-const FFI_FILES: &[&str] = &["src/ffi/engine.rs", "src/ffi/callbacks.rs", "src/ffi/fire_async.rs"];
+const FFI_FILES: &[&str] = &["src/ffi/engine.rs", "src/ffi/callbacks.rs", "src/ffi/fire_async.rs", "src/ffi/text.rs"];
 
 fn main() {
     println!("cargo:rerun-if-changed=src/ffi");

@@ -11,7 +11,7 @@ rustup run nightly rustc --version >/dev/null 2>&1 || { echo "error: a nightly t
 ./seed.sh
 mkdir -p logs
 status=0
-for target in envelope config response; do
+for target in envelope config response answer_openharness answer_claude; do
   echo "== $target: $seconds s"
   if ! cargo +nightly fuzz run "$target" -O -- -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
       > "logs/$target.log" 2>&1; then

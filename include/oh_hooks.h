@@ -355,6 +355,42 @@ uint64_t oh_hooks_fire_async(const OhHooks *hooks,
  */
 int oh_hooks_cancel(const OhHooks *hooks, uint64_t fire_id);
 
+/**
+ * Returns the human-readable message of an error JSON (`error_out` of `oh_hooks_new` or
+ * `oh_hooks_reload`, or an outcome's `"error"` object): the value of its `"message"`, one
+ * sentence saying what was wrong and what was expected, naming the file, line and config path
+ * when the error has them. Text that is not such an error comes back unchanged (as a copy), so
+ * whatever is passed can be printed.
+ *
+ * Ownership: `error_json` is borrowed for the call. Returns a string the caller owns and frees
+ * with `oh_hooks_string_free`, or NULL when `error_json` is NULL (or memory runs out). Bytes
+ * that are not UTF-8 are replaced by U+FFFD in the copy.
+ *
+ * Thread safety: may be called from any thread, concurrently with anything; it uses no engine.
+ *
+ * # Safety
+ * `error_json` is NULL or a NUL-terminated string that lives for the call.
+ */
+char *oh_hooks_error_message(const char *error_json);
+
+/**
+ * Returns `s` as a JSON string literal, quotes included: `/tmp/it's "here"` becomes
+ * `"/tmp/it's \"here\""`, with `\` and control characters escaped too. Its use: building the
+ * options JSON with `snprintf` from text that may hold any character (a path, a URL), e.g.
+ * `snprintf(buf, n, "{\"cwd\": %s}", quoted)`, where pasting the raw path would break (or
+ * change) the JSON.
+ *
+ * Ownership: `s` is borrowed for the call. Returns a string the caller owns and frees with
+ * `oh_hooks_string_free`, or NULL when `s` is NULL or not valid UTF-8 (the engine's options
+ * are UTF-8 JSON, so such text could not be passed anyway), or memory runs out.
+ *
+ * Thread safety: may be called from any thread, concurrently with anything; it uses no engine.
+ *
+ * # Safety
+ * `s` is NULL or a NUL-terminated string that lives for the call.
+ */
+char *oh_hooks_json_quote(const char *s);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

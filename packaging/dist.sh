@@ -92,7 +92,10 @@ if want c || want python || want install; then
   sed -e 's|@PREFIX@|${pcfiledir}/../..|' -e "s|@VERSION@|$version|" oh_hooks.pc.in >"$c_dir/lib/pkgconfig/oh_hooks.pc"
   strip_split "$built/oh-hooks" "$c_dir/bin/oh-hooks"
   chmod 755 "$c_dir/bin/oh-hooks"
-  install -m 644 LICENSE-MIT LICENSE-APACHE README.md "$c_dir/"
+  install -m 644 LICENSE-MIT LICENSE-APACHE "$c_dir/"
+  # Each package opens with its own README (install, a first program, where the docs are), not
+  # the repository's contributor README (packaging/readme/; the dist suite runs its first program).
+  install -m 644 packaging/readme/c.md "$c_dir/README.md"
   tar -C "$out/c" --owner=0 --group=0 --numeric-owner -czf "$out/$c_name.tar.gz" "$c_name"
 fi
 
@@ -109,6 +112,7 @@ if want python; then
   (cd bindings/python && tar --exclude=build --exclude='*.egg-info' --exclude=__pycache__ --exclude=tests \
     --exclude='liboh_hooks.*' -cf - .) | tar -C "$py" -xf -
   install -m 644 LICENSE-MIT LICENSE-APACHE "$py/"
+  install -m 644 packaging/readme/python.md "$py/README.md" # the wheel's and sdist's description
   # The crate, for the sdist's build from source.
   tar --exclude=target -cf - Cargo.toml Cargo.lock build.rs cbindgen.toml rustfmt.toml src include \
     LICENSE-MIT LICENSE-APACHE | tar -C "$py/rust" -xf -
@@ -145,6 +149,10 @@ if want npm; then
   (cd bindings/node && tar --exclude=./node_modules --exclude=./build --exclude=./prebuilds -cf - .) | tar -C "$np" -xf -
   mkdir -p "$np/include" && install -m 644 include/oh_hooks.h "$np/include/"
   install -m 644 LICENSE-MIT LICENSE-APACHE "$np/"
+  install -m 644 packaging/readme/npm.md "$np/README.md"
+  # `npm test` runs the repository's test.sh, which the package does not ship: drop the script.
+  node -e 'const f=process.argv[1], p=JSON.parse(require("fs").readFileSync(f)); delete p.scripts.test;
+    require("fs").writeFileSync(f, JSON.stringify(p, null, 2) + "\n")' "$np/package.json"
   cp -r "$out/npm/prebuilds" "$np/"
   rm -f "$out"/npm/oh-hooks-*.tgz
   (cd "$np" && npm pack --silent --pack-destination "$out/npm" >/dev/null)
@@ -164,7 +172,8 @@ if want go; then
     case $f in *_test.go | */link_repo_*.go) continue ;; esac
     install -m 644 "$f" "$mod/"
   done
-  install -m 644 bindings/go/go.mod bindings/go/README.md LICENSE-MIT LICENSE-APACHE "$mod/"
+  install -m 644 bindings/go/go.mod LICENSE-MIT LICENSE-APACHE "$mod/"
+  install -m 644 packaging/readme/go.md "$mod/README.md"
   mkdir -p "$mod/include"
   install -m 644 include/oh_hooks.h "$mod/include/"
   packaging/go-module.sh "$mod" "$version"

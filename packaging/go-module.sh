@@ -17,6 +17,9 @@ version=$2
 path=github.com/oh-hooks/ohhooks
 [ -f "$mod/go.mod" ] || { echo "go-module: $mod/go.mod missing" >&2; exit 1; }
 grep -q "^module $path\$" "$mod/go.mod" || { echo "go-module: $mod/go.mod is not module $path" >&2; exit 1; }
+# The module opens with the package README (packaging/readme/go.md), not the repository's.
+grep -q '^## First program$' "$mod/README.md" 2>/dev/null ||
+  { echo "go-module: $mod/README.md is not the package README (install packaging/readme/go.md)" >&2; exit 1; }
 
 platforms=()
 for d in "$mod"/lib/*/; do

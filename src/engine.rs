@@ -254,7 +254,10 @@ impl Engine {
                 fires.remove(&id);
                 cancel.is_cancelled()
             };
-            let outcome = if cancelled { Outcome::error(cancelled_error()) } else { outcome };
+            // A cancelled fire keeps the traces of the hooks it started: those the cancel
+            // stopped say `"cancelled"`, so an audit log can name them.
+            let outcome =
+                if cancelled { Outcome { hooks: outcome.hooks, ..Outcome::error(cancelled_error()) } } else { outcome };
             if let Some(record) = record {
                 inner.foreground_done(&record, &outcome);
             }
@@ -637,8 +640,9 @@ impl Inner {
                 traces.push(trace);
             }
             let (answers, claude_traces): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+            let who = || claude_denier(snapshot.config.claude.of(event), &claude, &answers, &claude_traces);
+            let _ = walk.claude_step(event, claude_merge(event, &answers), who);
             traces.extend(claude_traces);
-            let _ = walk.claude_step(event, claude_merge(event, &answers));
             Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &answers))
         } else if self.options.wait_non_blocking {
             let (ran, answers) =
@@ -806,7 +810,8 @@ impl Inner {
                                     base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()),
                                 );
                             }
-                            if walk.step(result).is_break() {
+                            let who = || traces.last().map(|t| oh_denier(&specs[i], t)).unwrap_or_default();
+                            if walk.step(result, who).is_break() {
                                 break 'walk;
                             }
                         }
@@ -831,11 +836,13 @@ impl Inner {
                     };
                     let (_, ran) = self.run_together(snapshot, at, input, &[], &step, cancel, budget);
                     let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
-                    traces.extend(claude_traces);
                     let merged = claude_merge(at.event, &a);
-                    answers.extend(a);
                     let rewrite = (merged.updated_input.clone(), merged.updated_prompt.clone());
-                    if walk.claude_step(at.event, merged).is_break() {
+                    let who = || claude_denier(claude_hooks, &step, &a, &claude_traces);
+                    let decided = walk.claude_step(at.event, merged, who).is_break();
+                    traces.extend(claude_traces);
+                    answers.extend(a);
+                    if decided {
                         break 'walk;
                     }
                     if let (None, None) = rewrite {
@@ -1244,6 +1251,33 @@ fn background_label(snap: &Snapshot, event: Event, is_claude: bool, i: usize) ->
         let spec = &snap.config.hooks.of(event)[i];
         (spec.index, spec.type_name())
     }
+}
+
+/// Names an openHarness hook in the reason of a deny that gave none (README "Merging").
+fn oh_denier(spec: &config::HookSpec, trace: &Trace) -> String {
+    let (kind, what) = match &spec.handler {
+        config::Handler::Command(c) if spec.persistent.is_some() => ("persistent hook", c.as_str()),
+        config::Handler::Command(c) => ("command hook", c.as_str()),
+        config::Handler::Http(url) => ("http hook", url.as_str()),
+        config::Handler::Prompt(question) => ("prompt hook", question.as_str()),
+        config::Handler::Callback(name) => ("callback", name.as_str()),
+    };
+    crate::merge::denied_by(kind, what, trace)
+}
+
+/// Names the Claude Code hook that blocked or stopped a fire, for a reason when none was given.
+/// `claude`, `answers` and `traces` are parallel (the hooks that ran, in list order).
+fn claude_denier(hooks: &[ClaudeHook], claude: &[usize], answers: &[ClaudeAnswer], traces: &[Trace]) -> String {
+    let at = answers.iter().position(|a| a.block || a.stop.is_some()).unwrap_or(0);
+    let (Some(&i), Some(trace)) = (claude.get(at), traces.get(at)) else {
+        return "denied by a Claude Code hook".to_string();
+    };
+    let what = match &hooks[i].handler {
+        config::claude::ClaudeHandler::Command { command, .. } => command.as_str(),
+        config::claude::ClaudeHandler::Http { url, .. } => url.as_str(),
+        config::claude::ClaudeHandler::Callback { kind, .. } => kind,
+    };
+    crate::merge::denied_by("Claude Code hook", what, trace)
 }
 
 fn internal_failure(spec: &config::HookSpec) -> Ran {

@@ -26,6 +26,10 @@ const KEYS: &[&str] = &[
     "claudeProjectDir",
 ];
 
+/// Every option key the engine accepts: the one list the bindings' option types and every
+/// README's option list are checked against (tests/option_lists.rs).
+pub const OPTION_NAMES: &[&str] = KEYS;
+
 /// A Claude Code plugin (CONTRACT §8): its `hooks/hooks.json` is read as an own layer, and its
 /// hooks get `CLAUDE_PLUGIN_ROOT` (and `CLAUDE_PLUGIN_DATA` when given).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,13 +161,33 @@ fn want_positive(key: &str, v: &Value) -> Result<u64> {
     }
 }
 
+/// `path` made absolute. One with `..` in it is resolved as the OS resolves it (`app/..` is the
+/// parent of wherever `app` points), so that messages name the real file
+/// (`/work/badproject/.oh/config.yaml`, not `/work/x/app/../../badproject/.oh/config.yaml`); a
+/// path that does not exist keeps a lexical normalisation, for its error message.
 fn absolute(path: &str) -> PathBuf {
     let p = Path::new(path);
-    if p.is_absolute() {
+    let p = if p.is_absolute() {
         p.to_path_buf()
     } else {
         std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")).join(p)
+    };
+    if !p.components().any(|c| c == std::path::Component::ParentDir) {
+        return p;
     }
+    std::fs::canonicalize(&p).unwrap_or_else(|_| {
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                c => out.push(c),
+            }
+        }
+        out
+    })
 }
 
 impl Options {

@@ -309,7 +309,8 @@ mod tests {
             .ok()
             .unwrap();
         }
-        let mut got: Vec<i32> = (0..2).map(|_| rx.recv_timeout(Duration::from_secs(10)).expect("both ran at once")).collect();
+        let mut got: Vec<i32> =
+            (0..2).map(|_| rx.recv_timeout(Duration::from_secs(10)).expect("both ran at once")).collect();
         got.sort();
         assert_eq!(got, [1, 2]);
         pool.drain();

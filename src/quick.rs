@@ -415,7 +415,10 @@ mod tests {
         let ok = |s: &str| scan(s.as_bytes()).map(|h| (h.event.to_vec(), h.tool.map(<[u8]>::to_vec)));
         let some = |e: &str, t: Option<&str>| Some((e.as_bytes().to_vec(), t.map(|t| t.as_bytes().to_vec())));
         assert_eq!(ok(r#"{"event":"preToolUse","toolName":"Bash"}"#), some("preToolUse", Some("Bash")));
-        assert_eq!(ok(" {\n\"a\":[1,-2.5,0,{\"b\":null},true,false,\"x\\\"y\"],\"event\":\"e\"} \r\n"), some("e", None));
+        assert_eq!(
+            ok(" {\n\"a\":[1,-2.5,0,{\"b\":null},true,false,\"x\\\"y\"],\"event\":\"e\"} \r\n"),
+            some("e", None)
+        );
         assert_eq!(ok(r#"{"tool_name":"Read","event":"x","o":{}}"#), some("x", Some("Read")));
         for doubt in [
             "",

@@ -55,8 +55,11 @@ proptest! {
 
         let stop = answers.iter().any(|a| a.stop.is_some());
         let mut walk = Walk::new();
-        let _ = walk.claude_step(Event::PreToolUse, m);
+        let _ = walk.claude_step(Event::PreToolUse, m, || "denied by the hook".into());
         let out = walk.finish();
+        if !out.allowed {
+            prop_assert!(out.reason.as_deref().is_some_and(|r| !r.is_empty()), "every deny has a reason (1.2)");
+        }
         prop_assert_eq!(out.allowed, !blocked && !stop, "continue:false and deny both refuse");
         prop_assert_eq!(out.stop.is_some(), stop);
         if stop && !blocked {

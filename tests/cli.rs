@@ -225,6 +225,142 @@ fn check_says_an_untrusted_project_file_is_not_loaded() {
     assert!(text.contains("ok: 0 hook(s)"), "{text}");
 }
 
+/// A config using `callback:` can be tried from a shell: `--callback NAME=JSON` answers every call
+/// of NAME (and `prompt` for prompt hooks) with that JSON.
+#[test]
+fn fire_answers_callbacks_given_on_the_command_line() {
+    let dir = project("hooks:\n  preToolUse:\n    - callback: canUseTool\n    - prompt: Is this safe?\n");
+    let run = |extra: &[&str]| {
+        let out = cli()
+            .args(["fire", "--trusted", "--cwd"])
+            .arg(dir.path())
+            .args(extra)
+            .arg(r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm -rf /"}"#)
+            .output()
+            .unwrap();
+        (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (code, out, _) = run(&[]);
+    assert_eq!(code, 1, "nothing registered: {out}");
+    assert!(out.contains("no callback registered for canUseTool"), "{out}");
+
+    let (code, out, _) = run(&["--callback", r#"canUseTool={"decision":"deny","reason":"no rm"}"#]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(r#""reason":"no rm""#), "{out}");
+
+    // null: no decision; then the prompt evaluator decides.
+    let (code, out, _) = run(&["--callback", "canUseTool=null", "--callback", r#"prompt={"decision":"deny"}"#]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(r#""reason":"denied by prompt hook `Is this safe?`""#), "{out}");
+    let (code, out, _) = run(&["--callback", "canUseTool=null", "--callback", "prompt={}"]);
+    assert_eq!(code, 0, "{out}");
+
+    for (args, needle) in [
+        (&["--callback", "canUseTool"][..], "--callback needs NAME=JSON"),
+        (&["--callback", "canUseTool={nope"], "--callback canUseTool: the answer is not valid JSON"),
+        (&["--callback", "=null"], "needs a name"),
+        (&["--callback", "a=null", "--callback", "a={}"], "--callback a is given twice"),
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    let out = cli().args(["check", "--callback", "a=null"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("--callback is for fire"));
+}
+
+#[test]
+fn fire_with_no_envelope_says_so() {
+    let dir = project(CONFIG);
+    let mut child = cli()
+        .args(["fire", "--trusted", "--cwd"])
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no envelope given (standard input was empty)"), "{err}");
+    assert!(!err.contains("EOF while parsing"), "{err}");
+    let out = cli().args(["fire", "--trusted", "--cwd"]).arg(dir.path()).arg(" ").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("no envelope given (the ENVELOPE argument is empty)"));
+}
+
+/// `--config` and `--cwd` together: the file's hooks, run in DIR (the usage shows both as usable).
+#[test]
+fn config_and_cwd_together() {
+    let dir = project(CONFIG);
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("c.yaml"), "hooks:\n  preToolUse:\n    - command: pwd >&2; exit 1\n").unwrap();
+    let out = cli()
+        .args(["fire", "--trusted", "--config"])
+        .arg(elsewhere.path().join("c.yaml"))
+        .arg("--cwd")
+        .arg(dir.path())
+        .arg(r#"{"event":"preToolUse","toolName":"Read"}"#)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let cwd = std::fs::canonicalize(dir.path()).unwrap();
+    assert!(text.contains(&cwd.display().to_string()), "the hook ran in --cwd: {text}");
+    let usage = String::from_utf8(cli().arg("--help").output().unwrap().stdout).unwrap();
+    assert!(usage.contains("[--config FILE] [--cwd DIR]") && !usage.contains("--config FILE | --cwd DIR"), "{usage}");
+}
+
+/// Trust is open by default (openHarness's rule), and check says so with the way to restrict it.
+#[test]
+fn check_says_why_a_project_is_trusted() {
+    let dir = project(CONFIG);
+    let home = tempfile::tempdir().unwrap();
+    let check = |extra: &[&str]| {
+        let out = cli().args(["check", "--cwd"]).arg(dir.path()).args(extra).env("HOME", home.path()).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let store = home.path().join(".oh/trusted-dirs.json");
+    let text = check(&[]);
+    let want = format!(
+        "trust: trusted: no {}, so every project is trusted (openHarness's rule); list directories there, or pass trusted (--untrusted, \"trusted\": false), to restrict\n",
+        store.display()
+    );
+    assert!(text.contains(&want), "{text}");
+    assert!(check(&["--trusted"]).contains("trust: trusted: the `trusted` option is true (--trusted)\n"));
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    std::fs::write(&store, serde_json::json!({ "trusted": [dir.path()] }).to_string()).unwrap();
+    let text = check(&[]);
+    assert!(
+        text.contains(&format!("trust: trusted: {} is listed in {}", dir.path().display(), store.display())),
+        "{text}"
+    );
+}
+
+/// Paths in messages are the real files: `app/../../bad/.oh/config.yaml` is named as `/…/bad/.oh/config.yaml`.
+#[test]
+fn error_paths_are_normalised() {
+    let root = tempfile::tempdir().unwrap();
+    let bad = root.path().join("badproject/.oh");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(bad.join("config.yaml"), "hooks:\n  preToolUse:\n    - commnd: x\n").unwrap();
+    let app = root.path().join("x/app");
+    std::fs::create_dir_all(&app).unwrap();
+    let out = cli().args(["check", "--trusted", "--cwd", "../../badproject"]).current_dir(&app).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let real = std::fs::canonicalize(root.path()).unwrap().join("badproject/.oh/config.yaml");
+    assert!(err.contains(&format!("invalid config in {} line 3", real.display())), "{err}");
+    assert!(!err.contains(".."), "{err}");
+    // --config with .. too.
+    let out = cli().args(["check", "--config", "../../badproject/.oh/config.yaml"]).current_dir(&app).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&real.display().to_string()) && !err.contains(".."), "{err}");
+}
+
 /// Issue 16 item 12: `oh-hooks check` on a trusted project with an eager persistent worker.
 /// Before: the worker started (the repository's code ran and wrote its marker). Now check
 /// reads and reports, and starts nothing.

@@ -8,6 +8,8 @@
 #           types when TypeScript installs from the npm registry
 #   Go      `go build -race` of an app requiring the module through a `replace` to the unpacked
 #           zip, no CGO_* variables; also vendored, from a GOPROXY, and with -tags ohhooks_system
+# Each package's own README (packaging/readme/) is checked to be the one it ships, and its "First
+# program" is run exactly as written, extracted by tests/dist/readme_first.py.
 # Each harness prints its own `dist-<lang>: N passed, N failed`; the last line sums everything as
 # `dist: N passed, N failed`. Set DIST_SDIST=1 to also install the Python sdist (a cargo build).
 set -uo pipefail
@@ -35,6 +37,29 @@ harness() {
   pass=$((pass + p))
   fail=$((fail + f))
   [ "$status" = 0 ] || [ "$f" != 0 ] || bad "$name exited with status $status"
+}
+# first_program NAME README PROGRAM DIR: the package's own README, not the contributor one, and
+# its "First program" run exactly as written (tests/dist/readme_first.py extracts the setup, the
+# program and the run command) in the fresh directory DIR, with the environment the caller gives;
+# the program's callback denies `rm -rf /`, so its output must carry that reason.
+first_program() {
+  local name=$1 readme=$2 program=$3 dir=$4 out
+  if grep -q '^## First program$' "$readme" && ! grep -q 'make demo\|make test\|polyglot' "$readme"; then
+    ok "$name: the package's README is its own (install, first program, docs)"
+  else
+    bad "$name: the package's README is its own, not the repository's contributor README"
+  fi
+  mkdir -p "$dir"
+  if ! python3 "$h/readme_first.py" "$readme" "$dir" "$program"; then
+    bad "$name: the package's README has a First program"
+    return
+  fi
+  if out=$(cd "$dir" && sh setup.sh && sh run.sh 2>&1) && grep -q 'no rm -rf here' <<<"$out"; then
+    ok "$name: the First program of the package's README runs as written"
+  else
+    echo "$out" | tail -20 | sed 's/^/    /'
+    bad "$name: the First program of the package's README runs as written"
+  fi
 }
 mib() { awk -v b="$(stat -Lc %s "$1")" 'BEGIN { printf "%.2f", b / 1048576 }'; }
 # at_most FILE MIB WHAT
@@ -134,6 +159,7 @@ else
   bad "check.c links statically"
 fi
 grep -q Usage <<<"$("$c/bin/oh-hooks" --help)" && ok "bin/oh-hooks --help" || bad "bin/oh-hooks --help"
+first_program dist-c "$c/README.md" first.c "$tmp/first-c"
 unset PKG_CONFIG_PATH
 
 echo "== Python: the wheel in a fresh venv"
@@ -147,6 +173,9 @@ if "$tmp/venv/bin/pip" install -q --no-index --disable-pip-version-check "$art/$
   ok "pip install ${wheel##*/}"
   mkdir -p "$tmp/py-app" && cd "$tmp/py-app" || exit 1
   harness dist-python "$tmp/venv/bin/python" "$h/check.py" "$h/options.json" "$version" dist-python
+  # The wheel's README is its description in the installed metadata.
+  "$tmp/venv/bin/python" -c 'import importlib.metadata as m; d = m.metadata("oh-hooks"); print(d["Description"] or d.get_payload())' >"$tmp/python-README.md"
+  PATH=$tmp/venv/bin:$PATH first_program dist-python "$tmp/python-README.md" first.py "$tmp/first-python"
   site=$("$tmp/venv/bin/python" -c 'import oh_hooks, os; print(os.path.dirname(oh_hooks.__file__))')
   for f in LICENSE-MIT LICENSE-APACHE; do
     ls "$site"/../oh_hooks-"$version".dist-info/licenses/"$f" >/dev/null 2>&1 ||
@@ -184,6 +213,16 @@ if npm install --silent --no-audit --no-fund --offline "$art/${npm_tgz##*/}" >np
   cp "$h/check.cjs" "$h/check.mjs" "$h/check.ts" .
   harness dist-node-cjs node check.cjs "$h/options.json" "$version" dist-node-cjs
   harness dist-node-esm node check.mjs "$h/options.json" "$version" dist-node-esm
+  first_program dist-node node_modules/oh-hooks/README.md first.js "$tmp/node-app/first"
+  # Every npm script names a file the package ships (the repository's `test` script does not).
+  if node -e 'const fs = require("fs"), d = "node_modules/oh-hooks/";
+    const s = JSON.parse(fs.readFileSync(d + "package.json")).scripts || {};
+    const missing = Object.values(s).flatMap((c) => c.match(/\.\/[\w.\/-]+|\b[\w-]+\.(js|sh)\b/g) || []).filter((f) => !fs.existsSync(d + f));
+    if (missing.length) { console.log("missing:", missing.join(" ")); process.exit(1); }'; then
+    ok "the npm package's scripts name only files it ships"
+  else
+    bad "the npm package's scripts name only files it ships"
+  fi
   for f in LICENSE-MIT LICENSE-APACHE; do [ -f "node_modules/oh-hooks/$f" ] && ok "the npm package ships $f" || bad "the npm package ships $f"; done
   # A platform without a prebuild: the error names it and says what to do.
   cp -r node_modules/oh-hooks "$tmp/no-prebuild" && rm -rf "$tmp/no-prebuild/prebuilds"
@@ -287,5 +326,8 @@ if GOPROXY=file://$art/goproxy GONOSUMDB=github.com/oh-hooks GOFLAGS=-mod=mod GO
 else
   bad "go get from the GOPROXY tree"
 fi
+chmod -R u+w "$tmp/gomodcache" 2>/dev/null
+GOPROXY=file://$art/goproxy GONOSUMDB=github.com/oh-hooks GOFLAGS=-mod=mod GOMODCACHE=$tmp/gomodcache \
+  first_program dist-go "$moddir/README.md" main.go "$tmp/first-go"
 chmod -R u+w "$tmp/gomodcache" 2>/dev/null
 finish

@@ -527,8 +527,6 @@ fn d_response_table() {
         ("D2 true", b"true".to_vec(), "not an object"),
         ("D5 `[` × 100000, never closed", deep.into_bytes(), "not valid JSON"),
         ("D6 invalid UTF-8 bytes", b"\xff\xfe".to_vec(), "not valid JSON"),
-        ("D6 invalid UTF-8 in a string", b"{\"decision\":\"deny\",\"reason\":\"\xff\"}".to_vec(), "not valid JSON"),
-        ("D8 UTF-8 BOM", b"\xef\xbb\xbf{\"decision\":\"deny\"}".to_vec(), "not valid JSON"),
         ("D9 two documents", b"{\"decision\":\"deny\"}{}".to_vec(), "not valid JSON"),
         ("D9 trailing garbage", b"{\"decision\":\"deny\"} x".to_vec(), "not valid JSON"),
     ];
@@ -549,7 +547,8 @@ fn d_response_table() {
         ("D3 decision a boolean", r#"{"decision":true}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 decision upper case", r#"{"decision":"DENY"}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 top-level ask", r#"{"decision":"ask"}"#, json!({ "allowed": true, "result": "none" })),
-        ("D3 reason a number", r#"{"decision":"deny","reason":5}"#, json!({ "allowed": false, "result": "deny" })),
+        // 1.2: a deny with no usable reason is named after its hook (README "Merging").
+        ("D3 reason a number", r#"{"decision":"deny","reason":5}"#, json!({ "allowed": false, "result": "deny", "reason": "@named" })),
         ("D3 hookSpecificOutput a string", r#"{"hookSpecificOutput":"deny"}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 permission a number", r#"{"hookSpecificOutput":{"decision":1}}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 context a number", r#"{"hookSpecificOutput":{"additionalContext":5}}"#, json!({ "allowed": true, "result": "none" })),
@@ -558,13 +557,28 @@ fn d_response_table() {
         ("D10 empty", "", json!({ "allowed": true, "result": "none" })),
         ("D11 NUL inside a string", "{\"decision\":\"deny\",\"reason\":\"a\\u0000b\"}", json!({ "allowed": false, "result": "deny", "reason": "a\u{0}b" })),
     ];
+    // Contract 1.2 (README "Every answer read tolerantly"): these were malformed in 1.1 and lost
+    // the deny; invalid UTF-8 is now read as U+FFFD and a byte-order mark is skipped.
+    let parsed_bytes: Vec<(&str, &[u8], Value)> = vec![
+        (
+            "D6 invalid UTF-8 in a string",
+            b"{\"decision\":\"deny\",\"reason\":\"\xff\"}",
+            json!({ "allowed": false, "result": "deny", "reason": "\u{FFFD}" }),
+        ),
+        ("D8 UTF-8 BOM", b"\xef\xbb\xbf{\"decision\":\"deny\"}", json!({ "allowed": false, "result": "deny" })),
+    ];
+    let parsed: Vec<(&str, &[u8], Value)> =
+        parsed.iter().map(|(r, b, w)| (*r, b.as_bytes(), w.clone())).chain(parsed_bytes).collect();
     for (row, body, want) in &parsed {
-        let (o, _d) = respond(body.as_bytes(), json!({ "strict": true }));
+        let (o, _d) = respond(body, json!({ "strict": true }));
         let t = trace(&o);
         assert_eq!(o["allowed"], want["allowed"], "{row}: {o}");
         assert_eq!(t["result"], want["result"], "{row}: {o}");
         assert!(t.get("error").is_none(), "{row}: well-formed responses have no trace error: {o}");
-        if let Some(r) = want.get("reason") {
+        if want.get("reason").is_some_and(|r| r == "@named") {
+            let r = o["reason"].as_str().unwrap_or_default();
+            assert!(r.starts_with("denied by command hook `cat "), "{row}: {o}");
+        } else if let Some(r) = want.get("reason") {
             assert_eq!(o["reason"], *r, "{row}: {o}");
         } else {
             assert!(o.get("reason").is_none(), "{row}: {o}");
@@ -771,7 +785,8 @@ fn e_prompt_and_no_event_hooks_unaffected_by_spawn_problems() {
 #[test]
 fn c10_lone_surrogate_passes_through() {
     // Grammar-valid JSON without a UTF-8 form: no error, the text reaches jsonIO hooks unchanged,
-    // and the context field sets no variable.
+    // and the context field sets its variable with U+FFFD in place of the surrogate (contract
+    // 1.2; 1.1 left it unset, so an env-mode guard allowed `rm -rf / #\ud800`).
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("stdin");
     let e = one_hook(
@@ -781,5 +796,5 @@ fn c10_lone_surrogate_passes_through() {
     let o = fire_raw(&e, "{\"event\":\"preToolUse\",\"toolArgs\":\"\\ud800\"}");
     assert_eq!(o["allowed"], true, "{o}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "{\"event\":\"preToolUse\",\"toolArgs\":\"\\ud800\"}");
-    assert_eq!(trace(&o)["stderr"], "unset", "{o}");
+    assert_eq!(trace(&o)["stderr"], "\u{FFFD}", "{o}");
 }

@@ -36,9 +36,9 @@ fn results() -> impl Strategy<Value = Vec<HookResult>> {
 fn walk(results: &[HookResult]) -> (Merged, usize) {
     let mut w = Walk::new();
     let mut taken = 0;
-    for r in results {
+    for (i, r) in results.iter().enumerate() {
         taken += 1;
-        if w.step(r.clone()).is_break() {
+        if w.step(r.clone(), || format!("denied by hook {i}")).is_break() {
             break;
         }
     }
@@ -65,7 +65,14 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
                 Merged {
                     allowed: false,
                     permission: r.permission.map(|_| Permission::Deny),
-                    reason: r.reason.clone().or(first_reason),
+                    // Every deny has a reason (1.2): its own, the first seen, else the hook's name.
+                    reason: Some(
+                        r.reason
+                            .clone()
+                            .filter(|s| !s.is_empty())
+                            .or(first_reason)
+                            .unwrap_or(format!("denied by hook {i}")),
+                    ),
                     ..Merged::default()
                 },
                 i + 1,
@@ -161,13 +168,15 @@ proptest! {
         }
     }
 
-    /// Reason fallback on a deny: its own, else the first non-empty reason before it.
+    /// Reason fallback on a deny: its own, else the first non-empty reason before it, else (1.2:
+    /// every deny has a reason) one naming the hook. An empty own reason is no reason.
     #[test]
     fn deny_reason_fallback(rs in results()) {
         if let Some(i) = first_stop(&rs) {
             if is_deny(&rs[i]) {
                 let earlier = rs[..i].iter().find_map(|r| r.reason.clone().filter(|s| !s.is_empty()));
-                prop_assert_eq!(walk(&rs).0.reason, rs[i].reason.clone().or(earlier));
+                let own = rs[i].reason.clone().filter(|s| !s.is_empty());
+                prop_assert_eq!(walk(&rs).0.reason, Some(own.or(earlier).unwrap_or(format!("denied by hook {i}"))));
             }
         }
     }

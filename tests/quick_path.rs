@@ -24,10 +24,26 @@ const BENCH: &str = concat!(
 );
 
 const PATTERNS: [&str; 20] = [
-    "Read", "Write", "Edit", "Grep", "WebFetch", "WebSearch", "NotebookEdit",
-    "mcp__*", "*__github__*", "Task*", "*Todo*", "Notebook*Cell", "Kill*", "*Shell",
-    "/^(Read|Write|Edit)$/", "/^mcp__.*__(create|delete)_/", "/web(fetch|search)/i",
-    "/^Bashful$/", "/^Multi(Edit)?$/", "/todo/i",
+    "Read",
+    "Write",
+    "Edit",
+    "Grep",
+    "WebFetch",
+    "WebSearch",
+    "NotebookEdit",
+    "mcp__*",
+    "*__github__*",
+    "Task*",
+    "*Todo*",
+    "Notebook*Cell",
+    "Kill*",
+    "*Shell",
+    "/^(Read|Write|Edit)$/",
+    "/^mcp__.*__(create|delete)_/",
+    "/web(fetch|search)/i",
+    "/^Bashful$/",
+    "/^Multi(Edit)?$/",
+    "/todo/i",
 ];
 
 /// The same options as an engine of the Rust API and as one of the C ABI.
@@ -98,7 +114,12 @@ fn agree(e: &Pair, text: &[u8]) -> bool {
             Ok(t) => e.fire(t).to_json(),
             Err(_) => panic!("the shortcut answered text that is not UTF-8: {text:?}"),
         };
-        assert_eq!(q.to_str().unwrap(), general, "shortcut and general path differ on {:?}", String::from_utf8_lossy(text));
+        assert_eq!(
+            q.to_str().unwrap(),
+            general,
+            "shortcut and general path differ on {:?}",
+            String::from_utf8_lossy(text)
+        );
         assert_eq!(general, ALLOWED);
     }
     quick.is_some()
@@ -120,17 +141,17 @@ fn what_the_shortcut_leaves_to_the_general_path() {
     let bench = |from: &str, to: &str| BENCH.replacen(from, to, 1);
     // Each of these is answered by the general path; some are not no-match fires at all.
     for (e, text) in [
-        (&twenty, bench("\"Bash\"", "\"Read\"")),                // a hook matches
-        (&twenty, bench(",\"toolName\":\"Bash\"", "")),          // no tool name: every matcher matches
-        (&twenty, bench("\"Bash\"", "\"\"")),                    // empty tool name, likewise
-        (&none, bench("preToolUse", "PreToolUse")),              // unknown event
+        (&twenty, bench("\"Bash\"", "\"Read\"")),                 // a hook matches
+        (&twenty, bench(",\"toolName\":\"Bash\"", "")),           // no tool name: every matcher matches
+        (&twenty, bench("\"Bash\"", "\"\"")),                     // empty tool name, likewise
+        (&none, bench("preToolUse", "PreToolUse")),               // unknown event
         (&none, bench("\"turnNumber\":3", "\"turnNumber\":3e0")), // exponent
-        (&none, bench("\"Bash\"", "\"Ba\\u0073h\"")),            // escapes in the tool name
-        (&none, bench("\"model\"", "\"event\"")),                // event twice
-        (&none, bench("\"cwd\"", "\"tool_name\"")),              // tool name twice
-        (&none, BENCH[..BENCH.len() - 1].to_string()),          // syntax error: no closing brace
-        (&none, format!("{BENCH}x")),                            // trailing garbage
-        (&none, bench("anthropic", "anthr\u{1}opic")),           // control character
+        (&none, bench("\"Bash\"", "\"Ba\\u0073h\"")),             // escapes in the tool name
+        (&none, bench("\"model\"", "\"event\"")),                 // event twice
+        (&none, bench("\"cwd\"", "\"tool_name\"")),               // tool name twice
+        (&none, BENCH[..BENCH.len() - 1].to_string()),            // syntax error: no closing brace
+        (&none, format!("{BENCH}x")),                             // trailing garbage
+        (&none, bench("anthropic", "anthr\u{1}opic")),            // control character
     ] {
         assert!(e.fire_quick(text.as_bytes()).is_none(), "{text}");
         assert_eq!(timeless(&fire_c(e, text.as_bytes())), timeless(&e.fire(&text).to_json()), "{text}");
@@ -176,7 +197,9 @@ fn engines_whose_fires_are_not_the_constant() {
     assert!(runs.fire_quick(BENCH.as_bytes()).is_none());
     assert!(fire_c(&runs, BENCH.as_bytes()).starts_with(r#"{"allowed":false"#));
     // disableAllHooks: nothing runs, the constant.
-    let off = pair(r#"{"trusted":true,"config":{"disableAllHooks":true,"hooks":{"preToolUse":[{"command":"exit 1"}]}}}"#).unwrap();
+    let off =
+        pair(r#"{"trusted":true,"config":{"disableAllHooks":true,"hooks":{"preToolUse":[{"command":"exit 1"}]}}}"#)
+            .unwrap();
     assert!(agree(&off, BENCH.as_bytes()));
 }
 
@@ -192,7 +215,9 @@ fn shared_vectors_through_both_paths() {
         let text = std::fs::read_to_string(path).unwrap();
         let home = tempfile::tempdir().unwrap();
         let cwd = tempfile::tempdir().unwrap();
-        let text = text.replace("@HOME@", &home.path().display().to_string()).replace("@CWD@", &cwd.path().display().to_string());
+        let text = text
+            .replace("@HOME@", &home.path().display().to_string())
+            .replace("@CWD@", &cwd.path().display().to_string());
         let v: Value = serde_json::from_str(&text).unwrap();
         if v.get("newError").is_some() || v.get("callbacks").is_some() {
             continue;

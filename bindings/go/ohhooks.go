@@ -173,7 +173,15 @@ func NewJSON(options []byte) (*Hooks, error) {
 // With a ctx that can end, the fire runs on the engine's threads, and when ctx ends first Fire
 // cancels it in the engine: its running hooks are stopped (their process groups killed, pending
 // callback calls dropped) and Fire returns ctx.Err() at once. With a ctx that can never end
-// (context.Background()), the fire runs on the calling thread, which is the fastest path.
+// (context.Background(), context.TODO()), the fire runs on the calling thread, which is the
+// fastest path (no thread hand-off), and nothing can cancel it but the hooks' own timeouts.
+//
+// Where registered functions run, by design the same either way for the default registration:
+// each call on a goroutine of its own. Only an [Inline] function sees the difference: it runs on
+// the thread running its hook, which is the calling goroutine (inside this Fire call) with a ctx
+// that cannot end, and an engine thread with one that can. So an Inline function must not take a
+// lock the caller of Fire may hold, and none may rely on running on (or off) the caller's
+// goroutine. The outcome is the same either way.
 //
 // An envelope the engine rejects yields an Outcome whose Error is set AND a non-nil *Error with
 // the same code (see the package documentation).

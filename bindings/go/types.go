@@ -74,7 +74,8 @@ type Options struct {
 	// nil (or a value that encodes as JSON null) means none.
 	Config any `json:"config,omitempty"`
 	// Trusted forces trust on (Ptr(true)) or off (Ptr(false)); nil leaves it to openHarness's
-	// trust store <home>/.oh/trusted-dirs.json.
+	// trust store <home>/.oh/trusted-dirs.json, which trusts every project when the file does not
+	// exist: a harness embedding a security policy sets Trusted explicitly.
 	Trusted *bool `json:"trusted,omitempty"`
 	// DefaultTimeoutMs is the timeout of hooks without their own (0: the engine's 10000).
 	DefaultTimeoutMs int `json:"defaultTimeoutMs,omitempty"`
@@ -318,6 +319,8 @@ const (
 	ResultAsk   HookResult = "ask"
 	ResultDefer HookResult = "defer" // Claude Code hooks only
 	ResultNone  HookResult = "none"  // no decision
+	// ResultCancelled: the fire's cancel (its ctx ending) stopped the hook before it finished.
+	ResultCancelled HookResult = "cancelled"
 	// Deprecated: never produced since version 1.1, which does not load an untrusted
 	// project's hooks at all (the outcome's Warnings say so instead).
 	ResultSkipped HookResult = "skipped"

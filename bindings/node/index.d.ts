@@ -80,7 +80,7 @@ export interface HooksOptions {
   configPath?: string;
   /** An inline config instead of any file (not watched). */
   config?: HooksConfig;
-  /** Force trust on or off; absent = openHarness's trust store. */
+  /** Force trust on or off; absent = openHarness's trust store, which trusts every project when `~/.oh/trusted-dirs.json` does not exist: a harness embedding a security policy passes it explicitly. */
   trusted?: boolean;
   /** Timeout of hooks without `timeout`. Default 10000. */
   defaultTimeoutMs?: number;
@@ -160,7 +160,8 @@ export interface HookTrace {
   timedOut?: boolean;
   /** Always present; the only field that varies from run to run. */
   durationMs: number;
-  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none';
+  /** `cancelled`: the fire's cancel stopped this hook before it finished. */
+  result: 'allow' | 'deny' | 'ask' | 'defer' | 'none' | 'cancelled';
   reason?: string;
   /** First 4 KiB of stderr, when non-empty. */
   stderr?: string;

@@ -59,15 +59,16 @@ macro_rules! say {
 
 const USAGE: &str = "\
 Usage:
-  oh-hooks fire  [SOURCE] [--claude] [--trusted|--untrusted] [--wait] [--options JSON] [ENVELOPE]
-  oh-hooks check [SOURCE] [--claude] [--trusted|--untrusted] [--options JSON]
+  oh-hooks fire  [--config FILE] [--cwd DIR] [--claude] [--trusted|--untrusted] [--wait]
+                 [--callback NAME=JSON]... [--options JSON] [ENVELOPE]
+  oh-hooks check [--config FILE] [--cwd DIR] [--claude] [--trusted|--untrusted] [--options JSON]
   oh-hooks version
   oh-hooks help             (also -h, --help): this text
 
-SOURCE is one of
   --config FILE   read this YAML or JSON config file instead of the layers
   --cwd DIR       run hooks in DIR and read its layers (DIR/.oh/config.yaml,
-                  DIR/.oh/config.local.yaml, ~/.oh/config.yaml); default: current directory
+                  DIR/.oh/config.local.yaml, ~/.oh/config.yaml); default: current directory.
+                  With --config, DIR is still where hooks run and trust is decided.
 
 fire prints the outcome JSON. ENVELOPE is a JSON object such as
   '{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"toolArgs\":\"ls\"}'
@@ -75,6 +76,10 @@ and is read from standard input when not given.
   exit status: 0 allowed, 1 denied, 2 error
 check validates the config and lists its hooks per event.
   exit status: 0 valid, 2 invalid
+--callback NAME=JSON answers every call of the host callback NAME (a `callback: NAME` hook, or
+  `prompt` for prompt hooks) with JSON, read like a jsonIO hook's output: e.g.
+  --callback 'canUseTool={\"decision\":\"deny\",\"reason\":\"no\"}'; null means no decision.
+  Repeatable, one per name.
 --claude also reads Claude Code's settings (~/.claude/settings.json, DIR/.claude/settings.json,
   DIR/.claude/settings.local.json) and runs their hooks as Claude Code would.
 --options takes the engine options as JSON (see README); the flags above override it.
@@ -90,6 +95,31 @@ struct Args {
     command: String,
     options: Map<String, Value>,
     envelope: Option<String>,
+    /// `--callback NAME=JSON`: the fixed answers, as JSON text.
+    callbacks: Vec<(String, String)>,
+}
+
+/// `--callback NAME=JSON`: NAME non-empty, JSON one valid JSON value (null: no decision).
+fn parse_callback(spec: &str) -> Result<(String, String), String> {
+    let Some((name, json)) = spec.split_once('=') else {
+        return Err(format!("--callback needs NAME=JSON (e.g. canUseTool='{{\"decision\":\"deny\"}}'), got {spec:?}"));
+    };
+    if name.is_empty() {
+        return Err(format!("--callback needs a name before `=`, got {spec:?}"));
+    }
+    if let Err(e) = serde_json::from_str::<Value>(json) {
+        return Err(format!("--callback {name}: the answer is not valid JSON ({e}): {json:?}"));
+    }
+    Ok((name.to_string(), json.to_string()))
+}
+
+/// Answers every call with the same text, as a host that registered NAME would.
+struct Fixed(Option<Vec<u8>>);
+
+impl oh_hooks::host::HostFunction for Fixed {
+    fn call(&self, _request: &str, call: u64) {
+        oh_hooks::host::answer(call, self.0.clone());
+    }
 }
 
 fn parse_args() -> Result<Parsed, String> {
@@ -101,6 +131,7 @@ fn parse_args() -> Result<Parsed, String> {
     let mut options = Map::new();
     let mut flags: Vec<(&str, Value)> = Vec::new();
     let mut envelope = None;
+    let mut callbacks: Vec<(String, String)> = Vec::new();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
@@ -110,6 +141,14 @@ fn parse_args() -> Result<Parsed, String> {
             "--untrusted" => flags.push(("trusted", Value::Bool(false))),
             "--wait" => flags.push(("waitNonBlocking", Value::Bool(true))),
             "--claude" => flags.push(("claude", Value::Bool(true))),
+            "--callback" if command == "fire" => {
+                let (name, json) = parse_callback(&value("--callback")?)?;
+                if callbacks.iter().any(|(n, _)| *n == name) {
+                    return Err(format!("--callback {name} is given twice: one answer per name"));
+                }
+                callbacks.push((name, json));
+            }
+            "--callback" => return Err("--callback is for fire (check runs no hook)".to_string()),
             "--options" => {
                 let text = value("--options")?;
                 match serde_json::from_str(&text) {
@@ -126,7 +165,7 @@ fn parse_args() -> Result<Parsed, String> {
     for (key, value) in flags {
         options.insert(key.to_string(), value);
     }
-    Ok(Parsed::Run(Args { command, options, envelope }))
+    Ok(Parsed::Run(Args { command, options, envelope, callbacks }))
 }
 
 fn real_main() -> ExitCode {
@@ -182,10 +221,22 @@ fn fire(args: Args) -> ExitCode {
             text
         }
     };
+    if envelope.trim().is_empty() {
+        let from = if args.envelope.is_some() { "the ENVELOPE argument is empty" } else { "standard input was empty" };
+        eprintln!(
+            "oh-hooks: no envelope given ({from}): pass a JSON object such as \
+             '{{\"event\":\"preToolUse\",\"toolName\":\"Bash\",\"toolArgs\":\"ls\"}}' as the last argument or on standard input"
+        );
+        return ExitCode::from(2);
+    }
     let engine = match engine(&args) {
         Ok(e) => e,
         Err(code) => return code,
     };
+    for (name, json) in &args.callbacks {
+        let answer = (json.trim() != "null").then(|| json.clone().into_bytes());
+        engine.register(name, Some(std::sync::Arc::new(Fixed(answer))));
+    }
     let outcome = engine.fire(&envelope);
     say!("{}", outcome.to_json());
     if let Some(error) = &outcome.error {
@@ -225,7 +276,7 @@ fn check(args: Args) -> ExitCode {
         say!("no config file found: none of the files above exists, so no hook will run");
     }
     match engine.trust() {
-        oh_hooks::config::trust::Trust::Trusted => say!("trust: trusted"),
+        oh_hooks::config::trust::Trust::Trusted => say!("trust: {}", why_trusted(engine.options())),
         oh_hooks::config::trust::Trust::Untrusted(why) => {
             say!("trust: {why} (the project's files are not read; your own config still applies)")
         }
@@ -262,6 +313,22 @@ fn check(args: Args) -> ExitCode {
     }
     say!("ok: {total} hook(s) on {} of {} events", events.len(), Event::ALL.len());
     ExitCode::SUCCESS
+}
+
+/// One line saying why the project is trusted, and, when it is openHarness's open default, how
+/// to restrict it: a harness author must not have to guess that no trust store trusts everything.
+fn why_trusted(options: &oh_hooks::options::Options) -> String {
+    if options.trusted == Some(true) {
+        return "trusted: the `trusted` option is true (--trusted)".to_string();
+    }
+    match oh_hooks::config::trust::store_path(options.home.as_deref()) {
+        Some(store) if store.exists() => format!("trusted: {} is listed in {}", options.cwd.display(), store.display()),
+        Some(store) => format!(
+            "trusted: no {}, so every project is trusted (openHarness's rule); list directories there, or pass trusted (--untrusted, \"trusted\": false), to restrict",
+            store.display()
+        ),
+        None => "trusted".to_string(),
+    }
 }
 
 /// The error, then the offending line of the file when the error knows it.

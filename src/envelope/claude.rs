@@ -2,8 +2,10 @@
 //! that Claude Code writes to its hooks, `hook_event_name` and all. HTTP Claude Code hooks get
 //! the same JSON as their POST body.
 
-use super::{to_snake, Envelope};
+use super::{push_compact, to_snake, tools, Envelope};
+use crate::response::json;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// The fields every Claude Code input starts with, in Claude Code's order.
@@ -19,51 +21,74 @@ pub struct ClaudeInput {
 }
 
 impl ClaudeInput {
+    /// Built from the fields the engine already read, each value's text passed on as received
+    /// (a lone surrogate escape or `1e999` included): no second parse of the envelope can fail
+    /// and leave a hook without `tool_name` (README "One envelope").
     pub fn build(envelope: &Envelope, cwd: &Path) -> ClaudeInput {
-        let given: Map<String, Value> = serde_json::from_str(&envelope.json).unwrap_or_default();
-        let mut rest = Map::new();
-        for (key, value) in given {
-            if key == "event" {
-                continue;
+        // The first spelling given wins; its alias (which follows it) is the same value.
+        let mut rest: Vec<(String, Cow<str>)> = Vec::new();
+        for (key, raw) in envelope.fields() {
+            let snake = to_snake(key);
+            if !rest.iter().any(|(k, _)| *k == snake) {
+                rest.push((snake, Cow::Borrowed(raw)));
             }
-            // The first spelling given wins; its alias (which follows it) is the same value.
-            rest.entry(to_snake(&key)).or_insert(value);
         }
+        let get =
+            |rest: &[(String, Cow<str>)], key: &str| rest.iter().find(|(k, _)| k == key).map(|(_, v)| v.to_string());
         // openHarness's string forms, where Claude Code's own fields are missing.
-        if !rest.contains_key("tool_input") {
-            let parsed = ["tool_input_json", "tool_args"].iter().find_map(|k| {
-                rest.get(*k)
-                    .and_then(Value::as_str)
-                    .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                    .filter(Value::is_object)
-            });
-            if let Some(input) = parsed {
-                rest.insert("tool_input".to_string(), input);
+        if get(&rest, "tool_input").is_none() {
+            let from_json = ["tool_input_json", "tool_args"]
+                .iter()
+                .find_map(|k| get(&rest, k).and_then(|raw| json_in_string(&raw)).filter(|t| t.starts_with('{')));
+            // Arguments as plain text: the main field of a tool of a known kind (`command` for Bash).
+            let from_text = || {
+                let tool = rest.iter().find(|(k, _)| k == "tool_name").and_then(|(_, v)| json::value(v)?.as_str())?;
+                let text = get(&rest, "tool_args").filter(|t| t.starts_with('"'))?;
+                tools::input_from_text(&tool, &text)
+            };
+            if let Some(input) = from_json.or_else(from_text) {
+                rest.push(("tool_input".to_string(), Cow::Owned(input)));
             }
         }
-        if !rest.contains_key("tool_response") {
-            if let Some(output) = rest.get("tool_output").cloned() {
-                let parsed = output.as_str().and_then(|s| serde_json::from_str::<Value>(s).ok());
-                rest.insert("tool_response".to_string(), parsed.unwrap_or(output));
+        if get(&rest, "tool_response").is_none() {
+            if let Some(output) = get(&rest, "tool_output") {
+                let parsed = json_in_string(&output);
+                rest.push(("tool_response".to_string(), Cow::Owned(parsed.unwrap_or(output))));
             }
         }
-        if !rest.contains_key("error") {
-            if let Some(error) = rest.get("tool_error").or_else(|| rest.get("error_message")).cloned() {
-                rest.insert("error".to_string(), error);
+        if get(&rest, "error").is_none() {
+            if let Some(error) = get(&rest, "tool_error").or_else(|| get(&rest, "error_message")) {
+                rest.push(("error".to_string(), Cow::Owned(error)));
             }
         }
-        rest.entry("cwd".to_string()).or_insert_with(|| Value::String(cwd.display().to_string()));
+        if get(&rest, "cwd").is_none() {
+            rest.push(("cwd".to_string(), Cow::Owned(Value::String(cwd.display().to_string()).to_string())));
+        }
         let name = envelope.event.claude_name().unwrap_or(envelope.event.name());
-        rest.insert("hook_event_name".to_string(), Value::String(name.to_string()));
-        let mut fields = Map::new();
+        rest.retain(|(k, _)| k != "hook_event_name");
+        rest.push(("hook_event_name".to_string(), Cow::Owned(Value::String(name.to_string()).to_string())));
+        let mut ordered: Vec<(String, Cow<str>)> = Vec::with_capacity(rest.len());
         for key in LEADING {
-            if let Some(v) = rest.shift_remove(*key) {
-                fields.insert(key.to_string(), v);
+            if let Some(i) = rest.iter().position(|(k, _)| k == key) {
+                ordered.push(rest.remove(i));
             }
         }
-        fields.extend(rest);
-        let mut json = serde_json::to_string(&fields).unwrap_or_else(|_| "{}".to_string());
-        json.push('\n');
+        ordered.extend(rest);
+        let mut json = String::with_capacity(ordered.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>() + 2);
+        let mut fields = Map::new();
+        json.push('{');
+        for (i, (key, raw)) in ordered.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push_str(&Value::String(key.clone()).to_string());
+            json.push(':');
+            json.push_str(raw);
+            // Matchers and `if` rules read the values decoded (a lone surrogate as U+FFFD).
+            let value = json::value(raw).and_then(json::Val::to_value).unwrap_or(Value::Null);
+            fields.insert(key.clone(), value);
+        }
+        json.push_str("}\n");
         ClaudeInput { json, fields }
     }
 
@@ -88,6 +113,23 @@ impl ClaudeInput {
     pub fn tool_input(&self) -> Option<&Map<String, Value>> {
         self.fields.get("tool_input").and_then(Value::as_object)
     }
+}
+
+/// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
+/// only this reader accepts (`NaN`, raw control characters) is written out again so that every
+/// hook's reader reads the line.
+fn json_in_string(raw: &str) -> Option<String> {
+    if !raw.starts_with('"') {
+        return None;
+    }
+    let inner = json::decode_string(raw);
+    let value = json::value(&inner)?;
+    if serde_json::from_str::<serde::de::IgnoredAny>(&inner).is_ok() {
+        let mut out = Vec::with_capacity(inner.len());
+        push_compact(&mut out, value.raw());
+        return String::from_utf8(out).ok();
+    }
+    value.to_value().map(|v| v.to_string())
 }
 
 #[cfg(test)]

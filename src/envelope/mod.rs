@@ -8,14 +8,17 @@
 //! [`claude`] builds the other shape hooks are given: Claude Code's snake_case stdin.
 
 pub mod claude;
+pub mod tools;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
+use crate::response::json;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// Context field → variable (§5). `prompt` and `effort.level` have rules of their own.
@@ -359,6 +362,10 @@ pub struct Envelope {
     /// Compact JSON, `event` first, then the other fields in the order received, each value's
     /// text as received minus insignificant whitespace.
     pub json: String,
+    /// Every field of `json` but `event`, in order: its key and where its value's text is in
+    /// `json`. Every other view of the envelope (variables, Claude Code's stdin, a rewrite) is
+    /// made from these, never by parsing `json` again (README "One envelope").
+    fields: Vec<(String, Range<usize>)>,
     /// The `OH_*` variables this envelope sets, `OH_EVENT` first: made on first use, since only
     /// command hooks read them (a fire of callback or HTTP hooks never does).
     vars: OnceLock<Vec<(&'static str, String)>>,
@@ -395,7 +402,16 @@ impl Envelope {
         // A key with `_` may need its camelCase copy (see `build`): then the text is rebuilt.
         let no_alias = fields.iter().all(|(k, _)| !k.contains('_'));
         if no_alias && head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
-            return Ok(Envelope { event, json: text.to_string(), vars: OnceLock::new() });
+            // `verbatim` checked that every value is a slice of `text` in place.
+            let base = text.as_ptr() as usize;
+            let spans = fields
+                .iter()
+                .map(|(k, v)| {
+                    let start = v.get().as_ptr() as usize - base;
+                    (k.to_string(), start..start + v.get().len())
+                })
+                .collect();
+            return Ok(Envelope { event, json: text.to_string(), fields: spans, vars: OnceLock::new() });
         }
         Ok(Envelope::build(event, fields.iter().map(|(k, v)| (&**k, v.get()))))
     }
@@ -417,6 +433,7 @@ impl Envelope {
             Some(set) => set.contains(name),
             None => fields.clone().any(|(k, _)| k == name),
         };
+        let mut spans = Vec::with_capacity(fields.clone().count() + 4);
         json.extend_from_slice(b"{\"event\":\"");
         json.extend_from_slice(event.name().as_bytes());
         json.push(b'"');
@@ -434,6 +451,7 @@ impl Envelope {
             json.push(b':');
             let start = json.len();
             push_compact(&mut json, raw);
+            spans.push((key.to_string(), start..json.len()));
             // A snake_case field is followed by its camelCase name (unless the host gave that
             // too), so an openHarness hook finds it under the name it knows. camelCase fields
             // get no snake_case copy here: Claude Code hooks have their own stdin, and copying
@@ -443,50 +461,60 @@ impl Envelope {
                 json.push(b',');
                 serde_json::to_writer(&mut json, &alias).expect("writing to a Vec cannot fail");
                 json.push(b':');
+                let at = json.len();
                 json.extend_from_slice(&value);
+                spans.push((alias, at..json.len()));
             }
         }
         json.push(b'}');
         let json = String::from_utf8(json).expect("JSON text from UTF-8 parts is UTF-8");
-        Envelope { event, json, vars: OnceLock::new() }
+        Envelope { event, json, fields: spans, vars: OnceLock::new() }
+    }
+
+    /// Every field but `event`, in order: its key and its value's JSON text as received (minus
+    /// insignificant whitespace), a lone surrogate escape or `1e999` included.
+    pub fn fields(&self) -> impl Iterator<Item = (&str, &str)> + Clone + '_ {
+        self.fields.iter().map(|(k, r)| (k.as_str(), &self.json[r.clone()]))
+    }
+
+    /// The JSON text of field `key`, as received.
+    pub fn raw(&self, key: &str) -> Option<&str> {
+        self.fields().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     /// The `OH_*` variables this envelope sets, `OH_EVENT` first.
     pub fn vars(&self) -> &[(&'static str, String)] {
-        self.vars.get_or_init(|| {
-            // `json` is JSON this module wrote, without duplicate keys.
-            let fields = serde_json::from_str(&self.json).map_or_else(|_| Vec::new(), |Fields(f)| f);
-            variables(self.event, fields.iter().map(|(k, v)| (&**k, v.get())))
-        })
+        self.vars.get_or_init(|| variables(self.event, self.fields()))
     }
 
     /// This envelope with a hook's rewrites applied (CONTRACT §8): later hooks receive the new
     /// tool input (under every spelling the envelope carries it, `toolInputJson` as text) and
     /// the new prompt.
     pub fn rewritten(&self, input: Option<&Value>, prompt: Option<&str>) -> Envelope {
-        let mut fields: Map<String, Value> = serde_json::from_str(&self.json).unwrap_or_default();
+        let mut fields: Vec<(&str, Cow<str>)> = self.fields().map(|(k, v)| (k, Cow::Borrowed(v))).collect();
         if let Some(input) = input {
+            let text = input.to_string();
             let mut set = false;
-            for key in ["toolInput", "tool_input"] {
-                if let Some(v) = fields.get_mut(key) {
-                    *v = input.clone();
+            for (key, value) in fields.iter_mut() {
+                if matches!(*key, "toolInput" | "tool_input") {
+                    *value = Cow::Owned(text.clone());
                     set = true;
-                }
-            }
-            for key in ["toolInputJson", "tool_input_json"] {
-                if let Some(v) = fields.get_mut(key) {
-                    *v = Value::String(input.to_string());
+                } else if matches!(*key, "toolInputJson" | "tool_input_json") {
+                    *value = Cow::Owned(Value::String(text.clone()).to_string());
                 }
             }
             if !set {
-                fields.insert("toolInput".to_string(), input.clone());
+                fields.push(("toolInput", Cow::Owned(text)));
             }
         }
         if let Some(prompt) = prompt {
-            fields.insert("prompt".to_string(), Value::String(prompt.to_string()));
+            let text = Value::String(prompt.to_string()).to_string();
+            match fields.iter_mut().find(|(k, _)| *k == "prompt") {
+                Some(slot) => slot.1 = Cow::Owned(text),
+                None => fields.push(("prompt", Cow::Owned(text))),
+            }
         }
-        fields.shift_remove("event");
-        Envelope::from_fields(self.event, &fields)
+        Envelope::build(self.event, fields.iter().map(|(k, v)| (*k, &**v)))
     }
 
     /// The first variable whose value holds a NUL byte, which no process environment can carry.
@@ -568,16 +596,18 @@ fn variables<'a>(
             }
         }
         if let Some(raw) = get("prompt") {
-            match serde_json::from_str::<String>(raw) {
-                Ok(s) => vars.push(("OH_PROMPT", cut_at_char_boundary(&s, PROMPT_LIMIT).to_string())),
-                Err(_) => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
+            match raw.starts_with('"') {
+                true => {
+                    vars.push(("OH_PROMPT", cut_at_char_boundary(&json::decode_string(raw), PROMPT_LIMIT).to_string()))
+                }
+                false => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
             }
         }
         let level = get("effort")
-            .filter(|raw| raw.starts_with('{'))
-            .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
-            .and_then(|effort| effort.get("level").map(Value::to_string))
-            .and_then(|raw| variable_text(&raw));
+            .and_then(json::value)
+            .and_then(json::Val::as_object)
+            .and_then(|effort| effort.get_by("level", |_| false))
+            .and_then(|level| variable_text(level.raw()));
         vars.extend(level.map(|l| ("OH_EFFORT", l)));
         vars
     }
@@ -635,7 +665,7 @@ fn after_string(b: &[u8], mut i: usize) -> usize {
 
 /// Appends valid JSON text without its insignificant whitespace, copying the runs between
 /// whitespace whole and jumping through strings with memchr.
-fn push_compact(out: &mut Vec<u8>, raw: &str) {
+pub(crate) fn push_compact(out: &mut Vec<u8>, raw: &str) {
     let b = raw.as_bytes();
     let (mut i, mut start) = (0, 0);
     while i < b.len() {
@@ -674,7 +704,8 @@ fn variable_text(raw: &str) -> Option<String> {
     match raw.as_bytes().first()? {
         // Without escapes the text between the quotes is the value.
         b'"' if !raw.contains('\\') => Some(raw[1..raw.len() - 1].to_string()).filter(|s| !s.is_empty()),
-        b'"' => serde_json::from_str::<String>(raw).ok().filter(|s| !s.is_empty()),
+        // A lone surrogate escape becomes U+FFFD: the variable is set (1.1 left it unset).
+        b'"' => Some(json::decode_string(raw).into_owned()).filter(|s| !s.is_empty()),
         b't' | b'f' | b'-' | b'0'..=b'9' => Some(raw.to_string()),
         _ => None,
     }
@@ -710,6 +741,30 @@ mod tests {
         }
         assert!(!verbatim(r#"{"a":1} "#, 7, &[]));
         assert!(verbatim(r#"{"a":1}"#, 6, &[]));
+    }
+
+    /// Every view of the envelope comes from the spans of the one parse (README "One envelope"):
+    /// verbatim and rebuilt alike, and a rewrite keeps every other field as written.
+    #[test]
+    fn fields_are_spans_of_the_one_parse() {
+        for text in [
+            r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm \ud800","n":1e999}"#,
+            r#"{ "toolName" : "Bash", "event":"preToolUse", "tool_input": {"command": "x"}, "n": -1e400 }"#,
+        ] {
+            let head = parse_head(text).unwrap();
+            let env = Envelope::parse(text, head.event).unwrap();
+            let fields: Vec<(&str, &str)> = env.fields().collect();
+            assert!(fields.iter().any(|(k, _)| *k == "toolName"), "{fields:?}");
+            let rebuilt = Envelope::build(env.event, env.fields());
+            assert_eq!(rebuilt.json, env.json, "the spans are the JSON's values");
+            let rewritten = env.rewritten(Some(&serde_json::json!({"command": "rm -rf /"})), Some("p"));
+            assert_eq!(rewritten.raw("toolName"), Some(r#""Bash""#));
+            assert!(rewritten.raw("n").unwrap().ends_with("e999") || rewritten.raw("n") == Some("-1e400"));
+            assert_eq!(rewritten.raw("toolInput"), Some(r#"{"command":"rm -rf /"}"#));
+            assert_eq!(rewritten.raw("prompt"), Some(r#""p""#));
+        }
+        let env = Envelope::parse(r#"{"event":"preToolUse","toolArgs":"rm \ud800"}"#, Event::PreToolUse).unwrap();
+        assert_eq!(env.vars().iter().find(|(k, _)| *k == "OH_TOOL_ARGS").unwrap().1, "rm \u{FFFD}");
     }
 
     #[test]

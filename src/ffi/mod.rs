@@ -5,6 +5,7 @@
 //! - [`engine`]: creating, firing, reloading, freeing; strings; the version.
 //! - [`callbacks`]: host functions (`oh_hooks_register`, `oh_hooks_respond`) and the observer.
 //! - [`fire_async`]: asynchronous fire and cancellation.
+//! - [`text`]: an error JSON's message and JSON quoting, for C hosts without a JSON library.
 //!
 //! Every export converts raw pointers, calls the safe engine inside a panic boundary, and
 //! converts back. Nothing else happens here.
@@ -12,10 +13,12 @@
 pub mod callbacks;
 pub mod engine;
 pub mod fire_async;
+pub mod text;
 
 pub use callbacks::*;
 pub use engine::*;
 pub use fire_async::*;
+pub use text::*;
 
 use crate::error::{Error, ErrorCode};
 use crate::outcome::Outcome;

@@ -97,7 +97,10 @@ impl Walk {
     /// and ranked against the other steps' as Claude Code ranks them, its reason kept; a rewrite
     /// applies to the envelope the later steps receive. An allow does not end the walk: a later
     /// step may still deny.
-    pub fn claude_step(&mut self, event: Event, m: ClaudeMerged) -> ControlFlow<()> {
+    ///
+    /// `who` names the hook that blocked or stopped (see [`super::denied_by`]), for a block that
+    /// has no reason otherwise.
+    pub fn claude_step(&mut self, event: Event, m: ClaudeMerged, who: impl FnOnce() -> String) -> ControlFlow<()> {
         debug_assert!(self.done.is_none(), "Claude Code step after the walk was decided");
         self.contexts.extend(m.contexts);
         self.system_messages.extend(m.system_messages);
@@ -112,10 +115,13 @@ impl Walk {
                 permission: m.permission.filter(|p| *p == Permission::Deny && m.block),
                 // A block gives its own reason; `continue: false` alone overrules the decisions,
                 // so theirs (an allow's "fine") must not explain why the agent stops.
-                reason: if m.block { m.reason } else { None }
-                    .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
-                    .or_else(|| self.step_reason.take())
-                    .or_else(|| self.first_reason.take()),
+                reason: Some(super::deny_reason(
+                    if m.block { m.reason } else { None }
+                        .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
+                        .or_else(|| self.step_reason.take()),
+                    self.first_reason.take(),
+                    who,
+                )),
                 context: join(&self.contexts),
                 ..Merged::default()
             });
@@ -241,23 +247,23 @@ mod tests {
         use crate::response::{Decision, HookResult};
         let allow = || merge(Event::PreToolUse, &[a(Some(Permission::Allow), Some("ok"))]);
         let mut w = Walk::new();
-        assert!(w.claude_step(Event::PreToolUse, allow()).is_continue());
+        assert!(w.claude_step(Event::PreToolUse, allow(), String::new).is_continue());
         let deny = HookResult { decision: Some(Decision::Deny), reason: Some("no".into()), ..HookResult::default() };
-        assert!(w.step(deny).is_break());
+        assert!(w.step(deny, String::new).is_break());
         let m = w.finish();
         assert_eq!((m.allowed, m.reason.as_deref()), (false, Some("no")));
 
         let mut w = Walk::new();
-        assert!(w.claude_step(Event::PreToolUse, allow()).is_continue());
+        assert!(w.claude_step(Event::PreToolUse, allow(), String::new).is_continue());
         let ask = merge(Event::PreToolUse, &[a(Some(Permission::Ask), Some("hmm"))]);
-        assert!(w.claude_step(Event::PreToolUse, ask).is_continue());
+        assert!(w.claude_step(Event::PreToolUse, ask, String::new).is_continue());
         let m = w.finish();
         assert_eq!((m.allowed, m.permission, m.reason.as_deref()), (true, Some(Permission::Ask), Some("hmm")));
 
         let mut w = Walk::new();
-        assert!(w.claude_step(Event::PreToolUse, allow()).is_continue());
+        assert!(w.claude_step(Event::PreToolUse, allow(), String::new).is_continue());
         let blocked = merge(Event::PreToolUse, &[a(Some(Permission::Deny), Some("never"))]);
-        assert!(w.claude_step(Event::PreToolUse, blocked).is_break());
+        assert!(w.claude_step(Event::PreToolUse, blocked, String::new).is_break());
         assert_eq!(w.finish().permission, Some(Permission::Deny));
     }
 
@@ -270,7 +276,7 @@ mod tests {
             reason: Some("fine".into()),
             ..ClaudeAnswer::default()
         };
-        let _ = w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[allow, stop]));
+        let _ = w.claude_step(Event::PreToolUse, merge(Event::PreToolUse, &[allow, stop]), || "unused".into());
         let m = w.finish();
         assert!(!m.allowed);
         assert_eq!(m.permission, None, "the overruled allow is not the outcome's decision");

@@ -4,6 +4,7 @@
 
 pub mod claude;
 
+use crate::outcome::Trace;
 use crate::response::{HookResult, Permission};
 use serde_json::Value;
 use std::ops::ControlFlow;
@@ -53,15 +54,16 @@ impl Walk {
     }
 
     /// Takes the next matching hook's result. `Break` means the walk is decided: later hooks
-    /// must not run.
-    pub fn step(&mut self, result: HookResult) -> ControlFlow<()> {
+    /// must not run. `who` names the hook ([`denied_by`]); it is called only for a deny that
+    /// has no reason otherwise.
+    pub fn step(&mut self, result: HookResult, who: impl FnOnce() -> String) -> ControlFlow<()> {
         debug_assert!(self.done.is_none(), "step after the walk was decided");
         if result.is_deny() {
             // Rule 1: a deny is a deny, whatever permission decision came with it.
             self.done = Some(Merged {
                 allowed: false,
                 permission: result.permission.map(|_| Permission::Deny),
-                reason: result.reason.or_else(|| self.first_reason.take()),
+                reason: Some(deny_reason(result.reason, self.first_reason.take(), who)),
                 ..Merged::default()
             });
             return ControlFlow::Break(());
@@ -143,6 +145,39 @@ impl Walk {
     }
 }
 
+/// The reason of a deny: the deciding hook's own, else the first reason seen before it (README
+/// "Merging"), else one naming the hook, so that a harness always has something to show. Every
+/// deny of the walk gets its reason here, openHarness's and Claude Code's alike.
+pub(crate) fn deny_reason(own: Option<String>, earlier: Option<String>, who: impl FnOnce() -> String) -> String {
+    own.filter(|r| !r.is_empty()).or(earlier).unwrap_or_else(who)
+}
+
+/// Longest hook text (a command, a URL, a question) quoted in a reason.
+const WHAT_MAX: usize = 200;
+
+/// `denied by <kind> `<what>`[ (exit N | signal N | HTTP N)]`: the reason of a deny whose hook
+/// gave none. `kind` is `command hook`, `persistent hook`, `http hook`, `prompt hook`,
+/// `callback` or `Claude Code hook`; `what` the command, URL, question or callback name.
+pub fn denied_by(kind: &str, what: &str, trace: &Trace) -> String {
+    let mut what = what.trim();
+    let mut ellipsis = "";
+    if what.len() > WHAT_MAX {
+        let mut end = WHAT_MAX;
+        while !what.is_char_boundary(end) {
+            end -= 1;
+        }
+        what = &what[..end];
+        ellipsis = "…";
+    }
+    let status = match (trace.exit_code, trace.signal, trace.status) {
+        (Some(code), _, _) if code != 0 => format!(" (exit {code})"),
+        (_, Some(signal), _) => format!(" (signal {signal})"),
+        (_, _, Some(status)) if !(200..300).contains(&status) => format!(" (HTTP {status})"),
+        _ => String::new(),
+    };
+    format!("denied by {kind} `{what}{ellipsis}`{status}")
+}
+
 pub(crate) fn join(contexts: &[String]) -> Option<String> {
     let parts: Vec<&str> = contexts.iter().map(String::as_str).filter(|c| !c.is_empty()).collect();
     (!parts.is_empty()).then(|| parts.join("\n\n"))
@@ -173,7 +208,7 @@ mod tests {
         let mut ran = 0;
         for result in results {
             ran += 1;
-            if w.step(result).is_break() {
+            if w.step(result, || "denied by test hook".into()).is_break() {
                 break;
             }
         }

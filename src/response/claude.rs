@@ -3,9 +3,10 @@
 //! `hookEventName`, plain stdout is context only where Claude Code makes it context, and every
 //! failure lets the action through unless the hook says `onFailure: "block"`.
 
+use super::json::{self, Kind, Obj, Val};
 use super::Permission;
 use crate::event::Event;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// What happened when the hook ran, in the terms the rules need.
 #[derive(Debug, Default)]
@@ -18,6 +19,8 @@ pub struct Ran<'a> {
     pub stdout: &'a [u8],
     pub stderr: &'a [u8],
     pub on_failure_block: bool,
+    /// The answer was larger than `maxOutputBytes` and was not read (`failed` says so).
+    pub overflow: bool,
     /// Names the hook in a reason when nothing better is at hand.
     pub name: &'a str,
 }
@@ -71,7 +74,14 @@ fn trimmed_text(bytes: &[u8]) -> Option<String> {
 /// A failure: the action proceeds, unless the hook has `onFailure: "block"`.
 fn failure(why: String, ran: &Ran, event: Event) -> ClaudeAnswer {
     let mut answer = ClaudeAnswer { failure: Some(why.clone()), ..ClaudeAnswer::default() };
-    if ran.on_failure_block && !on_failure_ignored(event) {
+    // Size never decides: an answer too large to read may have been a deny, so where the hook
+    // can block (and failures block at all) the overflow blocks (README "Size never decides").
+    if ran.overflow && event.claude_can_block() && !on_failure_ignored(event) {
+        answer.block = true;
+        answer.permission = matches!(event, Event::PreToolUse | Event::PreModelSwitch | Event::PermissionRequest)
+            .then_some(Permission::Deny);
+        answer.reason = Some(format!("Claude Code hook `{}`: {why}; its answer was not read, so it blocks", ran.name));
+    } else if ran.on_failure_block && !on_failure_ignored(event) {
         answer.block = true;
         answer.reason = Some(format!("Claude Code hook `{}` failed ({why}) and has onFailure: \"block\"", ran.name));
     }
@@ -94,15 +104,15 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
     let Some(code) = ran.exit else {
         return failure("the hook did not finish".to_string(), ran, event);
     };
-    let text = String::from_utf8_lossy(ran.stdout);
+    // The one tolerant reader: invalid UTF-8 as U+FFFD, a byte-order mark skipped.
+    let text = json::text(ran.stdout);
     let trimmed = text.trim();
     let looks_like_json = trimmed.starts_with('{') && trimmed.ends_with('}');
-    let json: Option<Result<Map<String, Value>, String>> =
-        looks_like_json.then(|| match super::parse_json(trimmed.as_bytes()) {
-            Ok(Value::Object(map)) => validate(event, map),
-            Ok(_) => Err("stdout is JSON but not an object".to_string()),
-            Err(e) => Err(format!("stdout looks like JSON but does not parse ({e})")),
-        });
+    let json: Option<Result<Obj, String>> = looks_like_json.then(|| match json::object(trimmed) {
+        Ok(obj) => validate(event, &obj).map(|()| obj),
+        Err(json::NotAnObject::OtherValue) => Err("stdout is JSON but not an object".to_string()),
+        Err(json::NotAnObject::Invalid(e)) => Err(format!("stdout looks like JSON but does not parse ({e})")),
+    });
     let stderr = trimmed_text(ran.stderr);
     let claude_name = event.claude_name().unwrap_or(event.name());
 
@@ -166,10 +176,13 @@ pub fn read_callback(event: Event, answer: &[u8], name: &str) -> ClaudeAnswer {
     if answer.iter().all(u8::is_ascii_whitespace) {
         return ClaudeAnswer::default();
     }
-    if let Ok(Value::Object(map)) = super::parse_json(answer) {
-        if let Some(ok) = map.get("ok").and_then(Value::as_bool) {
-            let reason = map.get("reason").and_then(Value::as_str).filter(|r| !r.is_empty()).map(str::to_string);
-            let impossible = map.get("impossible") == Some(&Value::Bool(true));
+    let text = json::text(answer);
+    if let Ok(map) = json::object(&text) {
+        if let Some(ok) = map.get_by("ok", |v| v.as_bool() == Some(false)).and_then(Val::as_bool) {
+            let reason = map.get_by("reason", last).and_then(Val::text);
+            // A repeated `impossible` is true only when no value says otherwise.
+            let impossible =
+                map.get_by("impossible", |v| v.as_bool() != Some(true)).and_then(Val::as_bool) == Some(true);
             let stop_event = matches!(event, Event::TurnStop | Event::SubagentStop);
             if ok || event == Event::PermissionRequest || (stop_event && impossible) {
                 return ClaudeAnswer { reason: if ok { None } else { reason }, ..ClaudeAnswer::default() };
@@ -185,49 +198,68 @@ pub fn read_callback(event: Event, answer: &[u8], name: &str) -> ClaudeAnswer {
     read(event, &Ran { exit: Some(0), stdout: answer, name, ..Ran::default() })
 }
 
+/// The last value of a repeated key (for keys that cannot refuse anything).
+fn last(_: Val) -> bool {
+    false
+}
+
+/// What refuses among the repeated values of each key Claude Code reads: a repeated key never
+/// turns a deny into an allow or into nothing (README "Reading answers").
+fn refusing(key: &str) -> fn(Val) -> bool {
+    match key {
+        "decision" => |v| v.is("block") || behavior_deny(v),
+        "continue" => |v| v.as_bool() == Some(false),
+        "permissionDecision" => |v| v.is("deny"),
+        "hookSpecificOutput" => |v| v.as_object().is_some_and(|h| hso_refuses(&h)),
+        _ => last,
+    }
+}
+
+fn behavior_deny(v: Val) -> bool {
+    v.as_object().and_then(|d| d.get_by("behavior", |b| b.is("deny"))).is_some_and(|b| b.is("deny"))
+}
+
+fn hso_refuses(h: &Obj) -> bool {
+    get(h, "permissionDecision").is_some_and(|p| p.is("deny")) || get(h, "decision").is_some_and(behavior_deny)
+}
+
+/// A key's value by Claude Code's vocabulary; `null` is absent.
+fn get<'a>(map: &Obj<'a>, key: &str) -> Option<Val<'a>> {
+    map.get_by(key, refusing(key)).filter(|v| !v.is_null())
+}
+
 /// Claude Code's schema checks that decide whether JSON counts at all: a wrong value or a
 /// `hookSpecificOutput` for another event makes the whole answer a failure ("Hook JSON output
 /// validation failed").
-fn validate(event: Event, map: Map<String, Value>) -> Result<Map<String, Value>, String> {
+fn validate(event: Event, map: &Obj) -> Result<(), String> {
     let claude_name = event.claude_name().unwrap_or(event.name());
-    let kind = |v: &Value| match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    };
-    for (key, want_bool) in [
-        ("continue", true),
-        ("suppressOutput", true),
-        ("stopReason", false),
-        ("systemMessage", false),
-        ("reason", false),
+    for (key, want) in [
+        ("continue", Kind::Bool),
+        ("suppressOutput", Kind::Bool),
+        ("stopReason", Kind::String),
+        ("systemMessage", Kind::String),
+        ("reason", Kind::String),
     ] {
-        match map.get(key) {
-            None | Some(Value::Null) => {}
-            Some(Value::Bool(_)) if want_bool => {}
-            Some(Value::String(_)) if !want_bool => {}
-            Some(v) => {
-                return Err(format!(
-                    "`{key}` is {}, expected {}",
-                    kind(v),
-                    if want_bool { "a boolean" } else { "a string" }
-                ))
-            }
+        // A repeated key is valid when one of its values is: a repeat cannot fail a deny open.
+        match map.get_by(key, |v| v.kind() == want).filter(|v| !v.is_null()) {
+            None => {}
+            Some(v) if v.kind() == want => {}
+            Some(v) => return Err(format!("`{key}` is {}, expected {}", v.kind().describe(), want.describe())),
         }
     }
-    match map.get("decision") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(d)) if d == "block" => {}
-        Some(Value::String(d)) if d == "approve" && event == Event::PreToolUse => {}
-        Some(v) => return Err(format!("`decision` is {v}, expected \"block\"")),
+    match get(map, "decision") {
+        None => {}
+        Some(d) if d.is("block") => {}
+        Some(d) if d.is("approve") && event == Event::PreToolUse => {}
+        Some(v) => return Err(format!("`decision` is {}, expected \"block\"", v.raw())),
     }
-    match map.get("hookSpecificOutput") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(hso)) => {
-            match hso.get("hookEventName").and_then(Value::as_str) {
+    match get(map, "hookSpecificOutput") {
+        None => {}
+        Some(v) => {
+            let Some(hso) = v.as_object() else {
+                return Err(format!("hookSpecificOutput is {}, expected an object", v.kind().describe()));
+            };
+            match hso.get_by("hookEventName", |v| v.is(claude_name)).and_then(Val::as_str) {
                 Some(name) if name == claude_name => {}
                 Some(name) => {
                     return Err(format!(
@@ -236,86 +268,93 @@ fn validate(event: Event, map: Map<String, Value>) -> Result<Map<String, Value>,
                 }
                 None => return Err(format!("hookSpecificOutput has no hookEventName (expected \"{claude_name}\")")),
             }
-            if let Some(v) = hso.get("permissionDecision") {
-                if !matches!(v.as_str(), Some("allow" | "deny" | "ask" | "defer")) {
+            if let Some(v) = hso.get_by("permissionDecision", refusing("permissionDecision")) {
+                if !["allow", "deny", "ask", "defer"].iter().any(|d| v.is(d)) {
                     return Err(format!(
-                        "hookSpecificOutput.permissionDecision is {v}, expected allow, deny, ask or defer"
+                        "hookSpecificOutput.permissionDecision is {}, expected allow, deny, ask or defer",
+                        v.raw()
                     ));
                 }
             }
-            if let Some(v) = hso.get("additionalContext") {
-                if !v.is_string() && !v.is_null() {
-                    return Err(format!("hookSpecificOutput.additionalContext is {}, expected a string", kind(v)));
+            if let Some(v) = hso.get_by("additionalContext", |v| v.kind() == Kind::String).filter(|v| !v.is_null()) {
+                if v.kind() != Kind::String {
+                    return Err(format!(
+                        "hookSpecificOutput.additionalContext is {}, expected a string",
+                        v.kind().describe()
+                    ));
                 }
             }
-            if let Some(v) = hso.get("updatedInput") {
-                if !v.is_object() && !v.is_null() {
-                    return Err(format!("hookSpecificOutput.updatedInput is {}, expected an object", kind(v)));
+            if let Some(v) = hso.get_by("updatedInput", |v| v.kind() == Kind::Object).filter(|v| !v.is_null()) {
+                if v.kind() != Kind::Object {
+                    return Err(format!(
+                        "hookSpecificOutput.updatedInput is {}, expected an object",
+                        v.kind().describe()
+                    ));
                 }
             }
-            if let Some(d) = hso.get("decision") {
+            if let Some(d) = hso.get_by("decision", refusing("decision")) {
                 if event == Event::PermissionRequest {
-                    let behavior = d.get("behavior").and_then(Value::as_str);
-                    if !d.is_object() || !matches!(behavior, Some("allow" | "deny")) {
+                    let behavior = d.as_object().and_then(|d| get(&d, "behavior"));
+                    if !behavior.is_some_and(|b| b.is("allow") || b.is("deny")) {
                         return Err("hookSpecificOutput.decision.behavior must be \"allow\" or \"deny\"".to_string());
                     }
                 }
             }
         }
-        Some(v) => return Err(format!("hookSpecificOutput is {}, expected an object", kind(v))),
     }
-    Ok(map)
+    Ok(())
 }
 
 /// A validated JSON answer.
-fn interpret(event: Event, map: &Map<String, Value>) -> ClaudeAnswer {
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-    let hso = map.get("hookSpecificOutput").and_then(Value::as_object);
-    let from_hso = |key: &str| hso.and_then(|h| h.get(key));
+fn interpret(event: Event, map: &Obj) -> ClaudeAnswer {
+    let text = |v: Option<Val>| v.and_then(Val::text);
+    let hso = get(map, "hookSpecificOutput").and_then(Val::as_object);
+    let from_hso = |key: &str| hso.as_ref().and_then(|h| get(h, key));
     let mut answer = ClaudeAnswer {
-        reason: text(map.get("reason")),
+        reason: text(get(map, "reason")),
         context: text(from_hso("additionalContext")),
-        system_message: text(map.get("systemMessage")),
+        system_message: text(get(map, "systemMessage")),
         ..ClaudeAnswer::default()
     };
-    if map.get("continue") == Some(&Value::Bool(false)) {
+    if get(map, "continue").and_then(Val::as_bool) == Some(false) {
         // Without `stopReason`, its reason is filled in once the reason is known (below).
-        answer.stop = Some(text(map.get("stopReason")).unwrap_or_default());
+        answer.stop = Some(text(get(map, "stopReason")).unwrap_or_default());
     }
-    match map.get("decision").and_then(Value::as_str) {
-        Some("block") if event == Event::PreToolUse => answer.permission = Some(Permission::Deny),
-        Some("block") => answer.block = true,
-        Some("approve") => answer.permission = Some(Permission::Allow),
+    match get(map, "decision") {
+        Some(d) if d.is("block") && event == Event::PreToolUse => answer.permission = Some(Permission::Deny),
+        Some(d) if d.is("block") => answer.block = true,
+        Some(d) if d.is("approve") => answer.permission = Some(Permission::Allow),
         _ => {}
     }
+    let object = |v: Option<Val>| v.filter(|v| v.kind() == Kind::Object).and_then(Val::to_value);
     match event {
         Event::PreToolUse | Event::PreModelSwitch => {
-            if let Some(p) = from_hso("permissionDecision").and_then(Value::as_str) {
-                answer.permission = match p {
-                    "allow" => Some(Permission::Allow),
-                    "deny" => Some(Permission::Deny),
-                    "ask" => Some(Permission::Ask),
-                    "defer" => Some(Permission::Defer),
+            if let Some(p) = from_hso("permissionDecision") {
+                answer.permission = match () {
+                    _ if p.is("allow") => Some(Permission::Allow),
+                    _ if p.is("deny") => Some(Permission::Deny),
+                    _ if p.is("ask") => Some(Permission::Ask),
+                    _ if p.is("defer") => Some(Permission::Defer),
                     _ => answer.permission,
                 };
             }
             if let Some(r) = text(from_hso("permissionDecisionReason")) {
                 answer.reason = Some(r);
             }
-            answer.updated_input = from_hso("updatedInput").filter(|v| v.is_object()).cloned();
+            answer.updated_input = object(from_hso("updatedInput"));
         }
         Event::PermissionRequest => {
-            if let Some(d) = from_hso("decision").and_then(Value::as_object) {
-                match d.get("behavior").and_then(Value::as_str) {
-                    Some("allow") => {
+            if let Some(d) = from_hso("decision").and_then(Val::as_object) {
+                match get(&d, "behavior") {
+                    Some(b) if b.is("allow") => {
                         answer.permission = Some(Permission::Allow);
-                        answer.updated_input = d.get("updatedInput").filter(|v| v.is_object()).cloned();
-                        answer.updated_permissions = d.get("updatedPermissions").filter(|v| !v.is_null()).cloned();
+                        answer.updated_input = object(get(&d, "updatedInput"));
+                        answer.updated_permissions = get(&d, "updatedPermissions").and_then(Val::to_value);
                     }
-                    Some("deny") => {
+                    Some(b) if b.is("deny") => {
                         answer.permission = Some(Permission::Deny);
-                        answer.reason = text(d.get("message")).or(answer.reason);
-                        answer.interrupt = d.get("interrupt") == Some(&Value::Bool(true));
+                        answer.reason = text(get(&d, "message")).or(answer.reason);
+                        answer.interrupt = get(&d, "interrupt").and_then(Val::as_bool) == Some(true);
                     }
                     _ => {}
                 }
@@ -361,9 +400,9 @@ mod tests {
             let a = answer(Event::PreToolUse, 0, &format!("{{{deny},{extra}}}"), "");
             assert_eq!((a.permission, a.reason.as_deref()), (Some(Permission::Deny), Some("no")), "{extra:.40}");
         }
-        // Beyond the bound the answer is unreadable: reported, not a crash (the stack is safe).
+        // Any depth is read (version 1.2): only the values an answer's meaning needs are built.
         let too_deep = format!("{{{deny},\"x\":{}1{}}}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(crate::response::parse_json(too_deep.as_bytes()).unwrap_err().contains("levels deep"));
+        assert_eq!(answer(Event::PreToolUse, 0, &too_deep, "").permission, Some(Permission::Deny));
     }
 
     #[test]

@@ -1,283 +1,685 @@
-//! The tolerant JSON reader every response goes through (CONTRACT §3.4, version 1.1): jsonIO
-//! stdout, HTTP bodies, and the readers added later (callbacks, persistent workers, Claude Code).
+//! The one tolerant JSON reader (README "Reading answers"): every answer of every dialect goes
+//! through it — jsonIO stdout, HTTP bodies, callback answers, persistent workers' lines, Claude
+//! Code stdout and bodies — and the envelope's strings are decoded by it. What a dialect's keys
+//! mean is decided by pure functions over its [`Obj`] view ([`super::parse`],
+//! [`super::claude`]); this module only reads.
 //!
-//! A hook's answer is untrusted input that decides whether a tool runs, so a *valid* deny must
-//! never be read as "no decision". Three things made serde_json's `Value` the wrong tool:
-//! - depth: `Value` stops at 128 levels, and a hook that echoes the tool input back controls it;
-//! - numbers: `1e999` is "number out of range" for `Value`, though it is valid JSON;
-//! - duplicate keys: `Value` keeps the last, so `"decision":"deny","decision":"allow"` allowed.
+//! A hook's answer is untrusted input that decides whether a tool runs, so whatever the bytes, a
+//! deny must not be read as "no decision":
+//! - invalid UTF-8 is read with U+FFFD in its place, and a leading byte-order mark is skipped
+//!   (a guard that cuts an echoed command with `head -c` may cut a character in two);
+//! - a lone surrogate escape (`"\ud800"`, which Python's `json.dumps` writes for a lone
+//!   surrogate in its input) is read as U+FFFD, as are unknown escapes and raw control
+//!   characters inside strings read as themselves (Python's `strict=False`);
+//! - nesting depth is unbounded: the scanner is iterative, and only the values a reader asks
+//!   for are built;
+//! - numbers are only scanned, never converted, unless a value is built (`1e999` is then
+//!   `null`); `NaN`, `Infinity` and `-Infinity` (Python's defaults) are read as `null`;
+//! - a key given more than once keeps every value: [`Obj::get_by`] takes the last value the
+//!   dialect calls a refusal, else the last value, so a later `null`, `allow` or object cannot
+//!   erase an earlier deny.
 //!
-//! So the top-level object is walked by a visitor that reads only the keys the contract names,
-//! and every other value is captured as a borrowed `RawValue` without being built: serde_json
-//! skips it with its iterative scanner (no recursion, hence no depth limit, and numbers are only
-//! scanned, never converted). `NaN`, `Infinity` and `-Infinity` are not JSON but Python's
-//! `json.dumps` writes them by default; no JSON crate we use accepts them without also accepting
-//! comments, quotes and more that is not JSON at all (json5), so a small pre-pass rewrites those
-//! three tokens, outside strings only, to `null` — and only when the strict parse failed.
+//! Only text that does not parse structurally (a missing quote or bracket, trailing text) is
+//! malformed, and then serde_json's own message says where.
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::fmt;
 
-/// What the reader takes from a response object. Strings are `None` when absent, not a string,
-/// or empty. A `deny` seen in any value of a repeated key sticks (the `*_deny` flags).
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct Fields {
-    pub decision: Option<String>,
-    pub decision_deny: bool,
-    pub reason: Option<String>,
-    /// The last `hookSpecificOutput` object.
-    pub specific: Option<Specific>,
-    /// Some `hookSpecificOutput.decision` was `deny`, in any of the repeated objects or keys.
-    pub specific_deny: bool,
-    /// `"allowed": false` appeared (as any of the values of a repeated `allowed`).
-    pub allowed_false: bool,
+/// How deep a value the reader builds ([`Val::to_value`]) may nest: `Value` is recursive (its
+/// drop too), so a built value has a bound; reading and deciding have none. Above the 128 levels
+/// an envelope may have, so a hook echoing a tool input back is always built.
+pub const MAX_VALUE_DEPTH: usize = 512;
+
+/// An answer's bytes as text: invalid UTF-8 replaced by U+FFFD, a leading byte-order mark
+/// dropped. Borrowed when the bytes are valid UTF-8.
+pub fn text(bytes: &[u8]) -> Cow<'_, str> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes)
 }
 
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct Specific {
-    pub decision: Option<String>,
-    pub reason: Option<String>,
-    pub additional_context: Option<String>,
-    pub deny: bool,
-    /// `updatedInput` when it is an object (CONTRACT §8).
-    pub updated_input: Option<serde_json::Value>,
-    pub updated_prompt: Option<String>,
-}
-
-/// Why a body is not a response object.
+/// Why a text is not a JSON object.
 #[derive(Debug, PartialEq)]
 pub enum NotAnObject {
-    /// Not JSON (with serde_json's explanation).
+    /// Not JSON (with a message saying where).
     Invalid(String),
     /// Valid JSON, but an array, string, number, boolean or null.
     OtherValue,
 }
 
-/// Reads a response body that is not blank.
-pub fn read(body: &[u8]) -> Result<Fields, NotAnObject> {
-    let text = std::str::from_utf8(body).map_err(|e| NotAnObject::Invalid(format!("not UTF-8 text ({e})")))?;
-    match read_str(text) {
-        Ok(f) => Ok(f),
-        Err(first) => match non_finite_to_null(text) {
-            Some(rewritten) => read_str(&rewritten).map_err(|_| first),
-            None => Err(first),
-        },
-    }
-}
-
-fn read_str(text: &str) -> Result<Fields, NotAnObject> {
-    let first = text.bytes().find(|b| !b.is_ascii_whitespace());
-    if first != Some(b'{') {
-        // Tell "not JSON" from "JSON but not an object"; `IgnoredAny` is the iterative scanner.
-        return match serde_json::from_str::<de::IgnoredAny>(text) {
-            Ok(_) => Err(NotAnObject::OtherValue),
-            Err(e) => Err(NotAnObject::Invalid(e.to_string())),
+/// Reads `text` (see [`text`]) as one JSON object, surrounded by whitespace only.
+pub fn object(text: &str) -> Result<Obj<'_>, NotAnObject> {
+    let mut s = Scan::new(text);
+    s.ws();
+    if s.peek() != Some(b'{') {
+        return match s.value().and_then(|_| s.end()) {
+            Ok(()) => Err(NotAnObject::OtherValue),
+            Err(at) => Err(NotAnObject::Invalid(why(text, at))),
         };
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let fields = de.deserialize_map(Top).map_err(|e| NotAnObject::Invalid(e.to_string()))?;
-    de.end().map_err(|e| NotAnObject::Invalid(e.to_string()))?;
-    Ok(fields)
+    let start = s.i;
+    s.value().and_then(|_| s.end()).map_err(|at| NotAnObject::Invalid(why(text, at)))?;
+    Ok(Val(text[start..].trim_end_matches(is_ws_char)).as_object().expect("a scanned object"))
 }
 
-/// A raw value as a string, if it is one.
-fn string_of(raw: &RawValue) -> Option<String> {
-    let s = raw.get();
-    if !s.starts_with('"') {
-        return None;
-    }
-    serde_json::from_str::<String>(s).ok().filter(|s| !s.is_empty())
+/// Reads `text` as one JSON value of any kind (the envelope's fields, a string holding JSON).
+pub fn value(text: &str) -> Option<Val<'_>> {
+    let mut s = Scan::new(text);
+    s.ws();
+    let start = s.i;
+    s.value().and_then(|_| s.end()).ok()?;
+    Some(Val(text[start..].trim_end_matches(is_ws_char)))
 }
 
-struct Top;
-
-impl<'de> Visitor<'de> for Top {
-    type Value = Fields;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON object")
+/// serde_json's explanation of what is wrong (its messages say line and column); ours when
+/// serde_json reads the text after all (it never does: it accepts less than this reader).
+fn why(text: &str, at: usize) -> String {
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Err(e) => e.to_string(),
+        Ok(_) => format!("unexpected text at byte {at}"),
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
-        let mut fields = Fields::default();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let raw: &'de RawValue = map.next_value()?;
-            match &*key {
-                "decision" => {
-                    fields.decision = string_of(raw);
-                    fields.decision_deny |= fields.decision.as_deref() == Some("deny");
+}
+
+fn is_ws_char(c: char) -> bool {
+    matches!(c, ' ' | '\n' | '\r' | '\t')
+}
+
+/// One value of a scanned text, as its raw JSON text (whitespace inside containers included).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Val<'a>(&'a str);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl Kind {
+    /// For messages: "a string", "an object", ….
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "a boolean",
+            Kind::Number => "a number",
+            Kind::String => "a string",
+            Kind::Array => "a list",
+            Kind::Object => "an object",
+        }
+    }
+}
+
+impl<'a> Val<'a> {
+    /// The value's JSON text as written.
+    pub fn raw(self) -> &'a str {
+        self.0
+    }
+
+    pub fn kind(self) -> Kind {
+        match self.0.as_bytes().first() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't' | b'f') => Kind::Bool,
+            // `NaN`, `Infinity`, `-Infinity`: not numbers JSON can hold.
+            Some(b'N' | b'I') | None => Kind::Null,
+            Some(b'-') if self.0.as_bytes().get(1) == Some(&b'I') => Kind::Null,
+            Some(b'n') => Kind::Null,
+            Some(_) => Kind::Number,
+        }
+    }
+
+    /// The string, decoded (lone surrogates and unknown escapes as U+FFFD or themselves).
+    pub fn as_str(self) -> Option<Cow<'a, str>> {
+        (self.kind() == Kind::String).then(|| decode_string(self.0))
+    }
+
+    /// A non-empty string (what "a reason" means in every dialect).
+    pub fn text(self) -> Option<String> {
+        self.as_str().filter(|s| !s.is_empty()).map(Cow::into_owned)
+    }
+
+    pub fn as_bool(self) -> Option<bool> {
+        match self.0 {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(self) -> bool {
+        self.kind() == Kind::Null
+    }
+
+    /// Whether the value is this string.
+    pub fn is(self, s: &str) -> bool {
+        // A string of another length cannot decode to `s` unless it has escapes.
+        self.kind() == Kind::String
+            && (self.0.len() == s.len() + 2 || self.0.contains('\\'))
+            && decode_string(self.0) == s
+    }
+
+    /// The object's entries, in order, repeated keys kept.
+    pub fn as_object(self) -> Option<Obj<'a>> {
+        if self.kind() != Kind::Object {
+            return None;
+        }
+        let mut s = Scan::new(self.0);
+        let mut entries = Vec::new();
+        s.i = 1;
+        s.ws();
+        if s.peek() == Some(b'}') {
+            return Some(Obj { entries });
+        }
+        loop {
+            s.ws();
+            let key_start = s.i;
+            s.string().ok()?;
+            let key = decode_string(&self.0[key_start..s.i]);
+            s.ws();
+            s.i += 1; // ':'
+            s.ws();
+            let start = s.i;
+            s.value().ok()?;
+            entries.push((key, Val(&self.0[start..s.i])));
+            s.ws();
+            match s.bump() {
+                Some(b',') => continue,
+                _ => return Some(Obj { entries }),
+            }
+        }
+    }
+
+    /// The value built as a `serde_json::Value` (for rewrites and matchers): `None` when it
+    /// nests deeper than [`MAX_VALUE_DEPTH`]. Numbers a `Value` cannot hold (`1e999`, `NaN`)
+    /// are `null`; a repeated key keeps a refusing value over a later one that does not refuse.
+    pub fn to_value(self) -> Option<Value> {
+        let mut s = Scan::new(self.0);
+        build(&mut s, 0)
+    }
+}
+
+/// A JSON object's entries in order; a repeated key keeps all its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Obj<'a> {
+    entries: Vec<(Cow<'a, str>, Val<'a>)>,
+}
+
+impl<'a> Obj<'a> {
+    pub fn entries(&self) -> impl Iterator<Item = (&str, Val<'a>)> + '_ {
+        self.entries.iter().map(|(k, v)| (&**k, *v))
+    }
+
+    /// The value of `key`: the last one `refuses` holds for, else the last one. Each dialect says
+    /// what a refusal is for its keys; so `"decision":"deny","decision":"allow"` and
+    /// `"hookSpecificOutput":{…deny…},"hookSpecificOutput":null` read as the deny.
+    pub fn get_by(&self, key: &str, refuses: impl Fn(Val<'a>) -> bool) -> Option<Val<'a>> {
+        let mut last = None;
+        for (k, v) in self.entries.iter().rev() {
+            if k != key {
+                continue;
+            }
+            if refuses(*v) {
+                return Some(*v);
+            }
+            last.get_or_insert(*v);
+        }
+        last
+    }
+
+    /// [`Obj::get_by`] with the refusal every dialect shares: the value is `false`, `"deny"` or
+    /// `"block"`, or holds one of them at any depth.
+    pub fn get(&self, key: &str) -> Option<Val<'a>> {
+        self.get_by(key, holds_refusal)
+    }
+
+    /// The object built as a map (see [`Val::to_value`]).
+    pub fn to_map(&self) -> Option<Map<String, Value>> {
+        let mut map = Map::new();
+        for (k, v) in &self.entries {
+            insert_sticky(&mut map, k.to_string(), v.to_value()?);
+        }
+        Some(map)
+    }
+}
+
+/// Whether a value is, or holds at any depth, `false`, `"deny"` or `"block"`: the answers that
+/// refuse something in every dialect's vocabulary.
+pub fn holds_refusal(v: Val) -> bool {
+    let b = v.0.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let end = string_end(b, i + 1);
+                let raw = &v.0[i..end.min(b.len())];
+                if raw.len() <= 24 && matches!(&*decode_string(raw), "deny" | "block") {
+                    return true;
                 }
-                "reason" => fields.reason = string_of(raw),
-                "allowed" => fields.allowed_false |= raw.get() == "false",
-                "hookSpecificOutput" => {
-                    let specific = if raw.get().starts_with('{') {
-                        let mut inner = serde_json::Deserializer::from_str(raw.get());
-                        Some(inner.deserialize_map(SpecificVisitor).map_err(de::Error::custom)?)
+                i = end;
+            }
+            b'f' if b[i..].starts_with(b"false") => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+fn refuses_value(v: &Value) -> bool {
+    match v {
+        Value::Bool(false) => true,
+        Value::String(s) => s == "deny" || s == "block",
+        Value::Array(a) => a.iter().any(refuses_value),
+        Value::Object(o) => o.values().any(refuses_value),
+        _ => false,
+    }
+}
+
+fn insert_sticky(map: &mut Map<String, Value>, key: String, v: Value) {
+    match map.get_mut(&key) {
+        Some(old) if refuses_value(old) && !refuses_value(&v) => {}
+        Some(old) => *old = v,
+        None => {
+            map.insert(key, v);
+        }
+    }
+}
+
+/// Index after the closing quote of the string whose content starts at `i` (the text's end
+/// when unterminated).
+fn string_end(b: &[u8], i: usize) -> usize {
+    string_close(b, i).unwrap_or(b.len())
+}
+
+/// Index after the closing quote of the string whose content starts at `i`, if it has one.
+fn string_close(b: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        match memchr::memchr2(b'"', b'\\', b.get(i..).unwrap_or(&[])) {
+            Some(j) if b[i + j] == b'\\' => i += j + 2,
+            Some(j) => return Some(i + j + 1),
+            None => return None,
+        }
+    }
+}
+
+/// A string's JSON text (quotes included) decoded: escapes resolved, a lone surrogate escape as
+/// U+FFFD, an unknown escape as the text after its backslash. Borrowed when it has no escapes.
+pub fn decode_string(raw: &str) -> Cow<'_, str> {
+    let inner = raw.strip_prefix('"').map(|r| r.strip_suffix('"').unwrap_or(r)).unwrap_or(raw);
+    if !inner.contains('\\') {
+        return Cow::Borrowed(inner);
+    }
+    let b = inner.as_bytes();
+    let mut out = String::with_capacity(inner.len());
+    let mut i = 0;
+    while i < b.len() {
+        let Some(j) = memchr::memchr(b'\\', &b[i..]) else {
+            out.push_str(&inner[i..]);
+            break;
+        };
+        out.push_str(&inner[i..i + j]);
+        i += j + 1;
+        let Some(&c) = b.get(i) else { break };
+        i += 1;
+        match c {
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => match hex4(b, i) {
+                Some(hi @ 0xD800..=0xDBFF) => {
+                    let lo = (b.get(i + 4) == Some(&b'\\') && b.get(i + 5) == Some(&b'u'))
+                        .then(|| hex4(b, i + 6))
+                        .flatten()
+                        .filter(|lo| (0xDC00..=0xDFFF).contains(lo));
+                    match lo {
+                        Some(lo) => {
+                            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                            out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                            i += 10;
+                        }
+                        None => {
+                            out.push('\u{FFFD}');
+                            i += 4;
+                        }
+                    }
+                }
+                Some(u) => {
+                    out.push(char::from_u32(u).unwrap_or('\u{FFFD}'));
+                    i += 4;
+                }
+                None => out.push('u'),
+            },
+            _ => {
+                // Not an escape JSON has: the character itself (a whole UTF-8 sequence).
+                let start = i - 1;
+                let mut end = i;
+                while end < b.len() && (b[end] & 0xC0) == 0x80 {
+                    end += 1;
+                }
+                out.push_str(&inner[start..end]);
+                i = end;
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn hex4(b: &[u8], i: usize) -> Option<u32> {
+    let digits = b.get(i..i + 4)?;
+    digits.iter().try_fold(0u32, |acc, d| Some(acc * 16 + (*d as char).to_digit(16)?))
+}
+
+/// The scanner: validates JSON text iteratively (any depth) and finds where values end.
+struct Scan<'a> {
+    t: &'a str,
+    b: &'a [u8],
+    i: usize,
+}
+
+type At = usize;
+
+impl<'a> Scan<'a> {
+    fn new(text: &'a str) -> Scan<'a> {
+        Scan { t: text, b: text.as_bytes(), i: 0 }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn bump(&mut self) -> Option<u8> {
+        let c = self.peek()?;
+        self.i += 1;
+        Some(c)
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.i += 1;
+        }
+    }
+
+    fn end(&mut self) -> Result<(), At> {
+        self.ws();
+        if self.i == self.b.len() {
+            Ok(())
+        } else {
+            Err(self.i)
+        }
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), At> {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(self.i)
+        }
+    }
+
+    /// A string from its opening quote. Control characters and any escape are read.
+    fn string(&mut self) -> Result<(), At> {
+        self.expect(b'"')?;
+        self.i = string_close(self.b, self.i).ok_or(self.b.len())?;
+        Ok(())
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<(), At> {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(())
+        } else {
+            Err(self.i)
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.i;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.i += 1;
+        }
+        self.i - start
+    }
+
+    fn number(&mut self) -> Result<(), At> {
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+            if self.peek() == Some(b'I') {
+                return self.literal(b"Infinity");
+            }
+        }
+        match self.peek() {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(self.i),
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if self.digits() == 0 {
+                return Err(self.i);
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.i);
+            }
+        }
+        Ok(())
+    }
+
+    fn scalar(&mut self) -> Result<(), At> {
+        match self.peek() {
+            Some(b'"') => self.string(),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            Some(b'N') => self.literal(b"NaN"),
+            Some(b'I') => self.literal(b"Infinity"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(self.i),
+        }
+    }
+
+    /// An object key and its colon.
+    fn key(&mut self) -> Result<(), At> {
+        self.ws();
+        self.string()?;
+        self.ws();
+        self.expect(b':')
+    }
+
+    /// One value, any depth, without recursion: `stack` holds whether each open container is an
+    /// object.
+    fn value(&mut self) -> Result<(), At> {
+        let mut stack: Vec<bool> = Vec::new();
+        loop {
+            self.ws();
+            match self.peek() {
+                Some(b'{') => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b'}') {
+                        self.i += 1;
                     } else {
-                        None
-                    };
-                    fields.specific_deny |= specific.as_ref().is_some_and(|s| s.deny);
-                    fields.specific = specific;
+                        stack.push(true);
+                        self.key()?;
+                        continue;
+                    }
                 }
-                _ => {}
-            }
-        }
-        Ok(fields)
-    }
-}
-
-struct SpecificVisitor;
-
-impl<'de> Visitor<'de> for SpecificVisitor {
-    type Value = Specific;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Specific, A::Error> {
-        let mut s = Specific::default();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let raw: &'de RawValue = map.next_value()?;
-            match &*key {
-                "decision" => {
-                    s.decision = string_of(raw);
-                    s.deny |= s.decision.as_deref() == Some("deny");
+                Some(b'[') => {
+                    self.i += 1;
+                    self.ws();
+                    if self.peek() == Some(b']') {
+                        self.i += 1;
+                    } else {
+                        stack.push(false);
+                        continue;
+                    }
                 }
-                "reason" => s.reason = string_of(raw),
-                "additionalContext" => s.additional_context = string_of(raw),
-                // Too deep for a `Value`: no rewrite, but the rest of the answer still counts.
-                "updatedInput" if raw.get().starts_with('{') => s.updated_input = serde_json::from_str(raw.get()).ok(),
-                "updatedPrompt" => s.updated_prompt = string_of(raw),
-                _ => {}
+                _ => self.scalar()?,
+            }
+            // After a value: close what ends here, then the next value.
+            loop {
+                let Some(&object) = stack.last() else { return Ok(()) };
+                self.ws();
+                match self.bump() {
+                    Some(b',') => {
+                        if object {
+                            self.key()?;
+                        }
+                        break;
+                    }
+                    Some(b'}') if object => {
+                        stack.pop();
+                    }
+                    Some(b']') if !object => {
+                        stack.pop();
+                    }
+                    _ => return Err(self.i.saturating_sub(1)),
+                }
             }
         }
-        Ok(s)
     }
 }
 
-/// The text with the bare tokens `NaN`, `Infinity` and `-Infinity` (outside strings) replaced
-/// by `null`, or `None` when there are none. Where they stand in the grammar is left to the
-/// parser that runs next: `[1 NaN]` is still not JSON.
-pub(crate) fn non_finite_to_null(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    nulls_outside_strings(text, |i| {
-        let token = [&b"-Infinity"[..], b"Infinity", b"NaN"].into_iter().find(|t| bytes[i..].starts_with(t));
-        // A token must not be part of a longer word (`NaNa`), nor follow one.
-        let starts_word = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-        match token {
-            Some(t)
-                if starts_word && bytes.get(i + t.len()).map_or(true, |c| !c.is_ascii_alphanumeric() && *c != b'_') =>
-            {
-                (t.len(), true)
-            }
-            _ => (1, false),
-        }
-    })
-}
-
-/// Rewrites, outside strings, every number too large for an `f64` (`1e999`: valid JSON, but
-/// `Value` refuses it as "number out of range") to `null`, as [`non_finite_to_null`] does for
-/// `Infinity`. `None` when there is none. For the readers that build a whole `Value`.
-pub(crate) fn out_of_range_to_null(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    nulls_outside_strings(text, |i| {
-        if bytes[i] != b'-' && !bytes[i].is_ascii_digit() {
-            return (1, false);
-        }
-        let len = 1 + bytes[i + 1..]
-            .iter()
-            .take_while(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
-            .count();
-        (len, text[i..i + len].parse::<f64>().is_ok_and(f64::is_infinite))
-    })
-}
-
-/// Walks `text` outside its strings; at each position `token(i)` says how long the token there
-/// is (at least 1) and whether to replace it by `null`. `None` when nothing was replaced.
-fn nulls_outside_strings(text: &str, mut token: impl FnMut(usize) -> (usize, bool)) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let (mut copied, mut i, mut in_string, mut found) = (0usize, 0usize, false, false);
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            i += 1;
-            continue;
-        }
-        if b == b'"' {
-            in_string = true;
-            i += 1;
-            continue;
-        }
-        let (len, replace) = token(i);
-        if replace {
-            out.push_str(&text[copied..i]);
-            out.push_str("null");
-            copied = i + len;
-            found = true;
-        }
-        i += len.max(1);
-    }
-    if !found {
+/// Builds the value at the scanner (text already scanned), at most [`MAX_VALUE_DEPTH`] deep.
+fn build(s: &mut Scan, depth: usize) -> Option<Value> {
+    if depth > MAX_VALUE_DEPTH {
         return None;
     }
-    out.push_str(&text[copied..]);
-    Some(out)
-}
-
-/// The deepest nesting of `[`/`{` outside strings.
-pub(crate) fn nesting_depth(text: &str) -> usize {
-    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for b in text.bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
+    s.ws();
+    let text = s.t;
+    match s.peek()? {
+        b'{' => {
+            s.i += 1;
+            let mut map = Map::new();
+            loop {
+                s.ws();
+                match s.peek()? {
+                    b'}' => {
+                        s.i += 1;
+                        return Some(Value::Object(map));
+                    }
+                    b',' => s.i += 1,
+                    _ => {
+                        let start = s.i;
+                        s.string().ok()?;
+                        let key = decode_string(&text[start..s.i]).into_owned();
+                        s.ws();
+                        s.expect(b':').ok()?;
+                        let v = build(s, depth + 1)?;
+                        insert_sticky(&mut map, key, v);
+                    }
+                }
             }
-            continue;
         }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                max = max.max(depth);
+        b'[' => {
+            s.i += 1;
+            let mut items = Vec::new();
+            loop {
+                s.ws();
+                match s.peek()? {
+                    b']' => {
+                        s.i += 1;
+                        return Some(Value::Array(items));
+                    }
+                    b',' => s.i += 1,
+                    _ => items.push(build(s, depth + 1)?),
+                }
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+        }
+        _ => {
+            let start = s.i;
+            s.scalar().ok()?;
+            let v = Val(&text[start..s.i]);
+            Some(match v.kind() {
+                Kind::String => Value::String(decode_string(v.0).into_owned()),
+                Kind::Bool => Value::Bool(v.0 == "true"),
+                Kind::Null => Value::Null,
+                _ => serde_json::from_str::<serde_json::Number>(v.0).map_or(Value::Null, Value::Number),
+            })
         }
     }
-    max
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn non_finite_tokens_outside_strings_only() {
-        assert_eq!(
-            non_finite_to_null(r#"{"a":NaN,"b":[Infinity,-Infinity]}"#).unwrap(),
-            r#"{"a":null,"b":[null,null]}"#
-        );
-        assert_eq!(non_finite_to_null(r#"{"a":"NaN \" Infinity"}"#), None);
-        assert_eq!(non_finite_to_null(r#"{"a":NaNa}"#), None);
+    fn obj(s: &str) -> Obj<'_> {
+        object(s).unwrap()
     }
 
     #[test]
-    fn only_needed_keys_are_built() {
+    fn strings_decode_tolerantly() {
+        assert_eq!(decode_string(r#""plain""#), "plain");
+        assert_eq!(decode_string(r#""a\"b\\c\/\n\u00e9""#), "a\"b\\c/\né");
+        assert_eq!(decode_string(r#""\ud83d\ude00""#), "😀");
+        assert_eq!(decode_string(r#""x\ud800y""#), "x\u{FFFD}y");
+        assert_eq!(decode_string(r#""\udc00\ud800""#), "\u{FFFD}\u{FFFD}");
+        assert_eq!(decode_string(r#""\ud800\u0041""#), "\u{FFFD}A");
+        assert_eq!(decode_string(r#""\q\é""#), "qé");
+        assert_eq!(decode_string("\"\\u12\""), "u12");
+    }
+
+    #[test]
+    fn any_json_object_is_read() {
         let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
-        let body = format!(r#"{{"x":{deep},"n":1e999,"decision":"deny","reason":"no"}}"#);
-        let f = read(body.as_bytes()).unwrap();
-        assert_eq!(f.decision.as_deref(), Some("deny"));
-        assert_eq!(f.reason.as_deref(), Some("no"));
-        assert_eq!(read(b"[1]"), Err(NotAnObject::OtherValue));
-        assert!(matches!(read(b"{\"a\":1} x"), Err(NotAnObject::Invalid(_))));
-        assert!(matches!(read(b"{\"a\":\"\xff\"}"), Err(NotAnObject::Invalid(_))));
+        let body = format!(
+            r#"{{"x":{deep},"n":1e999,"m":-1e400,"q":NaN,"i":-Infinity,"decision":"deny","reason":"no \ud800"}}"#
+        );
+        let o = obj(&body);
+        assert!(o.get("decision").unwrap().is("deny"));
+        assert_eq!(o.get("reason").unwrap().text().as_deref(), Some("no \u{FFFD}"));
+        assert_eq!(o.get("n").unwrap().kind(), Kind::Number);
+        assert_eq!(o.get("q").unwrap().kind(), Kind::Null);
+        assert_eq!(o.get("x").unwrap().to_value(), None, "too deep to build");
+        assert_eq!(object("[1]"), Err(NotAnObject::OtherValue));
+        assert_eq!(object(" \"s\" "), Err(NotAnObject::OtherValue));
+        for bad in [
+            "{\"a\":1} x",
+            "{\"a\":1}{}",
+            "{nope",
+            "{\"a\":}",
+            "{\"a\" 1}",
+            "{\"a\":1,}",
+            "[1,]",
+            "{\"a\":01}",
+            "{\"a\":1.}",
+            "{\"a\":\"x}",
+        ] {
+            assert!(matches!(object(bad), Err(NotAnObject::Invalid(_))), "{bad}");
+        }
+        assert!(object("{\"a\":\"raw\ttab\nline\"}").is_ok(), "control characters in strings");
+        assert_eq!(text(b"\xef\xbb\xbf{}"), "{}");
+        assert_eq!(text(b"{\"r\":\"\xff\"}"), "{\"r\":\"\u{FFFD}\"}");
+    }
+
+    #[test]
+    fn repeated_keys_keep_the_refusal() {
+        let o = obj(
+            r#"{"decision":"deny","decision":"allow","r":"a","r":"b","h":{"d":"deny"},"h":null,"c":false,"c":true}"#,
+        );
+        assert!(o.get("decision").unwrap().is("deny"));
+        assert!(o.get("r").unwrap().is("b"), "otherwise the last value");
+        assert_eq!(o.get("h").unwrap().raw(), r#"{"d":"deny"}"#);
+        assert_eq!(o.get("c").unwrap().as_bool(), Some(false));
+        let o = obj(r#"{"decision":"block","decision":"deny"}"#);
+        assert!(o.get_by("decision", |v| v.is("deny")).unwrap().is("deny"), "each dialect says which refusal");
+        let v = value(r#"{"a":{"p":"deny","p":"allow"},"k":1,"k":2,"big":1e999}"#).unwrap().to_value().unwrap();
+        assert_eq!(v, serde_json::json!({"a":{"p":"deny"},"k":2,"big":null}));
     }
 }

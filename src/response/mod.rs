@@ -89,137 +89,62 @@ pub enum Response {
     },
 }
 
-/// A whole answer as a JSON value, for the readers that need every field (Claude Code hooks).
-/// Python's `NaN`/`Infinity` and numbers too large for an `f64` (`1e999`) are read as `null`, as
-/// [`json`] does; a key given twice keeps a refusing value (`deny`, `block`, `false`) over a
-/// later one, so a repeated key cannot turn a deny into an allow (CONTRACT §3.4). Nesting up to
-/// [`MAX_VALUE_DEPTH`] is read (serde_json's own limit, 128, is below what a hook echoing a
-/// deep tool input back produces: the envelope itself may be 127 deep).
-pub fn parse_json(body: &[u8]) -> Result<Value, String> {
-    let text = std::str::from_utf8(body).map_err(|e| format!("not UTF-8 text ({e})"))?;
-    let depth = json::nesting_depth(text);
-    if depth > MAX_VALUE_DEPTH {
-        return Err(format!("nested {depth} levels deep, more than the {MAX_VALUE_DEPTH} a response may be"));
-    }
-    let read = |t: &str| -> Result<Value, serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_str(t);
-        // Bounded above: the `Sticky` visitor recurses once per level, a few hundred bytes each.
-        de.disable_recursion_limit();
-        let v = serde::Deserialize::deserialize(&mut de).map(|Sticky(v)| v)?;
-        de.end()?;
-        Ok(v)
-    };
-    read(text).or_else(|first| {
-        let finite = json::non_finite_to_null(text);
-        let in_range = json::out_of_range_to_null(finite.as_deref().unwrap_or(text));
-        match in_range.or(finite) {
-            Some(rewritten) => read(&rewritten).map_err(|_| first.to_string()),
-            None => Err(first.to_string()),
-        }
-    })
-}
-
-/// How deep a whole-value response may nest (see [`parse_json`]).
-pub const MAX_VALUE_DEPTH: usize = 512;
-
-/// A JSON value whose objects resolve repeated keys in favour of a refusal.
-struct Sticky(Value);
-
-fn refuses(v: &Value) -> bool {
-    matches!(v, Value::Bool(false)) || matches!(v.as_str(), Some("deny" | "block"))
-}
-
-impl<'de> serde::Deserialize<'de> for Sticky {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Sticky, D::Error> {
-        use serde::de::{MapAccess, SeqAccess, Visitor};
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Sticky;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Sticky, E> {
-                Ok(Sticky(Value::Bool(v)))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Sticky, E> {
-                Ok(Sticky(Value::from(v)))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Sticky, E> {
-                Ok(Sticky(Value::from(v)))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Sticky, E> {
-                Ok(Sticky(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Sticky, E> {
-                Ok(Sticky(Value::String(v.to_string())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Sticky, E> {
-                Ok(Sticky(Value::String(v)))
-            }
-            fn visit_unit<E>(self) -> Result<Sticky, E> {
-                Ok(Sticky(Value::Null))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Sticky, A::Error> {
-                let mut items = Vec::new();
-                while let Some(Sticky(v)) = seq.next_element()? {
-                    items.push(v);
-                }
-                Ok(Sticky(Value::Array(items)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Sticky, A::Error> {
-                let mut out = serde_json::Map::new();
-                while let Some((key, Sticky(v))) = map.next_entry::<String, Sticky>()? {
-                    match out.get_mut(&key) {
-                        Some(old) if refuses(old) && !refuses(&v) => {}
-                        Some(old) => *old = v,
-                        None => {
-                            out.insert(key, v);
-                        }
-                    }
-                }
-                Ok(Sticky(Value::Object(out)))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
+/// Reads a jsonIO-shaped answer (openHarness stdout, HTTP bodies, callback answers, persistent
+/// workers' lines) through the one tolerant reader ([`json`]); what its keys mean is decided
+/// here. A `deny` among the values of a repeated key wins, a `hookSpecificOutput` that denies
+/// among repeated ones too (README "Reading answers").
 pub fn parse(body: &[u8]) -> Response {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    let text = json::text(body);
+    if text.bytes().all(|b| b.is_ascii_whitespace()) {
         return Response::Empty;
     }
-    let fields = match json::read(body) {
-        Ok(f) => f,
+    let top = match json::object(&text) {
+        Ok(o) => o,
         Err(json::NotAnObject::Invalid(e)) => return Response::Malformed(format!("response is not valid JSON ({e})")),
         Err(json::NotAnObject::OtherValue) => {
             return Response::Malformed("response is JSON but not an object".to_string())
         }
     };
-    let specific = fields.specific.unwrap_or_default();
-    let result = HookResult {
-        decision: if fields.decision_deny {
-            Some(Decision::Deny)
-        } else {
-            match fields.decision.as_deref() {
-                Some("allow") => Some(Decision::Allow),
-                _ => None,
-            }
+    Response::Parsed {
+        result: interpret(&top),
+        legacy_denied: top.get_by("allowed", |v| v.as_bool() == Some(false)).and_then(|v| v.as_bool()) == Some(false),
+    }
+}
+
+/// The openHarness vocabulary over a read object.
+fn interpret(top: &json::Obj) -> HookResult {
+    let is_deny = |v: json::Val| v.is("deny");
+    let specific = top
+        .get_by("hookSpecificOutput", |v| {
+            v.as_object().is_some_and(|o| o.get_by("decision", is_deny).is_some_and(is_deny))
+        })
+        .and_then(|v| v.as_object());
+    let last = |_: json::Val| false;
+    let from_specific =
+        |key: &str, refuses: &dyn Fn(json::Val) -> bool| specific.as_ref().and_then(|o| o.get_by(key, refuses));
+    HookResult {
+        decision: match top.get_by("decision", is_deny) {
+            Some(v) if v.is("deny") => Some(Decision::Deny),
+            Some(v) if v.is("allow") => Some(Decision::Allow),
+            _ => None,
         },
-        permission: if fields.specific_deny {
-            Some(Permission::Deny)
-        } else {
-            match specific.decision.as_deref() {
-                Some("allow") => Some(Permission::Allow),
-                Some("ask") => Some(Permission::Ask),
-                _ => None,
-            }
+        permission: match from_specific("decision", &is_deny) {
+            Some(v) if v.is("deny") => Some(Permission::Deny),
+            Some(v) if v.is("allow") => Some(Permission::Allow),
+            Some(v) if v.is("ask") => Some(Permission::Ask),
+            _ => None,
         },
-        reason: fields.reason.or(specific.reason),
-        context: specific.additional_context,
-        updated_input: specific.updated_input,
-        updated_prompt: specific.updated_prompt,
-    };
-    Response::Parsed { result, legacy_denied: fields.allowed_false }
+        reason: top
+            .get_by("reason", last)
+            .and_then(json::Val::text)
+            .or_else(|| from_specific("reason", &last).and_then(json::Val::text)),
+        context: from_specific("additionalContext", &last).and_then(json::Val::text),
+        // Too deep to build: no rewrite, but the rest of the answer still counts.
+        updated_input: from_specific("updatedInput", &last)
+            .filter(|v| v.kind() == json::Kind::Object)
+            .and_then(json::Val::to_value),
+        updated_prompt: from_specific("updatedPrompt", &last).and_then(json::Val::text),
+    }
 }
 
 #[cfg(test)]
@@ -251,7 +176,7 @@ mod tests {
         assert_eq!(r.updated_input, Some(serde_json::json!({"command": "ls"})));
         assert_eq!(r.updated_prompt.as_deref(), Some("new"));
         assert_eq!(parsed(r#"{"hookSpecificOutput":{"updatedInput":"x"}}"#).updated_input, None, "objects only");
-        let v = parse_json(br#"{"a":{"permissionDecision":"deny","permissionDecision":"allow"},"continue":false,"continue":true,"n":null,"x":NaN,"k":1,"k":2}"#).unwrap();
+        let v = json::value(r#"{"a":{"permissionDecision":"deny","permissionDecision":"allow"},"continue":false,"continue":true,"n":null,"x":NaN,"k":1,"k":2}"#).unwrap().to_value().unwrap();
         assert_eq!(v["a"]["permissionDecision"], "deny", "a repeated key cannot turn a deny into an allow");
         assert_eq!(v["continue"], false);
         assert_eq!((v["n"].clone(), v["x"].clone(), v["k"].clone()), (Value::Null, Value::Null, Value::from(2)));

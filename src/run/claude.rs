@@ -117,6 +117,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                     stdout,
                     stderr: &finished.stderr,
                     on_failure_block: hook.on_failure_block,
+                    overflow: finished.stdout_overflow,
                     name: command,
                 },
             )
@@ -126,7 +127,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
             let headers: Vec<(String, String)> =
                 headers.iter().map(|(k, v)| (k.clone(), interpolate(v, allowed_env_vars, cx))).collect();
             let body = cx.input.json.trim_end();
-            let ran = |failed: Option<String>, stdout: &[u8]| -> ClaudeAnswer {
+            let ran = |failed: Option<String>, stdout: &[u8], overflow: bool| -> ClaudeAnswer {
                 answer::read(
                     event,
                     &Ran {
@@ -134,6 +135,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                         failed,
                         stdout,
                         on_failure_block: hook.on_failure_block,
+                        overflow,
                         name: url,
                         ..Ran::default()
                     },
@@ -142,30 +144,32 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
             match cx.base.http.post(url, body, &headers, timeout, cx.base.max_output_bytes, cx.base.cancel) {
                 Reply::Body(status, bytes) => {
                     trace.status = Some(status);
-                    let text = String::from_utf8_lossy(&bytes);
+                    // Read as the answer reader reads it (a byte-order mark, invalid UTF-8).
+                    let text = crate::response::json::text(&bytes);
                     let t = text.trim();
                     if t.is_empty() || (t.starts_with('{') && t.ends_with('}')) {
-                        ran(None, &bytes)
+                        ran(None, &bytes, false)
                     } else {
-                        ran(Some(format!("HTTP {status} body is not a JSON object")), b"")
+                        ran(Some(format!("HTTP {status} body is not a JSON object")), b"", false)
                     }
                 }
                 Reply::Status(status) => {
                     trace.status = Some(status);
-                    ran(Some(format!("HTTP {status}")), b"")
+                    ran(Some(format!("HTTP {status}")), b"", false)
                 }
                 Reply::TooLarge(status) => {
                     trace.status = Some(status);
                     ran(
                         Some(format!("HTTP response exceeded maxOutputBytes ({} bytes)", cx.base.max_output_bytes)),
                         b"",
+                        true,
                     )
                 }
                 Reply::Failed { timed_out, message } => {
                     trace.timed_out = Some(timed_out);
                     trace.error = Some(message.clone());
                     let why = if timed_out { format!("timed out after {} s", timeout.as_secs_f64()) } else { message };
-                    ran(Some(why), b"")
+                    ran(Some(why), b"", false)
                 }
             }
         }
@@ -180,12 +184,14 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                 let asked = host::ask(cx.base.engine_id, &*f, &request, timeout, cx.base.cancel);
                 let timed_out = asked == Asked::TimedOut;
                 trace.timed_out = Some(timed_out);
+                let mut overflow = false;
                 let (failed, body) = match asked {
                     Asked::Answered(a) => {
                         let body = a.unwrap_or_default();
                         if body.len() > cx.base.max_output_bytes {
                             let why =
                                 format!("the answer exceeded maxOutputBytes ({} bytes)", cx.base.max_output_bytes);
+                            overflow = true;
                             (Some(why), Vec::new())
                         } else {
                             (None, body)
@@ -203,6 +209,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
                             timed_out,
                             failed,
                             on_failure_block: hook.on_failure_block,
+                            overflow,
                             name: kind,
                             ..Ran::default()
                         },
@@ -212,7 +219,7 @@ pub fn run(hook: &ClaudeHook, index: usize, cx: &ClaudeContext) -> (ClaudeAnswer
         },
     };
     trace.duration_ms = millis(start.elapsed());
-    trace.result = answer.label();
+    trace.result = super::cancelled_or(cx.base.cancel, answer.label());
     trace.reason = answer.reason.clone();
     trace.failure = answer.failure.clone();
     (answer, trace)

@@ -97,9 +97,19 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
         },
     };
     trace.duration_ms = millis(start.elapsed());
-    trace.result = result.label();
+    trace.result = cancelled_or(cx.cancel, result.label());
     trace.reason = result.reason.clone();
     Ran { result: Some(result), trace }
+}
+
+/// A hook the fire's cancel reached before it finished is traced `"cancelled"`, so that the
+/// cancelled outcome's `hooks` says which hooks were stopped (an audit log needs it).
+pub(crate) fn cancelled_or(cancel: Option<&cancel::Cancel>, label: &'static str) -> &'static str {
+    if cancel.is_some_and(cancel::Cancel::is_cancelled) {
+        "cancelled"
+    } else {
+        label
+    }
 }
 
 fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {

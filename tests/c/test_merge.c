@@ -24,6 +24,13 @@ static jval *fire_pre(const char *config) {
     return FIREJ(h, "{`event`:`preToolUse`,`toolName`:`Bash`}");
 }
 
+/* 1.2: a deny with no reason anywhere is named after its hook (README "Merging"); before, the
+ * outcome had no reason. Checks that reason, then removes it so the rest is compared as before. */
+static void check_named(jval *o, const char *resp) {
+    CHECK_JSTR(o, "reason", xfmt("denied by command hook `printf '%%s' '%s'`", resp));
+    if (o) json_remove(o, "reason");
+}
+
 /* 1. A deny stops the walk; reason = its own, else the first seen before; context dropped. */
 static void test_deny_short_circuits(void) {
     jval *o = fire_pre(cfg("preToolUse", hkr("{\"decision\":\"deny\",\"reason\":\"no\"}"), never(), NULL));
@@ -31,6 +38,7 @@ static void test_deny_short_circuits(void) {
     CHECK_NOT_RUN();
     /* an env-mode hook after it must not run either */
     o = fire_pre(cfg("preToolUse", hkr("{\"decision\":\"deny\"}"), hk(xfmt("touch %s", g_mark)), NULL));
+    check_named(o, "{\"decision\":\"deny\"}");
     CHECK_OUT(o, xfmt("{`allowed`:false,`hooks`:[%s]}", T(0, "deny", NULL)));
     CHECK_NOT_RUN();
 }
@@ -62,6 +70,7 @@ static void test_deny_reason_fallback_and_context_dropped(void) {
 static void test_permission_deny(void) {
     jval *o = fire_pre(cfg("preToolUse", hkr("{\"hookSpecificOutput\":{\"additionalContext\":\"c\"}}"),
                            hkr("{\"hookSpecificOutput\":{\"decision\":\"deny\"}}"), never(), NULL));
+    check_named(o, "{\"hookSpecificOutput\":{\"decision\":\"deny\"}}");
     CHECK_OUT(o, xfmt("{`allowed`:false,`permissionDecision`:`deny`,`hooks`:[%s,%s]}", T(0, "none", NULL), T(1, "deny", NULL)));
     CHECK_NOT_RUN();
     /* a deny is a deny, even with hookSpecificOutput.decision allow beside it (divergence) */
@@ -113,6 +122,7 @@ static void test_ask_remembered(void) {
     /* ask, then a permission deny */
     o = fire_pre(cfg("preToolUse", hkr("{\"hookSpecificOutput\":{\"decision\":\"ask\"}}"),
                      hkr("{\"hookSpecificOutput\":{\"decision\":\"deny\"}}"), NULL));
+    check_named(o, "{\"hookSpecificOutput\":{\"decision\":\"deny\"}}");
     CHECK_OUT(o, xfmt("{`allowed`:false,`permissionDecision`:`deny`,`hooks`:[%s,%s]}", T(0, "ask", NULL), T(1, "deny", NULL)));
     /* two asks */
     o = fire_pre(cfg("preToolUse", hkr("{\"hookSpecificOutput\":{\"decision\":\"ask\"}}"), hkr("{}"),

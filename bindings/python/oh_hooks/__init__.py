@@ -2,7 +2,7 @@
 
     from oh_hooks import Hooks
 
-    with Hooks({"cwd": "/path/to/project"}) as hooks:
+    with Hooks(cwd="/path/to/project") as hooks:     # or Hooks({"cwd": ...})
         outcome = hooks.fire({"event": "preToolUse", "toolName": "Bash", "toolArgs": "ls"})
         if not outcome.allowed:
             print("blocked:", outcome.reason)
@@ -11,7 +11,7 @@
 from ._callbacks import RawResponse
 from ._errors import OhHooksError
 from ._hooks import Hooks, library_path, version
-from ._types import Envelope, HookTrace, Options, Outcome, OutcomeError
+from ._types import Envelope, HookTrace, Options, Outcome, OutcomeError, Record, Request
 
 __all__ = [
     "Envelope",
@@ -22,6 +22,8 @@ __all__ = [
     "Outcome",
     "OutcomeError",
     "RawResponse",
+    "Record",
+    "Request",
     "library_path",
     "version",
 ]

@@ -27,6 +27,7 @@ import threading
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from . import _ffi
+from ._types import Record, Request
 
 log = logging.getLogger("oh_hooks")
 
@@ -204,7 +205,8 @@ def _on_call(user_data: Optional[int], request: Optional[bytes], call: Optional[
             respond(call, failure("?", "its registration is gone"))
             return
         try:
-            result = reg.fn(json.loads((request or b"null").decode("utf-8")))
+            req = json.loads((request or b"null").decode("utf-8"))
+            result = reg.fn(Request(req) if type(req) is dict else req)
         except BaseException as e:  # noqa: BLE001 - nothing may cross into C
             respond(call, failure(reg.name, f"it raised {_exc_text(e)}"))
             return
@@ -232,7 +234,8 @@ def _on_record(user_data: Optional[int], record: Optional[bytes]) -> None:
         fn = host.observer if host is not None else None
         if fn is None:
             return
-        fn(json.loads(record or b"null"))
+        rec = json.loads(record or b"null")
+        fn(Record(rec) if type(rec) is dict else rec)
     except BaseException:  # noqa: BLE001 - an observer must not break the engine
         log.exception("oh_hooks: the on_decision observer raised")
 

@@ -47,10 +47,12 @@ class OhHooksError(Exception):
         )
 
     def __str__(self) -> str:
+        # The engine's messages usually name the file, line and path already ("invalid config in
+        # <file> line 3 at `hooks...`: ..."): only what the message leaves out is appended.
         where = []
-        if self.file is not None:
+        if self.file is not None and self.file not in self.message:
             where.append(self.file if self.line is None else f"{self.file}:{self.line}")
-        if self.path is not None:
+        if self.path is not None and self.path not in self.message:
             where.append(f"at {self.path}")
         suffix = f" ({' '.join(where)})" if where else ""
         return f"{self.code}: {self.message}{suffix}"

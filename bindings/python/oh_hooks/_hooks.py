@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import ctypes
+import difflib
 import json
 import threading
 import weakref
@@ -55,6 +56,55 @@ def _encode_raw(text: Union[str, bytes]) -> bytes:
     return data
 
 
+# ``Hooks(default_timeout_ms=...)``: each keyword option and the engine's key it sets (the README's
+# "Options"; tests/option_lists.rs keeps this list equal to what the engine accepts).
+_KEYWORDS = {
+    "cwd": "cwd",
+    "home": "home",
+    "layers": "layers",
+    "config_path": "configPath",
+    "config": "config",
+    "trusted": "trusted",
+    "default_timeout_ms": "defaultTimeoutMs",
+    "env": "env",
+    "strict": "strict",
+    "max_output_bytes": "maxOutputBytes",
+    "wait_non_blocking": "waitNonBlocking",
+    "watch": "watch",
+    "http_proxy": "httpProxy",
+    "claude": "claude",
+    "claude_plugins": "claudePlugins",
+    "claude_project_dir": "claudeProjectDir",
+    "shutdown_timeout_ms": "shutdownTimeoutMs",
+}
+_CAMEL_TO_KEYWORD = {camel: kw for kw, camel in _KEYWORDS.items()}
+
+
+def _options(options: Optional[Options], keywords: Dict[str, Any]) -> Any:
+    """The options dict and the keyword options as one engine options object. A keyword set to
+    ``None`` is left out (the engine's default); an unknown keyword, or one the dict also sets,
+    is a ``TypeError`` naming it."""
+    if not keywords:
+        return options  # whatever it is: the engine judges it (a list is invalid_options)
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"Hooks() options must be a dict to combine with keyword options, not {type(options).__name__}")
+    merged: Dict[str, Any] = dict(options or {})
+    for kw, value in keywords.items():
+        key = _KEYWORDS.get(kw)
+        if key is None:
+            hint = _CAMEL_TO_KEYWORD.get(kw) or next(iter(difflib.get_close_matches(kw, _KEYWORDS, n=1)), None)
+            also = f" (did you mean {hint!r}?)" if hint else ""
+            raise TypeError(
+                f"Hooks() got an unexpected keyword option {kw!r}{also}; "
+                f"the keyword options are {', '.join(_KEYWORDS)}"
+            )
+        if key in merged:
+            raise TypeError(f"Hooks() got option {key!r} twice: in the options dict and as the keyword {kw!r}")
+        if value is not None:
+            merged[key] = value
+    return merged
+
+
 # Engines still open. At interpreter exit they are closed while Python still runs, so that no
 # engine thread calls a registered function (or the observer) into a finalizing interpreter.
 _open: "weakref.WeakSet[Hooks]" = weakref.WeakSet()
@@ -98,7 +148,10 @@ class Hooks:
     coroutine with a failure, so it never waits for a blocked event loop.
     """
 
-    def __init__(self, options: Optional[Options] = None) -> None:
+    def __init__(self, options: Optional[Options] = None, **keywords: Any) -> None:
+        """``options`` is the engine's options dict (camelCase keys, as in the README's
+        "Options"); keyword options in snake_case set the same keys
+        (``Hooks(cwd="../project", default_timeout_ms=5000)``) and may be combined with it."""
         # Set first, so __del__ is safe even if the constructor raises.
         self._handle: Optional[int] = None
         # Reentrant, so that close() from a signal handler that interrupted this very
@@ -113,7 +166,8 @@ class Hooks:
         self._observer_key = 0
         self._lib = _ffi.lib()
 
-        options_json = None if options is None else _dumps(options)
+        merged = _options(options, keywords)
+        options_json = None if merged is None else _dumps(merged)
         err = ctypes.c_void_p()
         handle = self._lib.new(options_json, ctypes.byref(err))
         if not handle:

@@ -29,6 +29,8 @@ class Options(TypedDict, total=False):
     config: Mapping[str, Any]
     """An inline config instead of any file (never watched)."""
     trusted: bool
+    """Force trust on or off; absent: openHarness's trust store, which trusts every project when
+    ``~/.oh/trusted-dirs.json`` does not exist (a harness embedding a security policy passes it)."""
     defaultTimeoutMs: int
     env: Dict[str, str]
     strict: bool
@@ -88,6 +90,9 @@ class Envelope(_EnvelopeEvent, total=False):
     elicitationAction: str
     elicitationContent: str
     effort: Dict[str, Any]
+    toolInput: Dict[str, Any]
+    """The tool's input as an object (Claude Code's ``tool_input``, also accepted under that name)."""
+    tool_input: Dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,8 @@ class HookTrace:
     type: str
     """``"command"``, ``"http"`` or ``"prompt"``."""
     result: str
-    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks) or ``"none"``."""
+    """``"allow"``, ``"deny"``, ``"ask"``, ``"defer"`` (Claude Code hooks), ``"none"``, or
+    ``"cancelled"`` (the fire was cancelled before this hook finished)."""
     duration_ms: float
     json_io: bool = False
     persistent: bool = False
@@ -209,3 +215,103 @@ class Outcome:
             error=OutcomeError.from_json(err) if isinstance(err, dict) else None,
             raw=obj,
         )
+
+
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+class Request(Dict[str, Any]):
+    """What a registered function gets: the envelope (a ``callback:`` hook: exactly what a jsonIO
+    hook reads on stdin), ``{"prompt", "envelope"}`` (the ``prompt`` evaluator) or ``{"hook",
+    "input"}`` (a Claude Code ``prompt``/``agent``/``mcp_tool`` hook).
+
+    It is the parsed JSON itself (a ``dict``: ``req["toolName"]``, ``req.get(...)`` work as
+    before; ``raw`` is the same object as a plain dict) with the snake_case attributes of
+    ``Outcome``: ``req.tool_name``, ``req.tool_input``, ``req.prompt``, ``req.envelope`` (a
+    ``Request`` too), ... Any envelope field ``foo_bar`` reads the key ``fooBar`` (or
+    ``foo_bar`` as sent); an absent field is ``None``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        return dict(self)
+
+    def _field(self, snake: str) -> Any:
+        camel = _camel(snake)
+        if camel in self:
+            return self[camel]
+        return self.get(snake)
+
+    @property
+    def event(self) -> Optional[str]:
+        return self.get("event")
+
+    @property
+    def tool_name(self) -> Optional[str]:
+        return self._field("tool_name")
+
+    @property
+    def tool_args(self) -> Optional[str]:
+        return self._field("tool_args")
+
+    @property
+    def tool_input(self) -> Optional[Dict[str, Any]]:
+        return self._field("tool_input")
+
+    @property
+    def session_id(self) -> Optional[str]:
+        return self._field("session_id")
+
+    @property
+    def prompt(self) -> Optional[str]:
+        """The prompt evaluator's question, or a userPromptSubmit envelope's prompt."""
+        return self.get("prompt")
+
+    @property
+    def envelope(self) -> Optional["Request"]:
+        """The prompt evaluator's envelope (``None`` on a callback's request, which is one)."""
+        env = self.get("envelope")
+        return Request(env) if isinstance(env, dict) else None
+
+    @property
+    def hook(self) -> Optional[Dict[str, Any]]:
+        """A Claude Code hook's own fields (its request is ``{"hook", "input"}``)."""
+        return self.get("hook")
+
+    @property
+    def input(self) -> Optional[Dict[str, Any]]:
+        """What Claude Code would give the hook on stdin (snake_case keys)."""
+        return self.get("input")
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names that are not attributes: envelope fields in snake_case.
+        if name.startswith("_") or name != name.lower():
+            raise AttributeError(name)
+        return self._field(name)
+
+
+class Record(Dict[str, Any]):
+    """What the ``on_decision`` observer gets once per fire: ``record.envelope`` (a ``Request``;
+    ``None`` when the input was not an envelope) and ``record.outcome`` (an ``Outcome``, as
+    ``fire()`` returns). It is the parsed JSON too: ``record["outcome"]`` is the raw dict, and
+    ``raw`` the whole record as a plain dict."""
+
+    __slots__ = ()
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        return dict(self)
+
+    @property
+    def envelope(self) -> Optional[Request]:
+        env = self.get("envelope")
+        return Request(env) if isinstance(env, dict) else None
+
+    @property
+    def outcome(self) -> Outcome:
+        out = self.get("outcome")
+        return Outcome.from_json(out if isinstance(out, dict) else {})

@@ -1,0 +1,79 @@
+//! Host tools by kind (README "Host tools"): which tool names the engine knows, and each kind's
+//! main field, which a tool's arguments given as plain text (`"toolArgs": "rm -rf /"`) fill for
+//! a hook that reads the tool's input. Dialect-agnostic: a dialect asks for a kind by the host's
+//! tool name. Today only Claude Code's tool names are known (the defaults); option `tools` will
+//! add the host's own.
+
+/// The kinds of tool, each with its canonical fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Shell,
+    Read,
+    Write,
+    Edit,
+    Fetch,
+    Search,
+    Glob,
+    Agent,
+    Mcp,
+}
+
+impl Kind {
+    /// The field a tool's arguments given as text stand for (`None`: the kind has no single one).
+    pub fn main_field(self) -> Option<&'static str> {
+        match self {
+            Kind::Shell => Some("command"),
+            Kind::Read | Kind::Write | Kind::Edit => Some("path"),
+            Kind::Fetch => Some("url"),
+            Kind::Search | Kind::Glob => Some("pattern"),
+            Kind::Agent => Some("prompt"),
+            Kind::Mcp => None,
+        }
+    }
+}
+
+/// Claude Code's tool names, known as their kinds without any option.
+const DEFAULTS: &[(&str, Kind)] = &[
+    ("Bash", Kind::Shell),
+    ("Read", Kind::Read),
+    ("Write", Kind::Write),
+    ("Edit", Kind::Edit),
+    ("MultiEdit", Kind::Edit),
+    ("WebFetch", Kind::Fetch),
+    ("Grep", Kind::Search),
+    ("Glob", Kind::Glob),
+    ("Task", Kind::Agent),
+];
+
+/// The kind of the host's tool `name`, when the engine knows it.
+pub fn kind(name: &str) -> Option<Kind> {
+    if let Some((_, kind)) = DEFAULTS.iter().find(|(n, _)| *n == name) {
+        return Some(*kind);
+    }
+    let mcp = name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__"));
+    mcp.filter(|(server, tool)| !server.is_empty() && !tool.is_empty()).map(|_| Kind::Mcp)
+}
+
+/// The tool input a hook reading fields sees for arguments given only as text: the kind's main
+/// field holding that text, as JSON text of an object (`text` is the JSON string as received).
+pub fn input_from_text(tool: &str, text: &str) -> Option<String> {
+    let field = kind(tool)?.main_field()?;
+    Some(format!("{{\"{field}\":{text}}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_main_fields() {
+        assert_eq!(input_from_text("Bash", r#""rm -rf /""#).as_deref(), Some(r#"{"command":"rm -rf /"}"#));
+        assert_eq!(input_from_text("MultiEdit", r#""a.rs""#).as_deref(), Some(r#"{"path":"a.rs"}"#));
+        assert_eq!(input_from_text("WebFetch", r#""http://x""#).as_deref(), Some(r#"{"url":"http://x"}"#));
+        assert_eq!(input_from_text("Task", r#""go""#).as_deref(), Some(r#"{"prompt":"go"}"#));
+        assert_eq!(kind("mcp__fs__read"), Some(Kind::Mcp));
+        assert_eq!(input_from_text("mcp__fs__read", r#""x""#), None);
+        assert_eq!(input_from_text("bash", r#""x""#), None, "names are exact");
+        assert_eq!(kind("mcp____x"), None);
+    }
+}

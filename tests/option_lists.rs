@@ -1,0 +1,115 @@
+//! Every list of the engine's options — the main README's "Options" table, each binding's README
+//! and package README, and each binding's option type (index.d.ts, types.go, _types.py) — names
+//! exactly the options the engine accepts (`oh_hooks::options::OPTION_NAMES`). A new option
+//! fails this test until every list has it; a removed or misspelt one fails it too.
+
+use oh_hooks::options::OPTION_NAMES;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Options announced in the docs while the engine that accepts them is still on its way (a
+/// parallel branch). A name here may be listed without being accepted yet; once the engine has
+/// it, it is checked like any other and leaves this list (shutdownTimeoutMs did).
+const ANNOUNCED: &[&str] = &[];
+
+fn read(path: &str) -> String {
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()))
+}
+
+/// The first backticked word of each table row in the section headed `heading` (up to the next
+/// heading of the same or a higher level).
+fn table_names(path: &str, heading: &str) -> BTreeSet<String> {
+    let text = read(path);
+    let level = heading.chars().take_while(|c| *c == '#').count();
+    let mut lines = text.lines().skip_while(|l| l.trim_end() != heading);
+    assert!(lines.next().is_some(), "{path} has no section {heading:?}");
+    let mut names = BTreeSet::new();
+    for line in lines {
+        let hashes = line.chars().take_while(|c| *c == '#').count();
+        if hashes > 0 && hashes <= level && line[hashes..].starts_with(' ') {
+            break;
+        }
+        let Some(row) = line.strip_prefix("| `") else { continue };
+        if let Some(end) = row.find('`') {
+            names.insert(row[..end].to_string());
+        }
+    }
+    names
+}
+
+/// The body of the first block starting with `start` up to the line `end`.
+fn block<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    let at = text.find(start).unwrap_or_else(|| panic!("no {start:?}"));
+    let rest = &text[at + start.len()..];
+    &rest[..rest.find(end).unwrap_or_else(|| panic!("no end {end:?} after {start:?}"))]
+}
+
+fn check(what: &str, got: BTreeSet<String>) {
+    let engine: BTreeSet<String> = OPTION_NAMES.iter().map(|s| s.to_string()).collect();
+    let missing: Vec<&String> = engine.difference(&got).collect();
+    let unknown: Vec<&String> =
+        got.iter().filter(|n| !engine.contains(*n) && !ANNOUNCED.contains(&n.as_str())).collect();
+    assert!(
+        missing.is_empty() && unknown.is_empty(),
+        "{what}: missing options the engine accepts: {missing:?}; options the engine does not accept: {unknown:?}"
+    );
+}
+
+#[test]
+fn readme_option_tables_list_every_option() {
+    check("README.md \"## Options\"", table_names("README.md", "## Options"));
+    check("bindings/node/README.md", table_names("bindings/node/README.md", "## Options"));
+    check("bindings/python/README.md", table_names("bindings/python/README.md", "## Options"));
+    check("bindings/go/README.md", table_names("bindings/go/README.md", "### Options"));
+}
+
+#[test]
+fn binding_option_types_have_every_option() {
+    let dts = read("bindings/node/index.d.ts");
+    let body = block(&dts, "export interface HooksOptions {", "\n}");
+    let names = body
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let name = l.split(['?', ':']).next()?;
+            (!name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric())
+                && l[name.len()..].starts_with(['?', ':']))
+            .then(|| name.to_string())
+        })
+        .collect();
+    check("bindings/node/index.d.ts HooksOptions", names);
+
+    let go = read("bindings/go/types.go");
+    let body = block(&go, "type Options struct {", "\n}");
+    let names = body
+        .lines()
+        .filter_map(|l| {
+            let tag = l.split("`json:\"").nth(1)?;
+            Some(tag.split([',', '"']).next()?.to_string())
+        })
+        .collect();
+    check("bindings/go/types.go Options", names);
+
+    let py = read("bindings/python/oh_hooks/_types.py");
+    let body = block(&py, "class Options(TypedDict, total=False):", "\n\n\n");
+    let names = body
+        .lines()
+        .filter_map(|l| {
+            let name = l.strip_prefix("    ")?.split(':').next()?;
+            (l.contains(": ") && name.chars().all(|c| c.is_ascii_alphanumeric()) && !name.is_empty())
+                .then(|| name.to_string())
+        })
+        .collect();
+    check("bindings/python/oh_hooks/_types.py Options", names);
+}
+
+#[test]
+fn python_keyword_options_map_every_option() {
+    // `Hooks(default_timeout_ms=...)`: the snake_case keywords map onto every option.
+    let py = read("bindings/python/oh_hooks/_hooks.py");
+    let body = block(&py, "_KEYWORDS = {", "\n}");
+    let names = body.lines().filter_map(|l| Some(l.split(": \"").nth(1)?.split('"').next()?.to_string())).collect();
+    check("bindings/python/oh_hooks/_hooks.py _KEYWORDS", names);
+}
