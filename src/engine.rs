@@ -685,6 +685,7 @@ impl Inner {
             cwd: input.get_str("cwd").map(std::path::Path::new).unwrap_or(&self.options.cwd),
             project: std::path::Path::new(&project),
             home: self.options.home.as_deref(),
+            lines: Default::default(),
         };
         let tool = input.get_str("tool_name").unwrap_or("");
         let mut seen: Vec<&str> = Vec::new();

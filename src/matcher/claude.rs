@@ -7,6 +7,8 @@
 //! `regex` crate cannot compile, so these go to `fancy-regex`, with a backtracking limit so a
 //! hostile pattern costs a bounded time per fire.
 
+use super::glob::Glob;
+use super::shell;
 use crate::event::Event;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -99,11 +101,75 @@ pub fn takes_if(event: Event) -> bool {
     )
 }
 
-/// One permission rule: `Tool` or `Tool(pattern)`.
-#[derive(Debug, Clone, PartialEq)]
+/// One permission rule: `Tool` or `Tool(pattern)`, compiled when the config loads (matching a
+/// fire compiles nothing: README "Claude Code hooks", `if`).
+#[derive(Debug, Clone)]
 pub struct PermissionRule {
     pub tool: String,
     pub pattern: Option<String>,
+    compiled: Option<std::sync::Arc<Compiled>>,
+}
+
+impl PartialEq for PermissionRule {
+    fn eq(&self, other: &Self) -> bool {
+        self.tool == other.tool && self.pattern == other.pattern
+    }
+}
+
+/// A rule's pattern, read for its tool once.
+#[derive(Debug)]
+enum Compiled {
+    Command(Box<CommandRule>),
+    Path(PathRule),
+    Domain(Glob),
+    /// `WebFetch(pattern)`: the URL; other tools: any top-level string of the input.
+    Text(Glob),
+}
+
+/// `Bash(pattern)` / `PowerShell(pattern)`.
+#[derive(Debug)]
+struct CommandRule {
+    /// The pattern against one whole simple command (`git push *`; `prefix:*` means `prefix *`).
+    exact: Glob,
+    /// The pattern without its trailing ` *`, which also matches the bare command (`git push`).
+    bare: Option<String>,
+    /// The pattern's command word (`git`), `None` when it has a wildcard (`*rm*`, `* --force`).
+    name: Option<String>,
+    /// Its last path component, the name searched for in commands (`deploy.sh` of `./deploy.sh`).
+    base_name: String,
+    /// For a wildcard command word: the pattern against any word-suffix of a simple command.
+    suffix: Option<Glob>,
+}
+
+/// A file tool's gitignore-style pattern: an anchor directory plus a glob under it, or a glob for
+/// the file's name at any depth.
+#[derive(Debug)]
+struct PathRule {
+    anchor: Anchor,
+    /// Literal leading directories of the pattern (`src/a` of `src/a/*.rs`; may hold `..`),
+    /// joined to the anchor and normalised at fire time, when the anchor is known.
+    literal: String,
+    /// The rest, compiled; `None` when the whole pattern is literal (`//etc/passwd`).
+    glob: Option<Glob>,
+}
+
+#[derive(Debug, PartialEq)]
+enum Anchor {
+    Root,
+    Home,
+    Project,
+    Cwd,
+    /// No `/` in the pattern: the file's name, at any depth.
+    Name,
+}
+
+// Counts rule compilations on this thread (tests show a fire compiles nothing).
+thread_local!(static COMPILED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
+
+/// How many glob patterns this thread has compiled for `if` rules (for tests).
+#[doc(hidden)]
+pub fn rules_compiled_on_this_thread() -> u64 {
+    COMPILED.with(|c| c.get())
 }
 
 impl PermissionRule {
@@ -123,37 +189,126 @@ impl PermissionRule {
         if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             return Err(bad());
         }
-        Ok(PermissionRule { tool: tool.to_string(), pattern: pattern.filter(|p| !p.is_empty() && p != "*") })
+        let pattern = pattern.filter(|p| !p.is_empty() && p != "*");
+        let compiled = match &pattern {
+            None => None,
+            Some(p) => Some(std::sync::Arc::new(Compiled::new(tool, p).map_err(|e| {
+                let head: String = text.chars().take(60).collect();
+                let more = if head.len() < text.len() { "…" } else { "" };
+                format!("`if` rule `{head}{more}` cannot be compiled ({e})")
+            })?)),
+        };
+        Ok(PermissionRule { tool: tool.to_string(), pattern, compiled })
     }
 
-    /// Whether a tool call falls under the rule. `cwd`: the session's directory (relative path
-    /// patterns), `project`: the project root (`/path` patterns), `home`: `~/` patterns.
+    /// Whether the hook runs for a tool call: when the call falls under the rule, or when the
+    /// engine cannot show it does not (README "Claude Code hooks", `if`).
     pub fn matches(&self, tool: &str, input: Option<&Map<String, Value>>, dirs: &RuleDirs) -> bool {
         if self.tool != tool {
             return false;
         }
-        let Some(pattern) = &self.pattern else { return true };
+        let Some(compiled) = &self.compiled else { return true };
         let field = |k: &str| input.and_then(|i| i.get(k)).and_then(Value::as_str);
-        match tool {
-            "Bash" | "PowerShell" => match field("command") {
-                Some(command) => bash_matches(pattern, command),
+        match (&**compiled, tool) {
+            (Compiled::Command(rule), _) => match field("command") {
+                Some(command) => rule.matches(command, &dirs.lines),
                 // Nothing to analyse: Claude Code runs the hook anyway (best effort).
                 None => true,
             },
-            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" | "LS" => {
+            (Compiled::Path(rule), _) => {
                 match field("file_path").or_else(|| field("notebook_path")).or_else(|| field("path")) {
-                    Some(path) => path_matches(pattern, path, dirs),
+                    Some(path) => rule.matches(path, dirs),
                     None => true,
                 }
             }
-            "WebFetch" => match (pattern.strip_prefix("domain:"), field("url")) {
-                (Some(domain), Some(url)) => host_of(url).is_some_and(|h| glob(domain, &h, true)),
-                (None, Some(url)) => glob(pattern, url, true),
-                _ => true,
-            },
+            (Compiled::Domain(domain), _) => {
+                field("url").map_or(true, |url| host_of(url).is_some_and(|h| domain.is_match(&h)))
+            }
+            (Compiled::Text(re), "WebFetch") => field("url").map_or(true, |url| re.is_match(url)),
             // Other tools: the pattern against any of the input's top-level strings.
-            _ => input.map_or(true, |i| i.values().filter_map(Value::as_str).any(|s| glob(pattern, s, true))),
+            (Compiled::Text(re), _) => {
+                input.map_or(true, |i| i.values().filter_map(Value::as_str).any(|s| re.is_match(s)))
+            }
         }
+    }
+}
+
+impl Compiled {
+    fn new(tool: &str, pattern: &str) -> Result<Compiled, String> {
+        Ok(match tool {
+            "Bash" | "PowerShell" => Compiled::Command(Box::new(CommandRule::new(pattern)?)),
+            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" | "LS" => {
+                Compiled::Path(PathRule::new(pattern)?)
+            }
+            "WebFetch" => match pattern.strip_prefix("domain:") {
+                Some(domain) => Compiled::Domain(compile_glob(domain, true, "^")?),
+                None => Compiled::Text(compile_glob(pattern, true, "^")?),
+            },
+            _ => Compiled::Text(compile_glob(pattern, true, "^")?),
+        })
+    }
+}
+
+impl CommandRule {
+    fn new(pattern: &str) -> Result<CommandRule, String> {
+        let pattern = match pattern.strip_suffix(":*") {
+            Some(prefix) => format!("{prefix} *"),
+            None => pattern.to_string(),
+        };
+        let word = pattern.split([' ', '\t']).next().unwrap_or("");
+        let wild = word.is_empty() || word.contains(['*', '?']);
+        Ok(CommandRule {
+            exact: compile_glob(&pattern, true, "^")?,
+            bare: pattern.strip_suffix(" *").map(str::to_string),
+            name: (!wild).then(|| word.to_string()),
+            base_name: word.rsplit('/').next().unwrap_or(word).to_string(),
+            suffix: if wild { Some(compile_glob(&pattern, true, "(?:^| )")?) } else { None },
+        })
+    }
+
+    /// Exact on a plain command line whose simple command starts with the rule's own command
+    /// word; otherwise the hook runs whenever the rule's command name appears in the line, or
+    /// some command's name is made at run time. See README "Claude Code hooks", `if`.
+    fn matches(&self, command: &str, lines: &LineCache) -> bool {
+        let line = lines.read(command);
+        if line.computed {
+            return true;
+        }
+        let Some(name) = &self.name else {
+            // A wildcard command word can be any name: only a plain line can be judged.
+            return !line.plain
+                || line
+                    .simple_commands()
+                    .iter()
+                    .any(|text| self.suffix.as_ref().is_some_and(|g| g.is_match(text)) || self.exact.is_match(text));
+        };
+        if !line.plain {
+            return line.mentions(command, &self.base_name);
+        }
+        line.commands_of(name)
+            .iter()
+            .any(|text| self.exact.is_match(text) || self.bare.as_deref() == Some(text.as_str()))
+            || line.mentions_besides(command, &self.base_name, name)
+    }
+}
+
+/// The command line of this fire, read once for all its rules.
+#[derive(Default)]
+pub struct LineCache(std::cell::RefCell<Option<(usize, usize, std::rc::Rc<shell::Line>)>>);
+
+impl LineCache {
+    fn read(&self, command: &str) -> std::rc::Rc<shell::Line> {
+        // The input is borrowed for the whole fire's matching, so its address and length name it.
+        let key = (command.as_ptr() as usize, command.len());
+        let mut slot = self.0.borrow_mut();
+        if let Some((ptr, len, line)) = &*slot {
+            if (*ptr, *len) == key {
+                return line.clone();
+            }
+        }
+        let line = std::rc::Rc::new(shell::Line::read(command));
+        *slot = Some((key.0, key.1, line.clone()));
+        line
     }
 }
 
@@ -162,69 +317,148 @@ pub struct RuleDirs<'a> {
     pub cwd: &'a Path,
     pub project: &'a Path,
     pub home: Option<&'a Path>,
+    /// Build one per fire: every rule of the fire shares one reading of the command line.
+    pub lines: LineCache,
 }
 
-/// `Bash(git *)`: each subcommand (split at `&&`, `||`, `;`, `|`, newlines, and the insides of
-/// `$(…)` and backticks), with leading `VAR=x` assignments stripped, against the pattern; the
-/// legacy `prefix:*` form means "starts with prefix".
-fn bash_matches(pattern: &str, command: &str) -> bool {
-    let pattern = match pattern.strip_suffix(":*") {
-        Some(prefix) => format!("{prefix} *"),
-        None => pattern.to_string(),
-    };
-    subcommands(command)
-        .iter()
-        .any(|sub| glob(&pattern, sub, true) || pattern.strip_suffix(" *").is_some_and(|bare| bare == sub.as_str()))
-}
-
-fn subcommands(command: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut text = command.replace("$(", "\n").replace(['`', ')'], "\n");
-    for sep in ["&&", "||", ";", "|", "&"] {
-        text = text.replace(sep, "\n");
+impl PathRule {
+    /// Gitignore-style: `//abs` is absolute, `~/x` under home, `/x` under the project root, one
+    /// with another `/` under `cwd` (`./` optional), and one without any `/` matches a file name
+    /// at any depth. `**` crosses directories, `*` and `?` do not.
+    fn new(pattern: &str) -> Result<PathRule, String> {
+        let (anchor, rest) = if let Some(abs) = pattern.strip_prefix("//") {
+            (Anchor::Root, abs)
+        } else if let Some(rest) = pattern.strip_prefix("~/") {
+            (Anchor::Home, rest)
+        } else if let Some(rest) = pattern.strip_prefix('/') {
+            (Anchor::Project, rest)
+        } else if pattern.contains('/') {
+            (Anchor::Cwd, pattern)
+        } else {
+            return Ok(PathRule {
+                anchor: Anchor::Name,
+                literal: String::new(),
+                glob: Some(compile_glob(pattern, false, "^")?),
+            });
+        };
+        // The leading directories without a wildcard stay text; the rest is one glob.
+        let segments: Vec<&str> = rest.split('/').collect();
+        let literal_count = segments.iter().take_while(|s| !s.contains(['*', '?'])).count();
+        let literal = segments[..literal_count].join("/");
+        let glob = if literal_count == segments.len() {
+            None
+        } else {
+            let tail = segments[literal_count..].join("/");
+            Some(compile_glob(&tail, false, "^")?)
+        };
+        Ok(PathRule { anchor, literal, glob })
     }
-    for line in text.lines() {
-        let mut words: Vec<&str> = line.split_whitespace().collect();
-        while words.first().is_some_and(|w| is_assignment(w)) {
-            words.remove(0);
+
+    fn matches(&self, path: &str, dirs: &RuleDirs) -> bool {
+        let files = path_forms(path, dirs);
+        if self.anchor == Anchor::Name {
+            let glob = self.glob.as_ref().expect("a name pattern is a glob");
+            return files.iter().any(|f| glob.is_match(f.rsplit('/').next().unwrap_or(f)));
         }
-        if !words.is_empty() {
-            parts.push(words.join(" "));
-        }
+        let anchor = match self.anchor {
+            Anchor::Root => Some(Path::new("/")),
+            Anchor::Home => dirs.home,
+            Anchor::Project => Some(dirs.project),
+            Anchor::Cwd | Anchor::Name => Some(dirs.cwd),
+        };
+        // No home: a `~/` rule cannot be placed; run the hook rather than guess.
+        let Some(anchor) = anchor else { return true };
+        let bases = dir_forms(anchor, &self.literal);
+        files.iter().any(|file| {
+            bases.iter().any(|base| match &self.glob {
+                None => file == base,
+                Some(glob) => {
+                    let under = if base == "/" {
+                        file.strip_prefix('/')
+                    } else {
+                        file.strip_prefix(base.as_str()).and_then(|r| r.strip_prefix('/'))
+                    };
+                    under.is_some_and(|rest| glob.is_match(rest))
+                }
+            })
+        })
     }
-    parts
 }
 
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-    })
-}
-
-/// Gitignore-style path patterns: `//abs` is absolute, `~/x` under home, `/x` under the project
-/// root, one with another `/` under `cwd`, and one without any `/` matches a file name at any
-/// depth. `**` crosses directories, `*` and `?` do not.
-fn path_matches(pattern: &str, path: &str, dirs: &RuleDirs) -> bool {
-    let base = |dir: &Path, rest: &str| format!("{}/{}", dir.display().to_string().trim_end_matches('/'), rest);
-    let full = if let Some(abs) = pattern.strip_prefix("//") {
-        format!("/{abs}")
-    } else if let Some(rest) = pattern.strip_prefix("~/") {
+/// The forms of a tool's path a rule is tested against: the path made absolute (`~` is home, a
+/// relative one is under `cwd`) and normalised as text (`.`, `..`, repeated `/`), and, when it
+/// differs, what the file system resolves it to (symlinks, `/proc/self/root`); for a file that
+/// does not exist yet, its resolved directory plus its name.
+fn path_forms(path: &str, dirs: &RuleDirs) -> Vec<String> {
+    let absolute = if path == "~" || path.starts_with("~/") {
         match dirs.home {
-            Some(home) => base(home, rest),
-            None => return false,
+            Some(home) => format!("{}/{}", home.display(), &path[1..]),
+            None => format!("{}/{path}", dirs.cwd.display()),
         }
-    } else if let Some(rest) = pattern.strip_prefix('/') {
-        base(dirs.project, rest)
-    } else if pattern.contains('/') {
-        base(dirs.cwd, pattern.trim_start_matches("./"))
+    } else if path.starts_with('/') {
+        path.to_string()
     } else {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        return glob(pattern, name, false);
+        format!("{}/{path}", dirs.cwd.display())
     };
-    let absolute = if path.starts_with('/') { path.to_string() } else { base(dirs.cwd, path.trim_start_matches("./")) };
-    glob(&full, &absolute, false)
+    let mut forms = vec![normalise(&absolute)];
+    if let Some(real) = resolved(&absolute) {
+        if !forms.contains(&real) {
+            forms.push(real);
+        }
+    }
+    forms
+}
+
+/// An anchor directory joined with a rule's literal directories, as text and as resolved.
+fn dir_forms(anchor: &Path, literal: &str) -> Vec<String> {
+    let joined = format!("{}/{literal}", anchor.display());
+    let mut forms = vec![normalise(&joined)];
+    if let Some(real) = resolved(&joined) {
+        if !forms.contains(&real) {
+            forms.push(real);
+        }
+    }
+    forms
+}
+
+/// `realpath`, or for a missing file its directory's plus its name. Paths longer than the
+/// kernel's `PATH_MAX` name no file a tool can open, so they are not looked up.
+fn resolved(absolute: &str) -> Option<String> {
+    if absolute.len() > 4096 || absolute.contains('\0') {
+        return None;
+    }
+    let path = Path::new(absolute);
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real.to_str().map(str::to_string);
+    }
+    let normal = normalise(absolute);
+    let (dir, name) = normal.rsplit_once('/')?;
+    let real = std::fs::canonicalize(if dir.is_empty() { "/" } else { dir }).ok()?;
+    Some(format!("{}/{name}", real.to_str()?.trim_end_matches('/')))
+}
+
+/// An absolute path with `.`, `..` and repeated `/` resolved as text (`..` at the root stays at
+/// the root, as the kernel does).
+pub fn normalise(absolute: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in absolute.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let mut out = String::with_capacity(absolute.len());
+    for p in &parts {
+        out.push('/');
+        out.push_str(p);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
 }
 
 fn host_of(url: &str) -> Option<String> {
@@ -235,32 +469,17 @@ fn host_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
-/// Glob match: `**` any text; `*` any text (without `/` unless `star_crosses`); `?` one
-/// character; everything else literal. Translated to a `regex` automaton, which matches in
-/// linear time whatever the pattern, so a hostile rule or a huge input costs nothing special.
+/// Compiles a glob (see [`Glob`]): `**` any text; `*` any text (without `/` unless
+/// `star_crosses`); `?` one character; everything else literal. `start`: `"^"` anchors it at
+/// the text's start, `"(?:^| )"` at any word.
+fn compile_glob(pattern: &str, star_crosses: bool, start: &str) -> Result<Glob, String> {
+    COMPILED.with(|c| c.set(c.get() + 1));
+    Glob::new(pattern, star_crosses, start != "^")
+}
+
+#[cfg(test)]
 fn glob(pattern: &str, text: &str, star_crosses: bool) -> bool {
-    let (star, one) = if star_crosses { (".*", ".") } else { ("[^/]*", "[^/]") };
-    let mut re = String::with_capacity(pattern.len() * 2 + 8);
-    re.push_str("(?s)^");
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' if chars.peek() == Some(&'*') => {
-                chars.next();
-                if chars.peek() == Some(&'/') {
-                    chars.next();
-                    re.push_str("(?:.*/)?");
-                } else {
-                    re.push_str(".*");
-                }
-            }
-            '*' => re.push_str(star),
-            '?' => re.push_str(one),
-            c => re.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
-        }
-    }
-    re.push('$');
-    regex::RegexBuilder::new(&re).size_limit(SIZE_LIMIT).build().is_ok_and(|r| r.is_match(text))
+    compile_glob(pattern, star_crosses, "^").is_ok_and(|r| r.is_match(text))
 }
 
 #[cfg(test)]
@@ -311,7 +530,12 @@ mod tests {
     }
 
     fn dirs() -> RuleDirs<'static> {
-        RuleDirs { cwd: Path::new("/repo"), project: Path::new("/repo"), home: Some(Path::new("/home/u")) }
+        RuleDirs {
+            cwd: Path::new("/repo"),
+            project: Path::new("/repo"),
+            home: Some(Path::new("/home/u")),
+            lines: LineCache::default(),
+        }
     }
 
     fn rule(r: &str, tool: &str, input: Value) -> bool {
@@ -341,9 +565,56 @@ mod tests {
         assert!(rule("WebFetch(domain:example.com)", "WebFetch", json!({"url": "https://example.com/a"})));
         assert!(!rule("WebFetch(domain:example.com)", "WebFetch", json!({"url": "https://evil.com/example.com"})));
         assert!(rule("mcp__db__query(*select*)", "mcp__db__query", json!({"sql": "select 1"})));
+        let long = PermissionRule::parse(&format!("Bash({})", "x".repeat(5000))).unwrap_err();
+        assert!(long.contains("5000 bytes long; expected at most 4096") && long.len() < 200, "{long}");
         for bad in ["", "Bash(", "(x)", "Ba sh(x)"] {
             assert!(PermissionRule::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn bash_rules_over_approximate() {
+        let bash = |r: &str, c: &str| rule(r, "Bash", json!({ "command": c }));
+        for runs in
+            ["sudo rm -rf /", "( rm -rf / )", "\\rm x", "/bin/rm x", "x=rm; $x", "$a$b x", "echo cm | tr c r | sh"]
+        {
+            assert!(bash("Bash(rm *)", runs), "{runs}");
+        }
+        for skips in ["ls -la", "echo hello", "rmdir x", "( ls )", "echo \"$HOME\""] {
+            assert!(!bash("Bash(rm *)", skips), "{skips}");
+        }
+        assert!(!bash("Bash(git push *)", "git status"), "exact on the rule's own command word");
+        assert!(bash("Bash(git push *)", "sudo git status"), "the name appears after another command word");
+        assert!(bash("Bash(*--force*)", "( ls )"), "a wildcard command word: every line not fully analysed");
+        assert!(!bash("Bash(*--force*)", "ls -la"));
+        assert!(bash("Bash(r? *)", "sudo rm x"), "a wildcard command word is tried at every word");
+    }
+
+    #[test]
+    fn paths_are_normalised_and_rules_compiled_once() {
+        assert_eq!(normalise("/tmp/../etc//passwd"), "/etc/passwd");
+        assert_eq!(normalise("/../../x/./y/"), "/x/y");
+        assert_eq!(normalise("/.."), "/");
+        let before = rules_compiled_on_this_thread();
+        let r = PermissionRule::parse("Read(//etc/**)").unwrap();
+        let compiled = rules_compiled_on_this_thread();
+        assert_eq!(compiled, before + 1);
+        for path in ["/tmp/../etc/passwd", "//etc/passwd", "/etc/./x", "/../etc/x"] {
+            assert!(r.matches("Read", json!({ "file_path": path }).as_object(), &dirs()), "{path}");
+        }
+        assert!(!r.matches("Read", json!({ "file_path": "/etc2/x" }).as_object(), &dirs()));
+        assert_eq!(rules_compiled_on_this_thread(), compiled, "matching compiles nothing");
+        assert!(rule("Read(~/.ssh/*)", "Read", json!({"file_path": "~/.ssh/id_rsa"})));
+        assert!(rule("Read(~/.ssh/*)", "Read", json!({"file_path": "/home/u/x/../.ssh/id_rsa"})));
+        assert!(rule("Edit(./src/*.rs)", "Edit", json!({"file_path": "src/../src/x.rs"})));
+        assert!(rule("Read(//etc//../secret)", "Read", json!({"file_path": "/secret"})), "the rule's own `..`");
+        let no_home =
+            RuleDirs { cwd: Path::new("/repo"), project: Path::new("/repo"), home: None, lines: LineCache::default() };
+        assert!(PermissionRule::parse("Read(~/.ssh/*)").unwrap().matches(
+            "Read",
+            json!({"file_path": "/x"}).as_object(),
+            &no_home
+        ));
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! (substring, glob) are plain string operations; only `/regex/` patterns use the regex engine.
 
 pub mod claude;
+pub mod glob;
+pub mod shell;
 
 use regex_automata::meta;
 use regex_automata::util::syntax;
