@@ -128,13 +128,30 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
         [ "$n" -le "$target" ] || verdict=MISSES
         printf '    %-58s %12s %8s   %s\n' "$label" "$n" "<= $target: $verdict" "$before"
     done
+    # The CLI's whole process (loader, start-up, config layers, the fire), beside /bin/true:
+    # what a shell harness pays per tool call, counted without the load's noise. It runs in
+    # bench.c's CLI project (a postToolUse hook only), created here the same way.
+    cli_dir="$out/cli-project"
+    mkdir -p "$cli_dir/.oh" && printf 'hooks:\n  postToolUse:\n    - command: "true"\n' >"$cli_dir/.oh/config.yaml"
+    cli_count() {
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+            sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+    }
+    n_true=$(cli_count /bin/true fire --cwd "$cli_dir" --trusted "$(cat "$out/envelope.json")")
+    n_cli=$(cli_count "$rel/oh-hooks" fire --cwd "$cli_dir" --trusted "$(cat "$out/envelope.json")")
+    if [ -n "$n_true" ] && [ -n "$n_cli" ]; then
+        printf '    %-58s %12s %8s\n' "oh-hooks fire, no hook matches (whole process)" "$n_cli" \
+            "$(awk -v a="$n_cli" -v b="$n_true" 'BEGIN { printf "%.2fx /bin/true (%d)", a / b, b }')"
+    else
+        err "callgrind could not count \`oh-hooks fire\` or /bin/true"
+    fi
     echo
 else
     echo "[0] instruction counts: skipped (valgrind with callgrind.h not installed)"
     echo
 fi
 # 1. The C rows, interleaved (progress on stderr).
-BENCH_DIR="$here" "$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
+BENCH_CLI="$rel/oh-hooks" BENCH_DIR="$here" "$out/bench" run -o "$out/c.samples" -r "$rounds" || err "the C bench failed"
 
 # 2. The binding rows: outer rounds, each running the C reference and every binding process in
 #    turn (rotating the order), so that slow phases of the machine hit all of them.
