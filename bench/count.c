@@ -39,7 +39,7 @@ static void die(const char *what, const char *detail) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) die("usage: count none|20|claude N", NULL);
+    if (argc != 3) die("usage: count none|20|claude|true1 N", NULL);
     const char *row = argv[1];
     int n = atoi(argv[2]);
     char cwd[2048], options[16384], config[4096];
@@ -54,6 +54,10 @@ int main(int argc, char **argv) {
             k += (size_t)snprintf(config + k, sizeof config - k, "%s{\"command\":\"exit 1\",\"match\":\"%s\"}",
                                   i ? "," : "", NOMATCH_PATTERNS[i]);
         snprintf(config + k, sizeof config - k, "]}");
+    } else if (!strcmp(row, "true1")) {
+        /* One env-mode `true` hook that runs: the engine's share of a process hook (callgrind
+         * follows only this process, not the hook's), for comparing two builds of the library. */
+        snprintf(config, sizeof config, "{\"preToolUse\":[{\"command\":\"true\"}]}");
     } else {
         die("unknown row", row);
     }
@@ -80,7 +84,11 @@ int main(int argc, char **argv) {
     OhHooks *e = oh_hooks_new(options, &err);
     if (!e) die("oh_hooks_new failed", err);
     char *out = oh_hooks_fire(e, ENVELOPE);
-    if (!out || strcmp(out, "{\"allowed\":true,\"hooks\":[]}") != 0) die("unexpected outcome", out);
+    static const char RAN[] = "{\"allowed\":true,\"hooks\":[{";
+    int ran = !strcmp(row, "true1");
+    if (!out || (ran ? strncmp(out, RAN, sizeof RAN - 1) != 0
+                     : strcmp(out, "{\"allowed\":true,\"hooks\":[]}") != 0))
+        die("unexpected outcome", out);
     oh_hooks_string_free(out);
 
     CALLGRIND_TOGGLE_COLLECT;

@@ -107,12 +107,12 @@ echo
 start_s=$SECONDS
 # 0. Instructions per no-match fire, counted by callgrind (bench/count.c): the same whatever
 #    else the machine does, so a regression of the fire path shows as a number.
-count_row() { # LIBDIR INCDIR ROW -> instructions per fire (1000 fires + frees)
-    local bin="$out/count.$(echo "$1" | sha256sum | cut -c1-8)"
+count_row() { # LIBDIR INCDIR ROW [FIRES] -> instructions per fire (FIRES fires + frees, default 1000)
+    local bin="$out/count.$(echo "$1" | sha256sum | cut -c1-8)" fires=${4:-1000}
     [ -x "$bin" ] || gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$2" "$here/count.c" -o "$bin" -L"$1" -loh_hooks \
         -Wl,-rpath,"$1" || return 1
-    valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=/dev/null "$bin" "$3" 1000 2>&1 |
-        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk '{ printf "%d", $1 / 1000 }'
+    valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=/dev/null "$bin" "$3" "$fires" 2>&1 |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk -v n="$fires" '{ printf "%d", $1 / n }'
 }
 if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h ]; then
     rm -f "$out"/count.*
@@ -144,6 +144,23 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
             "$(awk -v a="$n_cli" -v b="$n_true" 'BEGIN { printf "%.2fx /bin/true (%d)", a / b, b }')"
     else
         err "callgrind could not count \`oh-hooks fire\` or /bin/true"
+    fi
+    # The glibc 2.17 build that `make dist` ships beside the everyday build: the same rows,
+    # counted the same way (docs/packaging.md: within 5 %). Only when dist/ has been built.
+    dist_lib=$(ls -d "$root"/dist/c/oh-hooks-*/lib 2>/dev/null | head -1)
+    if [ -n "$dist_lib" ]; then
+        echo "[0b] The shipped glibc 2.17 build (${dist_lib#"$root"/}) beside the everyday build, instructions per fire"
+        printf '    %-58s %12s %12s\n' row everyday "2.17 (dist)"
+        for row in "none|no hook for the event|1000" "true1|one env-mode \`true\` hook (this process only)|200"; do
+            IFS='|' read -r id label fires <<<"$row"
+            a=$(count_row "$rel" "$root/include" "$id" "$fires") || { err "bench/count.c ($id) did not run"; continue; }
+            b=$(count_row "$dist_lib" "${dist_lib%/lib}/include" "$id" "$fires") ||
+                { err "bench/count.c ($id) against $dist_lib did not run"; continue; }
+            printf '    %-58s %12s %12s   %s\n' "$label" "$a" "$b" \
+                "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "2.17 build %+.1f%%", (b - a) * 100 / a }')"
+        done
+    else
+        echo "[0b] the glibc 2.17 build: not measured (run \`make dist\` first)"
     fi
     echo
 else
