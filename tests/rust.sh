@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 command -v cargo >/dev/null || { echo "error: cargo not found"; echo "rust: 0 passed, 1 failed"; exit 1; }
 log=$(mktemp)
-cargo test --release --locked 2>&1 | tee "$log"
+cargo test --release --locked --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # The hook suites again through the fallbacks for systems older than the calls the engine
 # prefers (src/run/sys.rs): fork + chdir + exec, no pidfd, no eventfd.
