@@ -3,7 +3,7 @@
 //! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
 //!
-//! The host side (CONTRACT §1.1) meets the engine here: registrations live in [`Host`], each fire
+//! The host side (README "Host callbacks") meets the engine here: registrations live in [`Host`], each fire
 //! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
 //! bounded [`Pool`] with a [`Cancel`] token each.
 
@@ -50,7 +50,7 @@ struct Inner {
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
-    /// Background hooks of non-blocking events and configChange: bounded (§3.11).
+    /// Background hooks of non-blocking events and configChange: bounded (README "Reliability").
     background: Pool,
     /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
     /// hook as it was (same event, command and `workers`).

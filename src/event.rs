@@ -1,4 +1,4 @@
-//! The events of CONTRACT §3.2 (and the seven of §8 that only Claude Code has), which of them
+//! The events of README "Events" (and the seven of README "Claude Code hooks" that only Claude Code has), which of them
 //! can block, and how Claude Code names them and decides on them.
 
 use std::fmt;
@@ -82,7 +82,7 @@ impl Event {
     }
 }
 
-/// Claude Code's event names (CONTRACT §8), in [`Event::ALL`] order except that `Stop` is
+/// Claude Code's event names (README "Claude Code hooks"), in [`Event::ALL`] order except that `Stop` is
 /// `turnStop`. openHarness's `turnStart` has no Claude Code event.
 const CLAUDE_NAMES: &[(Event, &str)] = &[
     (Event::PreToolUse, "PreToolUse"),

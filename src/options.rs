@@ -1,4 +1,4 @@
-//! Engine options (CONTRACT §2): parsed from the JSON given to `oh_hooks_new`.
+//! Engine options (README "Options"): parsed from the JSON given to `oh_hooks_new`.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::suggest::did_you_mean;
@@ -30,7 +30,7 @@ const KEYS: &[&str] = &[
 /// README's option list are checked against (tests/option_lists.rs).
 pub const OPTION_NAMES: &[&str] = KEYS;
 
-/// A Claude Code plugin (CONTRACT §8): its `hooks/hooks.json` is read as an own layer, and its
+/// A Claude Code plugin (README "Claude Code hooks"): its `hooks/hooks.json` is read as an own layer, and its
 /// hooks get `CLAUDE_PLUGIN_ROOT` (and `CLAUDE_PLUGIN_DATA` when given).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaudePlugin {

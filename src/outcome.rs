@@ -1,4 +1,4 @@
-//! The outcome JSON (CONTRACT §4) and its per-hook trace.
+//! The outcome JSON (README "The outcome") and its per-hook trace.
 
 use crate::error::{Error, ErrorCode};
 use crate::merge::Merged;
@@ -32,7 +32,7 @@ pub struct Trace {
     pub stderr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// `"claude"` for a Claude Code hook (CONTRACT §8); absent for openHarness hooks.
+    /// `"claude"` for a Claude Code hook (README "Claude Code hooks"); absent for openHarness hooks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<&'static str>,
     /// The settings file a Claude Code hook came from.
@@ -64,7 +64,7 @@ pub struct Outcome {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub additional_context: Option<String>,
-    /// The tool input to use instead (CONTRACT §8).
+    /// The tool input to use instead (README "Claude Code hooks").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_input: Option<serde_json::Value>,
     /// The prompt to use instead.

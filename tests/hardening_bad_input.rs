@@ -565,7 +565,11 @@ fn d_response_table() {
             b"{\"decision\":\"deny\",\"reason\":\"\xff\"}",
             json!({ "allowed": false, "result": "deny", "reason": "\u{FFFD}" }),
         ),
-        ("D8 UTF-8 BOM", b"\xef\xbb\xbf{\"decision\":\"deny\"}", json!({ "allowed": false, "result": "deny", "reason": "@named" })),
+        (
+            "D8 UTF-8 BOM",
+            b"\xef\xbb\xbf{\"decision\":\"deny\"}",
+            json!({ "allowed": false, "result": "deny", "reason": "@named" }),
+        ),
     ];
     let parsed: Vec<(&str, &[u8], Value)> =
         parsed.iter().map(|(r, b, w)| (*r, b.as_bytes(), w.clone())).chain(parsed_bytes).collect();

@@ -1,4 +1,4 @@
-//! Which config sources an engine reads and how they combine (CONTRACT §2, §3.7, version 1.1).
+//! Which config sources an engine reads and how they combine (README "Options", "Trust and the kill switch", version 1.1).
 //!
 //! Every source is an [`Entry`]: where it is, whose it is ([`Kind`]) and which dialect it is
 //! written in. The **own** layers (the user's `<home>/.oh/config.yaml`, an inline `config`, a
@@ -238,7 +238,7 @@ fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, Failure> {
     }
 }
 
-/// A warning for each `match` that looks like another dialect's syntax (CONTRACT §3.11).
+/// A warning for each `match` that looks like another dialect's syntax (README "Reliability").
 fn dialect_warnings(origin: &Origin, hooks: &EventHooks) -> Vec<String> {
     let place = match origin {
         Origin::File(p) => p.display().to_string(),

@@ -1,10 +1,10 @@
-//! Reading configs (CONTRACT §3.1): the internal hook list every dialect produces, which files a
+//! Reading configs (README "Config reference"): the internal hook list every dialect produces, which files a
 //! source reads, and how layers combine.
 //!
 //! - [`budget`]: the bounds on loading one config (expansion, regexes, time).
 //! - [`layers`]: which sources are read (own vs project layers, the trust gate) and how they add up.
 //! - [`openharness`]: the `.oh/*.yaml` dialect and its validation.
-//! - [`claude`]: Claude Code's settings files and plugin `hooks.json` (CONTRACT §8).
+//! - [`claude`]: Claude Code's settings files and plugin `hooks.json` (README "Claude Code hooks").
 //! - [`trust`]: the workspace-trust verdict.
 //! - [`watch`]: noticing changed files for live reload.
 
@@ -64,7 +64,7 @@ pub struct Persistent {
 
 impl Persistent {
     pub const DEFAULT_WORKERS: usize = 4;
-    /// A config cannot ask for more processes than this per hook (§3.11: no unbounded processes).
+    /// A config cannot ask for more processes than this per hook (README "Reliability": no unbounded processes).
     pub const MAX_WORKERS: usize = 64;
 }
 

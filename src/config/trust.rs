@@ -1,4 +1,4 @@
-//! Workspace trust (CONTRACT §3.7): openHarness's store `<home>/.oh/trusted-dirs.json`. The
+//! Workspace trust (README "Trust and the kill switch"): openHarness's store `<home>/.oh/trusted-dirs.json`. The
 //! verdict decides whether the project layers are read at all ([`super::layers`]).
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Claude Code's stdin (CONTRACT §8): the envelope as the one compact line of snake_case JSON
+//! Claude Code's stdin (README "Claude Code hooks"): the envelope as the one compact line of snake_case JSON
 //! that Claude Code writes to its hooks, `hook_event_name` and all. HTTP Claude Code hooks get
 //! the same JSON as their POST body.
 

@@ -1,9 +1,9 @@
-//! The envelope (CONTRACT §4, §5): a cheap first look for the fire path, and the full parse
+//! The envelope (README "The envelope"): a cheap first look for the fire path, and the full parse
 //! (compact JSON for jsonIO/HTTP hooks, `OH_*` variables for command hooks) done only when some
 //! hook matches.
 //!
-//! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, CONTRACT
-//! §8): the openHarness JSON carries a snake_case field under both names, the `OH_*` variables
+//! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, README
+//! "Claude Code hooks"): the openHarness JSON carries a snake_case field under both names, the `OH_*` variables
 //! read either, and Claude Code hooks get everything in snake_case.
 //! [`claude`] builds the other shape hooks are given: Claude Code's snake_case stdin.
 
@@ -21,7 +21,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-/// Context field → variable (§5). `prompt` and `effort.level` have rules of their own.
+/// Context field → variable (README "The envelope"). `prompt` and `effort.level` have rules of their own.
 const FIELD_VARS: &[(&str, &str)] = &[
     ("toolName", "OH_TOOL_NAME"),
     ("toolArgs", "OH_TOOL_ARGS"),
@@ -487,7 +487,7 @@ impl Envelope {
         self.vars.get_or_init(|| variables(self.event, self.fields()))
     }
 
-    /// This envelope with a hook's rewrites applied (CONTRACT §8): later hooks receive the new
+    /// This envelope with a hook's rewrites applied (README "Claude Code hooks"): later hooks receive the new
     /// tool input (under every spelling the envelope carries it, `toolInputJson` as text) and
     /// the new prompt.
     pub fn rewritten(&self, input: Option<&Value>, prompt: Option<&str>) -> Envelope {

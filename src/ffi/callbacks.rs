@@ -1,4 +1,4 @@
-//! Host functions and the decision observer (CONTRACT §1.1): `oh_hooks_register`,
+//! Host functions and the decision observer (README "Host callbacks"): `oh_hooks_register`,
 //! `oh_hooks_respond`, `oh_hooks_observe`. The C function pointers are wrapped in small structs
 //! that implement the engine's [`HostFunction`] and [`Observer`]; dropping one runs the host's
 //! `release`.

@@ -1,4 +1,4 @@
-//! Claude Code's hook filters (CONTRACT §8): the `matcher` of a matcher group, tested against the
+//! Claude Code's hook filters (README "Claude Code hooks"): the `matcher` of a matcher group, tested against the
 //! event's own field, and the `if` permission rule of a handler, tested against the tool call.
 //!
 //! Matchers follow Claude Code's reference: `*`, empty or absent match everything; a matcher of

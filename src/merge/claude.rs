@@ -1,4 +1,4 @@
-//! Claude Code's merge (CONTRACT §8): the Claude Code hooks of a fire all run, in parallel and
+//! Claude Code's merge (README "Claude Code hooks"): the Claude Code hooks of a fire all run, in parallel and
 //! to completion, and their answers combine by precedence — `continue: false` above all, then
 //! deny > defer > ask > allow; every additionalContext is kept, and the last `updatedInput` in
 //! configuration order wins. The hooks of one layer kind are one step of the walk, after the

@@ -1,4 +1,4 @@
-//! The merge of a blocking event's hook results (CONTRACT §3.8), as a walk the engine feeds one
+//! The merge of a blocking event's hook results (README "Merging"), as a walk the engine feeds one
 //! result at a time so that a short-circuit stops later hooks from running at all.
 //! [`claude`] merges the Claude Code hooks of a fire, which then count as one step of the walk.
 

@@ -1,4 +1,4 @@
-//! Reading a Claude Code hook's answer exactly as Claude Code does (CONTRACT §8): exit 2 blocks,
+//! Reading a Claude Code hook's answer exactly as Claude Code does (README "Claude Code hooks"): exit 2 blocks,
 //! JSON on stdout is read on every exit code, `hookSpecificOutput` must name its
 //! `hookEventName`, plain stdout is context only where Claude Code makes it context, and every
 //! failure lets the action through unless the hook says `onFailure: "block"`.
@@ -390,7 +390,7 @@ mod tests {
         )
     }
 
-    /// A valid deny must be read whatever the numbers and depth around it (CONTRACT §3.4): a
+    /// A valid deny must be read whatever the numbers and depth around it (README "Command hooks"): a
     /// hook that echoes a 127-deep tool input back, or whose JSON holds `1e999` or `NaN`.
     #[test]
     fn valid_denies_with_big_numbers_and_depth() {

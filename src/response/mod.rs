@@ -1,4 +1,4 @@
-//! What a hook answered (CONTRACT §3.4, §3.5): the response format shared by jsonIO stdout and
+//! What a hook answered (README "Command hooks", "HTTP hooks"): the response format shared by jsonIO stdout and
 //! HTTP bodies, and the per-hook result the merge walks over. [`claude`] reads Claude Code
 //! hooks' answers by Claude Code's rules.
 

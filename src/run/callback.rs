@@ -1,4 +1,4 @@
-//! Callback hooks (CONTRACT §3.9) and prompt hooks with a host evaluator (§3.6): ask a function
+//! Callback hooks (README "Callback hooks") and prompt hooks with a host evaluator (README "Prompt hooks"): ask a function
 //! the host registered, wait for its answer within the hook's timeout, and read the answer like
 //! a jsonIO response. A missing registration fails like a spawn failure; no answer in time fails
 //! like a timed-out jsonIO hook.

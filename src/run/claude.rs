@@ -1,4 +1,4 @@
-//! Running one Claude Code hook (CONTRACT §8): shell form (`sh -c`) or exec form (`args`, no
+//! Running one Claude Code hook (README "Claude Code hooks"): shell form (`sh -c`) or exec form (`args`, no
 //! shell), Claude Code's stdin, `CLAUDE_PROJECT_DIR`/`CLAUDE_PLUGIN_ROOT`/`CLAUDE_PLUGIN_DATA`,
 //! timeouts in seconds with Claude Code's defaults, and HTTP hooks with `headers` interpolating
 //! `allowedEnvVars`. Process handling (process group, kill, drain, output caps) is the

@@ -1,4 +1,4 @@
-//! Persistent hooks (CONTRACT §3.10): a command hook whose process is started once and kept,
+//! Persistent hooks (README "Persistent hooks"): a command hook whose process is started once and kept,
 //! answering one envelope per line on stdin with one JSON response per line on stdout.
 //!
 //! A [`Pool`] holds the processes ("workers") of one hook entry: started on demand up to its
