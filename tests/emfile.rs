@@ -5,29 +5,11 @@
 //! hook until some file changed again. One test in this file: the limit is process-wide.
 
 mod common;
+use common::process::without_fds;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Runs `f` with every new fd refused with EMFILE.
-fn without_fds<T>(f: impl FnOnce() -> T) -> T {
-    let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: plain syscalls on a local struct.
-    unsafe {
-        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut old), 0);
-        let lowest = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-        assert!(lowest >= 0);
-        libc::close(lowest);
-        let low = libc::rlimit { rlim_cur: lowest as libc::rlim_t, rlim_max: old.rlim_max };
-        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &low), 0);
-        assert!(std::fs::File::open("/dev/null").is_err_and(|e| e.raw_os_error() == Some(libc::EMFILE)));
-    }
-    let result = f();
-    // SAFETY: as above.
-    unsafe { assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &old), 0) };
-    result
-}
 
 fn fire(e: &Engine) -> Value {
     serde_json::from_str(&e.fire(r#"{"event":"preToolUse","toolName":"Bash"}"#).to_json()).unwrap()

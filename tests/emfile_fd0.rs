@@ -5,27 +5,9 @@
 //! One test in this file: the limit is process-wide.
 
 mod common;
+use common::process::without_fds;
 use serde_json::json;
 use std::os::fd::RawFd;
-
-/// Runs `f` with every new fd refused with EMFILE.
-fn without_fds<T>(f: impl FnOnce() -> T) -> T {
-    let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: plain syscalls on a local struct.
-    unsafe {
-        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut old), 0);
-        let lowest = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-        assert!(lowest >= 0);
-        libc::close(lowest);
-        let low = libc::rlimit { rlim_cur: lowest as libc::rlim_t, rlim_max: old.rlim_max };
-        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &low), 0);
-        assert!(std::fs::File::open("/dev/null").is_err_and(|e| e.raw_os_error() == Some(libc::EMFILE)));
-    }
-    let result = f();
-    // SAFETY: as above.
-    unsafe { assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &old), 0) };
-    result
-}
 
 const HOST_INPUT: &[u8] = b"the host's own stdin: 0123456789abcdef\n";
 

@@ -100,3 +100,23 @@ pub fn kill(pid: i32, signal: i32) {
 pub fn q(path: &std::path::Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
+
+/// Runs `f` with every new fd refused with EMFILE (a real RLIMIT_NOFILE, lowered to the lowest
+/// free descriptor and restored after). Process-wide: a test binary that uses it holds one test.
+pub fn without_fds<T>(f: impl FnOnce() -> T) -> T {
+    let mut old = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: plain syscalls on a local struct.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut old), 0);
+        let lowest = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        assert!(lowest >= 0);
+        libc::close(lowest);
+        let low = libc::rlimit { rlim_cur: lowest as libc::rlim_t, rlim_max: old.rlim_max };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &low), 0);
+        assert!(std::fs::File::open("/dev/null").is_err_and(|e| e.raw_os_error() == Some(libc::EMFILE)));
+    }
+    let result = f();
+    // SAFETY: as above.
+    unsafe { assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &old), 0) };
+    result
+}
