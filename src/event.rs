@@ -61,6 +61,10 @@ events! {
     DirectoryAdded = "directoryAdded", false;
     PreModelSwitch = "preModelSwitch", false;
     PostModelSwitch = "postModelSwitch", false;
+    // Gemini CLI: model-level events no other harness has (README "Gemini CLI hooks").
+    BeforeModel = "beforeModel", false;
+    AfterModel = "afterModel", false;
+    BeforeToolSelection = "beforeToolSelection", false;
 }
 
 impl Event {
@@ -178,7 +182,8 @@ mod tests {
 
     #[test]
     fn thirty_four_events_four_blocking() {
-        assert_eq!(Event::COUNT, 34);
+        // 34 of openHarness and Claude Code, then the dialects' own (Gemini CLI: 3).
+        assert!(Event::COUNT >= 37);
         let blocking: Vec<_> = Event::ALL.iter().filter(|e| e.is_blocking()).map(|e| e.name()).collect();
         assert_eq!(blocking, ["preToolUse", "userPromptSubmit", "permissionRequest", "elicitation"]);
         for (i, e) in Event::ALL.iter().enumerate() {
@@ -189,7 +194,10 @@ mod tests {
 
     #[test]
     fn claude_names_map_both_ways() {
-        assert_eq!(CLAUDE_NAMES.len(), Event::COUNT - 1, "every event but turnStart");
+        // Every event of openHarness and Claude Code but turnStart; the dialects' own events
+        // (Gemini CLI's model events, …) have no Claude Code name.
+        assert_eq!(CLAUDE_NAMES.len(), 33, "every event but turnStart");
+        assert_eq!(Event::BeforeModel.claude_name(), None);
         for (e, n) in CLAUDE_NAMES {
             assert_eq!(Event::from_claude_name(n), Some(*e));
             assert_eq!(e.claude_name(), Some(*n));
