@@ -144,16 +144,15 @@ fn field_replacement(event: Event, outputs: &[&Answer], d: &mut Decision) {
         d.deny = true;
         d.reason = Some(effective());
         // BeforeModel: the hook's response stands in for the model's.
-        if let Some(r) = llm_response.filter(|_| event == Event::BeforeModel).filter(Value::is_object) {
+        if let Some(r) = llm_response.filter(|_| event == Event::BeforeModel).filter(truthy) {
             d.extra.push(("llmResponse", r));
         }
         return;
     }
     match event {
+        // Without a deny a BeforeModel `llm_response` is unused; the request is changed.
         Event::BeforeModel => {
-            if let Some(r) = llm_response.filter(Value::is_object) {
-                d.extra.push(("llmResponse", r));
-            } else if let Some(r) = llm_request.filter(Value::is_object) {
+            if let Some(r) = llm_request.filter(truthy) {
                 d.extra.push(("llmRequest", r));
             }
         }
@@ -166,6 +165,17 @@ fn field_replacement(event: Event, outputs: &[&Answer], d: &mut Decision) {
                 d.extra.push(("llmResponse", r));
             }
         }
+    }
+}
+
+/// JavaScript truthiness (`if (hookResponse)`).
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
     }
 }
 

@@ -86,6 +86,23 @@ pub fn match_on(event: Event) -> MatchOn {
     }
 }
 
+/// Which of an event's hooks run on one fire, in order, and whether they run one after another
+/// (`hookPlanner.ts` `createExecutionPlan`): the hooks whose matcher selects `value` (see
+/// [`files::GeminiHook::selects`]), identical ones (same `name:command`) once, sequential when
+/// any of them comes from a group with `sequential: true`.
+pub fn plan<'a>(event: Event, hooks: impl IntoIterator<Item = &'a files::GeminiHook>, value: Option<&str>) -> (Vec<usize>, bool) {
+    let mut seen = std::collections::HashSet::new();
+    let mut runs = Vec::new();
+    let mut sequential = false;
+    for (i, hook) in hooks.into_iter().enumerate() {
+        if hook.selects(event, value) && seen.insert(hook.key()) {
+            sequential |= hook.sequential;
+            runs.push(i);
+        }
+    }
+    (runs, sequential)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
