@@ -34,7 +34,7 @@ pub struct Raw<'a> {
 }
 
 /// `decision`, as gemini-cli tests it (`isBlockingDecision`, `isAskDecision`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Word {
     /// `deny` or `block`.
     Block,
@@ -44,7 +44,7 @@ pub enum Word {
 }
 
 /// One hook's answer: each key present or not, as gemini-cli's merges need to know.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Answer {
     /// The hook produced an output (an object, or text turned into one).
     pub output: bool,

@@ -206,7 +206,7 @@ pub fn parse(path: &Path, bytes: &[u8], kind: &FileKind, cwd: &Path, env: &dyn F
             continue;
         }
         let Some(event) = event_of(name) else {
-            let hint = crate::event::Event::from_claude_name(name)
+            let hint = crate::dialect::claude::events::event(name)
                 .and_then(super::name_of)
                 .map(|n| format!(" (Gemini CLI calls it `{n}`)"))
                 .unwrap_or_default();

@@ -14,7 +14,26 @@ pub mod merge;
 pub mod tools;
 pub mod view;
 
+use crate::dialect::{self as seam, Dialect, File, Hook, Kind, Parsed, Parser, Place, Site};
+use crate::envelope::Envelope;
 use crate::event::Event;
+use crate::matcher::claude::ClaudeMatcher;
+use crate::response::json;
+use crate::response::Permission;
+use files::{FileKind, GeminiHook, ToolMatcher};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The Gemini CLI dialect: one line in the registry.
+pub struct Gemini;
+
+/// The variables gemini-cli sets for its hooks (the host's own values never reach a hook).
+const VARIABLES: &[&str] = &["GEMINI_PROJECT_DIR", "GEMINI_PLANS_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "CLAUDE_PROJECT_DIR"];
+
+/// Where the rich answer travels from [`Dialect::read`] to [`Dialect::merge`] (the merge needs
+/// which keys each answer gave, not only the outcome terms); never part of an outcome.
+const RICH: &str = "gemini";
 
 /// The option name, the trace's `dialect` and the `oh-hooks check --gemini` flag.
 pub const NAME: &str = "gemini";
@@ -101,6 +120,302 @@ pub fn plan<'a>(event: Event, hooks: impl IntoIterator<Item = &'a files::GeminiH
         }
     }
     (runs, sequential)
+}
+
+impl Dialect for Gemini {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    /// `~/.gemini/settings.json`, the host's files, `<cwd>/.gemini/settings.json` (not when
+    /// `cwd` is the home directory: gemini-cli reads no workspace settings there), then each
+    /// extension's `hooks/hooks.json`.
+    fn files(&self, place: &Place) -> Vec<File> {
+        let file = |path: PathBuf, kind| File { path, kind, plugin: None, change_source: None };
+        let mut out = Vec::new();
+        if place.chosen.on {
+            if let (true, Some(home)) = (place.user, place.home) {
+                out.push(file(home.join(".gemini/settings.json"), Kind::Own));
+            }
+        }
+        out.extend(place.chosen.files.iter().map(|p| file(p.clone(), Kind::Own)));
+        if place.chosen.on && place.project && Some(place.cwd) != place.home {
+            out.push(file(place.cwd.join(".gemini/settings.json"), Kind::Project));
+        }
+        for plugin in &place.chosen.plugins {
+            out.push(File {
+                path: plugin.root.join("hooks/hooks.json"),
+                kind: Kind::Own,
+                plugin: Some(plugin.clone()),
+                change_source: None,
+            });
+        }
+        out
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::new(GeminiParser::default())
+    }
+
+    fn event_name(&self, event: Event) -> Option<&'static str> {
+        name_of(event)
+    }
+
+    fn event(&self, name: &str) -> Option<Event> {
+        event_of(name)
+    }
+
+    /// Where fire waits for gemini hooks: where they can refuse, and where the harness uses
+    /// what they return (SessionStart's context, BeforeToolSelection's tool config).
+    fn can_block(&self, event: Event) -> bool {
+        waits(event)
+    }
+
+    fn variables(&self) -> &'static [&'static str] {
+        VARIABLES
+    }
+
+    fn view(&self, envelope: &Envelope, site: &Site) -> seam::View {
+        let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let v = view::View::build(envelope, site.cwd, &view::iso_time(since));
+        to_seam(&v)
+    }
+
+    fn select(&self, event: Event, hooks: &[&Hook], view: &seam::View, _site: &Site) -> Vec<usize> {
+        let value = match match_on(event) {
+            MatchOn::ToolName => view.get_str("tool_name"),
+            MatchOn::Exact(field) => view.get_str(field),
+            MatchOn::Nothing => None,
+        };
+        (0..hooks.len()).filter(|i| selects(hooks[*i], event, value)).collect()
+    }
+
+    fn timeout(&self, hook: &Hook, _event: Event) -> Duration {
+        hook.timeout.unwrap_or(Duration::from_millis(files::DEFAULT_TIMEOUT_MS))
+    }
+
+    /// gemini-cli runs every matching hook in order when any of their groups says
+    /// `sequential: true`, else all at once (`hookPlanner.ts`).
+    fn sequential(&self, _event: Event, hooks: &[&Hook]) -> bool {
+        hooks.iter().any(|h| h.sequential)
+    }
+
+    fn next_view(&self, event: Event, v: &seam::View, answer: &seam::Answer) -> Option<seam::View> {
+        let rich = rich(answer);
+        if !(rich.success && rich.output) {
+            return None;
+        }
+        let tool = view_tool(v);
+        let mine = view::View::from_stdin(event, &v.stdin, tool).after(&rich);
+        Some(seam::View { vars: v.vars.clone(), ..to_seam(&mine) })
+    }
+
+    /// `bash -c` with `$GEMINI_PROJECT_DIR` and the other four replaced by their quoted values.
+    fn command(&self, hook: &Hook, v: &seam::View) -> Option<Vec<String>> {
+        let seam::Handler::Command { command, .. } = &hook.handler else { return None };
+        let mine = view::View::from_stdin(Event::SessionStart, &v.stdin, None);
+        Some(vec!["bash".into(), "-c".into(), mine.expand_command(command)])
+    }
+
+    fn read(&self, event: Event, hook: &Hook, raw: &seam::Raw) -> seam::Answer {
+        // A hook killed by a signal closes with no exit code, which gemini-cli reads as 0.
+        let killed = raw.exit.is_none() && !raw.timed_out && raw.failed.as_deref().is_some_and(|f| f.starts_with("killed by signal"));
+        let mine = answer::Raw {
+            exit: if killed { Some(0) } else { raw.exit },
+            failed: if killed { None } else { raw.failed.as_deref() },
+            stdout: raw.stdout,
+            stderr: raw.stderr,
+            overflow: raw.overflow,
+            name: hook.what(),
+        };
+        let a = answer::read(event, &mine);
+        let blocks = a.blocks() && can_block(event);
+        let mut out = seam::Answer {
+            block: blocks,
+            permission: match a.decision {
+                _ if blocks && event == Event::PreToolUse => Some(Permission::Deny),
+                Some(answer::Word::Ask) if event == Event::PreToolUse => Some(Permission::Ask),
+                _ => None,
+            },
+            reason: a.overflow_deny.clone().or_else(|| a.reason.clone().flatten()),
+            context: a.context.clone(),
+            stop: (a.cont == Some(false)).then(|| a.stop_reason.clone().flatten().unwrap_or_default()),
+            system_message: a.system_message.clone().flatten().filter(|m| !m.is_empty()),
+            failure: a.failure.clone(),
+            ..seam::Answer::default()
+        };
+        if let Ok(v) = serde_json::to_value(&a) {
+            out.extra.insert(RICH.into(), v);
+        }
+        out
+    }
+
+    fn merge(&self, event: Event, answers: &[seam::Answer]) -> seam::Decision {
+        let rich: Vec<answer::Answer> = answers.iter().map(rich).collect();
+        let d = merge::merge(event, &rich);
+        let refused = can_block(event) && (d.deny || d.stop.is_some());
+        seam::Decision {
+            block: d.deny && can_block(event),
+            stop_ends_walk: can_block(event),
+            permission: match () {
+                _ if d.deny && event == Event::PreToolUse => Some(Permission::Deny),
+                _ if d.ask => Some(Permission::Ask),
+                _ => None,
+            },
+            reason: if refused || d.ask { d.reason } else { None },
+            contexts: d.context.into_iter().collect(),
+            updated_input: d.tool_input,
+            stop: d.stop,
+            system_messages: d.system_message.into_iter().collect(),
+            extra: d.extra.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<String, Value>>(),
+            ..seam::Decision::default()
+        }
+    }
+
+    /// A `tool_input` rewrite in the host's field names.
+    fn to_host_input(&self, envelope: &Envelope, input: Value) -> Value {
+        let host = ["toolName", "tool_name"]
+            .iter()
+            .find_map(|k| envelope.raw(k))
+            .and_then(|raw| json::value(raw)?.as_str().map(|s| s.into_owned()));
+        let (Some(host), Value::Object(map)) = (host, &input) else { return input };
+        let tool = tools::of(&host);
+        Value::Object(map.iter().map(|(k, v)| (tool.to_host(k).to_string(), v.clone())).collect())
+    }
+}
+
+/// The rich answer [`Dialect::read`] left in an answer (a hook that did not run has none).
+fn rich(answer: &seam::Answer) -> answer::Answer {
+    answer
+        .extra
+        .get(RICH)
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_else(|| answer::Answer { failure: answer.failure.clone(), ..answer::Answer::default() })
+}
+
+fn view_tool(v: &seam::View) -> Option<tools::GeminiTool> {
+    v.get_str("tool_name").map(tools::of)
+}
+
+fn to_seam(v: &view::View) -> seam::View {
+    let stdin = v.stdin();
+    // Matchers read the values decoded (a lone surrogate as U+FFFD).
+    let fields = json::value(&stdin).and_then(json::Val::as_object).and_then(|o| o.to_map()).unwrap_or_default();
+    let vars = v.variables();
+    seam::View { stdin, fields, vars }
+}
+
+/// Whether a hook selects this fire (see [`files::GeminiHook::selects`]): its matcher was made
+/// into a [`ClaudeMatcher`] at load — `Any`, `Names([text])` for an exact comparison (and a tool
+/// matcher that is not a valid regex), `Regex` for a tool regex.
+fn selects(hook: &Hook, event: Event, value: Option<&str>) -> bool {
+    match (match_on(event), value, &hook.matcher) {
+        (_, _, ClaudeMatcher::Any) | (MatchOn::Nothing, _, _) | (_, None, _) => true,
+        (_, Some(v), ClaudeMatcher::Names(names)) => names.iter().any(|n| n == v),
+        // A regex that gives up (backtracking limit) matches: a guard is never skipped because
+        // its matcher was hard to evaluate.
+        (_, Some(v), ClaudeMatcher::Regex(re)) => re.is_match(v).unwrap_or(true),
+    }
+}
+
+/// One load's files, in order: the own files' `hooksConfig` applies to every later file.
+#[derive(Default)]
+struct GeminiParser {
+    /// An own file said `hooksConfig.enabled: false` (the last own file that sets it decides).
+    own_off: bool,
+    own_disabled: Vec<String>,
+    regexes: usize,
+}
+
+impl Parser for GeminiParser {
+    fn parse(&mut self, file: &File, bytes: &[u8]) -> Parsed {
+        let kind = match (&file.plugin, file.kind) {
+            (Some(p), _) => FileKind::Extension(p.root.clone()),
+            (None, Kind::Own) => FileKind::Own,
+            (None, Kind::Project) => FileKind::Project,
+        };
+        let mut out = Parsed::default();
+        if bytes.len() as u64 > seam::MAX_FILE_BYTES {
+            out.warnings.push(format!(
+                "{}: more than the {} bytes a Gemini CLI settings file may have; its hooks are not loaded",
+                file.path.display(),
+                seam::MAX_FILE_BYTES
+            ));
+            return out;
+        }
+        let env = |name: &str| std::env::var(name).ok();
+        // `${workspacePath}` of an extension: the project directory is the settings file's.
+        let cwd = file.path.parent().and_then(|p| p.parent()).unwrap_or(&file.path).to_path_buf();
+        let parsed = files::parse(&file.path, bytes, &kind, &cwd, &env);
+        out.warnings = parsed.warnings;
+        match kind {
+            FileKind::Own => {
+                if let Some(enabled) = parsed.enabled {
+                    self.own_off = !enabled;
+                }
+                self.own_disabled.extend(parsed.disabled.iter().cloned());
+            }
+            // A project switches off only its own hooks (the loader keeps it to them).
+            FileKind::Project => out.disable_all = parsed.enabled.map(|e| !e),
+            FileKind::Extension(_) => {}
+        }
+        if self.own_off {
+            return out;
+        }
+        for (event, g) in parsed.hooks {
+            let name = g.display_name().to_string();
+            let off = self.own_disabled.contains(&name) || (kind == FileKind::Project && parsed.disabled.contains(&name));
+            if off {
+                continue;
+            }
+            if matches!(g.tool_matcher, Some(ToolMatcher::Regex(_))) {
+                self.regexes += 1;
+                if self.regexes > files::MAX_REGEX_MATCHERS {
+                    out.warnings.push(format!(
+                        "{}: more than {} tool matchers in the Gemini CLI files; `{}` is not loaded",
+                        file.path.display(),
+                        files::MAX_REGEX_MATCHERS,
+                        g.command
+                    ));
+                    continue;
+                }
+            }
+            out.hooks.push((event, to_hook(g, file)));
+        }
+        out
+    }
+}
+
+fn to_hook(g: GeminiHook, file: &File) -> Hook {
+    let matcher = match (&g.matcher, &g.tool_matcher) {
+        (None, _) => ClaudeMatcher::Any,
+        (Some(_), Some(ToolMatcher::Regex(re))) => ClaudeMatcher::Regex(re.clone()),
+        (Some(m), _) => ClaudeMatcher::Names(vec![m.clone()]),
+    };
+    let identity = g.key();
+    Hook {
+        dialect: 0,
+        handler: seam::Handler::Command { command: g.command, args: None },
+        matcher,
+        matcher_text: g.matcher,
+        if_rule: None,
+        if_text: None,
+        timeout: Some(g.timeout),
+        is_async: false,
+        fail_closed: false,
+        source: file.path.clone(),
+        plugin: file.plugin.clone(),
+        argv: None,
+        identity,
+        from_project: file.kind == Kind::Project,
+        env: g.env,
+        sequential: g.sequential,
+        name: g.name,
+    }
 }
 
 #[cfg(test)]

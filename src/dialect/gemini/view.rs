@@ -11,7 +11,7 @@
 
 use super::tools::{self, GeminiTool};
 use super::{match_on, name_of, MatchOn};
-use crate::envelope::claude::json_in_string;
+use crate::dialect::claude::view::json_in_string;
 use crate::envelope::{to_snake, tools as host_tools, Envelope};
 use crate::event::Event;
 use crate::response::json;
@@ -33,6 +33,16 @@ pub struct View {
 }
 
 impl View {
+    /// The view of a stdin text this module wrote (a sequential run's next hook), each field's
+    /// text kept as it is.
+    pub fn from_stdin(event: Event, stdin: &str, tool: Option<GeminiTool>) -> View {
+        let fields = json::value(stdin)
+            .and_then(json::Val::as_object)
+            .map(|o| o.entries().map(|(k, v)| (k.to_string(), v.raw().to_string())).collect())
+            .unwrap_or_default();
+        View { event, fields, tool }
+    }
+
     /// `now` is the ISO 8601 time for `timestamp` when the host sent none.
     pub fn build(envelope: &Envelope, cwd: &Path, now: &str) -> View {
         let mut rest: Vec<(String, String)> = Vec::new();
