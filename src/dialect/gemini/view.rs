@@ -169,23 +169,49 @@ impl View {
         ]
     }
 
-    /// The command with the five variables' `$NAME` replaced by their quoted values, in
-    /// gemini-cli's order (`expandCommand`): plain text replacement, so `${NAME}` and the
-    /// user's own variables are left to bash.
+    /// The command with the five variables' `$NAME` replaced (gemini-cli's `expandCommand`):
+    /// `$GEMINI_PROJECT_DIR`, `$GEMINI_CWD`, `$GEMINI_PLANS_DIR`, `$GEMINI_SESSION_ID`,
+    /// `$CLAUDE_PROJECT_DIR` (the `${NAME}` form and every other variable are left to bash).
+    ///
+    /// A value that needs no quoting (`/home/me/project`, a UUID) is put in as text, exactly as
+    /// gemini-cli does. gemini-cli puts any other value in as shell-quoted text wherever the name
+    /// stands, so a directory or session id holding `$(…)` runs as a command when the user
+    /// wrote the name inside double quotes; here such a value goes in as a reference to the
+    /// variable (`"${NAME}"` outside quotes, `${NAME}` inside double quotes, `'"${NAME}"'`
+    /// inside single quotes), which bash expands without ever reading the value as shell text.
+    /// Where a hook works in gemini-cli it works the same here; text of the envelope never runs.
     pub fn expand_command(&self, command: &str) -> String {
-        let v = self.variables();
-        let value = |n: &str| v.iter().find(|(k, _)| *k == n).map(|(_, s)| quote(s)).unwrap_or_default();
-        let mut out = command.to_string();
-        for (name, from) in [
+        const NAMES: [(&str, &str); 5] = [
             ("$GEMINI_PROJECT_DIR", "GEMINI_PROJECT_DIR"),
             ("$GEMINI_CWD", "GEMINI_CWD"),
             ("$GEMINI_PLANS_DIR", "GEMINI_PLANS_DIR"),
             ("$GEMINI_SESSION_ID", "GEMINI_SESSION_ID"),
-            ("$CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"),
-        ] {
-            if out.contains(name) {
-                out = out.replace(name, &value(from));
+            ("$CLAUDE_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
+        ];
+        if !NAMES.iter().any(|(n, _)| command.contains(n)) {
+            return command.to_string();
+        }
+        let vars = self.variables();
+        let value = |n: &str| vars.iter().find(|(k, _)| *k == n).map(|(_, s)| s.as_str()).unwrap_or("");
+        let mut out = String::with_capacity(command.len() + 32);
+        let mut quoting = Quoting::default();
+        let mut rest = command;
+        while let Some(c) = rest.chars().next() {
+            // gemini-cli replaces the names anywhere, inside single quotes too.
+            if let Some((name, var)) = NAMES.iter().find(|(n, _)| c == '$' && rest.starts_with(n)) {
+                let v = value(var);
+                out.push_str(&match (quote(v) == v, quoting.context()) {
+                    (true, _) => v.to_string(),
+                    (false, Context::Unquoted) => format!("\"${{{var}}}\""),
+                    (false, Context::Double) => format!("${{{var}}}"),
+                    (false, Context::Single) => format!("'\"${{{var}}}\"'"),
+                });
+                rest = &rest[name.len()..];
+                continue;
             }
+            let len = quoting.step(rest);
+            out.push_str(&rest[..len]);
+            rest = &rest[len..];
         }
         out
     }
@@ -265,6 +291,98 @@ fn merge_objects(old: &str, new: &Value) -> String {
     }
     s.push('}');
     s
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Unquoted,
+    Double,
+    Single,
+}
+
+/// Where a position of a bash command stands: outside quotes, inside double quotes or inside
+/// single quotes (`$(…)` and backquotes open an unquoted context again). Any misjudgment is
+/// harmless: every form [`View::expand_command`] puts in only expands a variable.
+#[derive(Debug, Default)]
+struct Quoting {
+    /// Open contexts above the outermost (unquoted) one; `(` depth for `$(`.
+    stack: Vec<(Context, usize)>,
+}
+
+impl Quoting {
+    fn context(&self) -> Context {
+        self.stack.last().map_or(Context::Unquoted, |(c, _)| *c)
+    }
+
+    /// Consumes the next token of `rest` (at least one character) and returns its length.
+    fn step(&mut self, rest: &str) -> usize {
+        let c = rest.chars().next().expect("not empty");
+        let len = c.len_utf8();
+        match self.context() {
+            Context::Single => {
+                if c == '\'' {
+                    self.stack.pop();
+                }
+                len
+            }
+            Context::Double => match c {
+                '\\' => len + rest[len..].chars().next().map_or(0, char::len_utf8),
+                '"' => {
+                    self.stack.pop();
+                    len
+                }
+                '$' if rest[1..].starts_with('(') => {
+                    self.stack.push((Context::Unquoted, 1));
+                    2
+                }
+                '`' => {
+                    self.stack.push((Context::Unquoted, 0));
+                    len
+                }
+                _ => len,
+            },
+            Context::Unquoted => match c {
+                '\\' => len + rest[len..].chars().next().map_or(0, char::len_utf8),
+                '\'' => {
+                    self.stack.push((Context::Single, 0));
+                    len
+                }
+                '"' => {
+                    self.stack.push((Context::Double, 0));
+                    len
+                }
+                '$' if rest[1..].starts_with('(') => {
+                    self.stack.push((Context::Unquoted, 1));
+                    2
+                }
+                '(' => {
+                    if let Some((Context::Unquoted, depth)) = self.stack.last_mut() {
+                        *depth += 1;
+                    }
+                    len
+                }
+                ')' => {
+                    if let Some((Context::Unquoted, depth)) = self.stack.last_mut() {
+                        *depth = depth.saturating_sub(1);
+                        if *depth == 0 {
+                            self.stack.pop();
+                        }
+                    }
+                    len
+                }
+                '`' => {
+                    match self.stack.last() {
+                        Some((Context::Unquoted, 0)) => {
+                            self.stack.pop();
+                        }
+                        _ => self.stack.push((Context::Unquoted, 0)),
+                    }
+                    len
+                }
+                _ => len,
+            },
+        }
+    }
 }
 
 /// gemini-cli's `escapeShellArg` for bash: empty stays empty, else shell-quote's `quote`.
@@ -367,7 +485,17 @@ mod tests {
         let v = view(r#"{"event":"preToolUse","cwd":"/my dir","sessionId":"abc"}"#, Event::PreToolUse);
         assert_eq!(v.variables()[0], ("GEMINI_PROJECT_DIR", "/my dir".into()));
         assert_eq!(v.variables()[4], ("CLAUDE_PROJECT_DIR", "/my dir".into()));
-        assert_eq!(v.expand_command("$GEMINI_PROJECT_DIR/h.sh $GEMINI_SESSION_ID ${GEMINI_CWD} $GEMINI_PLANS_DIR."), "'/my dir'/h.sh abc ${GEMINI_CWD} .");
+        // A value that needs quoting goes in as a reference to its variable, in every context.
+        assert_eq!(
+            v.expand_command("$GEMINI_PROJECT_DIR/h.sh $GEMINI_SESSION_ID ${GEMINI_CWD} $GEMINI_PLANS_DIR."),
+            "\"${GEMINI_PROJECT_DIR}\"/h.sh abc ${GEMINI_CWD} ."
+        );
+        assert_eq!(v.expand_command("cd \"$GEMINI_CWD\" && x"), "cd \"${GEMINI_CWD}\" && x");
+        assert_eq!(v.expand_command("echo '$CLAUDE_PROJECT_DIR'"), "echo ''\"${CLAUDE_PROJECT_DIR}\"''");
+        assert_eq!(v.expand_command("echo \"$(ls $GEMINI_CWD)\""), "echo \"$(ls \"${GEMINI_CWD}\")\"");
+        // A plain value goes in as text, as gemini-cli does.
+        let v = view(r#"{"event":"preToolUse","cwd":"/plain","sessionId":"abc"}"#, Event::PreToolUse);
+        assert_eq!(v.expand_command("'$GEMINI_CWD' \"$GEMINI_CWD\" $GEMINI_CWD/x $GEMINI_CWDX"), "'/plain' \"/plain\" /plain/x /plainX");
         assert_eq!(quote("/plain/path"), "/plain/path");
         assert_eq!(quote("it's here"), "\"it's here\"");
         assert_eq!(quote("a$b"), "a\\$b");
