@@ -109,7 +109,7 @@ fn every_recorded_plan_matches_dedups_and_orders_as_gemini_cli_does() {
             Path::new("/h/.gemini/settings.json"),
             settings.to_string().as_bytes(),
             &gemini::files::FileKind::Own,
-            Path::new("/w"),
+            None,
             &|_| None,
         );
         // The index "group.handler" of each parsed hook, as the oracle labels them.

@@ -40,4 +40,8 @@ const (
 	EventDirectoryAdded  = "directoryAdded"
 	EventPreModelSwitch  = "preModelSwitch"
 	EventPostModelSwitch = "postModelSwitch"
+	// Gemini CLI's model events (docs/dialects/gemini.md).
+	EventBeforeModel         = "beforeModel"
+	EventAfterModel          = "afterModel"
+	EventBeforeToolSelection = "beforeToolSelection"
 )

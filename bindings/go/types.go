@@ -103,6 +103,25 @@ type Options struct {
 	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
 	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+	// Gemini also runs Gemini CLI's hooks (docs/dialects/gemini.md); nil: off.
+	Gemini *DialectFiles `json:"gemini,omitempty"`
+}
+
+// DialectFiles turns on another harness's hooks (README "Dialects"): with neither Files nor
+// Plugins it is the option `true`; otherwise the object form, whose Files are more own files and
+// Plugins plugin or extension directories.
+type DialectFiles struct {
+	Files   []string       `json:"files,omitempty"`
+	Plugins []ClaudePlugin `json:"plugins,omitempty"`
+}
+
+// MarshalJSON writes `true` for an empty DialectFiles.
+func (d DialectFiles) MarshalJSON() ([]byte, error) {
+	if len(d.Files) == 0 && len(d.Plugins) == 0 {
+		return []byte("true"), nil
+	}
+	type plain DialectFiles
+	return json.Marshal(plain(d))
 }
 
 // ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.
@@ -403,7 +422,7 @@ type HookTrace struct {
 	Reason     string     `json:"reason,omitempty"`
 	Stderr     string     `json:"stderr,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	// Dialect is "claude" on Claude Code hooks, "" on openHarness hooks.
+	// Dialect is "claude" on Claude Code hooks, "gemini" on Gemini CLI hooks, "" on openHarness hooks.
 	Dialect string `json:"dialect,omitempty"`
 	// Source is the settings or plugin hooks.json file a Claude Code hook came from.
 	Source string `json:"source,omitempty"`

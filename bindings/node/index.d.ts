@@ -37,7 +37,11 @@ export type NonBlockingEvent =
   | 'messageDisplay'
   | 'directoryAdded'
   | 'preModelSwitch'
-  | 'postModelSwitch';
+  | 'postModelSwitch'
+  // Gemini CLI's model events
+  | 'beforeModel'
+  | 'afterModel'
+  | 'beforeToolSelection';
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
@@ -98,12 +102,20 @@ export interface HooksOptions {
   claudePlugins?: Array<string | { root: string; data?: string }>;
   /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
   claudeProjectDir?: string;
+  /** Also run Gemini CLI's hooks (docs/dialects/gemini.md): `true`, or the files and extension directories to read too. Default false. */
+  gemini?: boolean | DialectFiles;
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
   httpProxy?: string;
   /** How long closing waits for background hooks and async fires before cancelling them. Default 5000. */
   shutdownTimeoutMs?: number;
+}
+
+/** The object form of a dialect option (`gemini`, …): more own files, and plugin or extension directories. */
+export interface DialectFiles {
+  files?: string[];
+  plugins?: Array<string | { root: string; data?: string }>;
 }
 
 /** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */
@@ -167,8 +179,8 @@ export interface HookTrace {
   stderr?: string;
   /** What went wrong (spawn failure, bad response, ...), when anything did. */
   error?: string;
-  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"). */
-  dialect?: 'claude';
+  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"), `"gemini"` on Gemini CLI hooks. */
+  dialect?: 'claude' | 'gemini';
   /** Claude Code hooks: the settings or plugin `hooks.json` file the hook came from. */
   source?: string;
   /** Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through. */

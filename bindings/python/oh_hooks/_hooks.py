@@ -74,6 +74,7 @@ _KEYWORDS = {
     "http_proxy": "httpProxy",
     "claude": "claude",
     "claude_plugins": "claudePlugins",
+    "gemini": "gemini",
     "claude_project_dir": "claudeProjectDir",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
 }

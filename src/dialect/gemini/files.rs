@@ -1,4 +1,4 @@
-//! Gemini CLI's hook files and how they parse (README "Gemini CLI hooks"):
+//! Gemini CLI's hook files and how they parse (docs/dialects/gemini.md):
 //! - the `hooks` and `hooksConfig` keys of `<home>/.gemini/settings.json` (own) and of
 //!   `<cwd>/.gemini/settings.json` (project, behind the trust gate);
 //! - each extension's `hooks/hooks.json` (a plugin, own), with `${extensionPath}`.
@@ -139,8 +139,8 @@ pub struct Parsed {
 }
 
 /// Parses one settings file or extension `hooks.json`. `env` looks up the harness's own
-/// environment for the `$VAR` of settings files; `cwd` is `${workspacePath}`.
-pub fn parse(path: &Path, bytes: &[u8], kind: &FileKind, cwd: &Path, env: &dyn Fn(&str) -> Option<String>) -> Parsed {
+/// environment for the `$VAR` of settings files; `cwd`, when known, is `${workspacePath}`.
+pub fn parse(path: &Path, bytes: &[u8], kind: &FileKind, cwd: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -> Parsed {
     let file = path.display().to_string();
     let mut parsed = Parsed::default();
     let text = String::from_utf8_lossy(bytes);
@@ -165,7 +165,7 @@ pub fn parse(path: &Path, bytes: &[u8], kind: &FileKind, cwd: &Path, env: &dyn F
         FileKind::Extension(root) => {
             let vars = |k: &str| match k {
                 "extensionPath" => Some(root.display().to_string()),
-                "workspacePath" => Some(cwd.display().to_string()),
+                "workspacePath" => cwd.map(|c| c.display().to_string()),
                 "/" | "pathSeparator" => Some("/".to_string()),
                 _ => None,
             };
@@ -623,7 +623,7 @@ mod tests {
     }
 
     fn p(text: &str, kind: FileKind) -> Parsed {
-        parse(Path::new("/h/.gemini/settings.json"), text.as_bytes(), &kind, Path::new("/w"), &no_env)
+        parse(Path::new("/h/.gemini/settings.json"), text.as_bytes(), &kind, Some(Path::new("/w")), &no_env)
     }
 
     #[test]
@@ -718,12 +718,12 @@ mod tests {
             Path::new("/ext/hooks/hooks.json"),
             br#"{"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "node ${extensionPath}${/}x.js ${workspacePath} ${other} $HOME"}]}]}}"#,
             &FileKind::Extension(PathBuf::from("/ext")),
-            Path::new("/w"),
+            Some(Path::new("/w")),
             &env,
         );
         assert_eq!(parsed.hooks[0].1.command, "node /ext/x.js /w ${other} $HOME");
         assert_eq!(parsed.hooks[0].1.extension.as_deref(), Some(Path::new("/ext")));
-        let bad = parse(Path::new("/e/hooks/hooks.json"), br#"{"BeforeTool": []}"#, &FileKind::Extension("/e".into()), Path::new("/w"), &env);
+        let bad = parse(Path::new("/e/hooks/hooks.json"), br#"{"BeforeTool": []}"#, &FileKind::Extension("/e".into()), Some(Path::new("/w")), &env);
         assert!(bad.warnings[0].contains("`hooks` is missing"), "{:?}", bad.warnings);
     }
 

@@ -13,7 +13,7 @@ use super::can_block;
 use crate::event::Event;
 use serde_json::{json, Value};
 
-/// The step's result, in outcome terms (README "Gemini CLI hooks").
+/// The step's result, in outcome terms (docs/dialects/gemini.md).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Decision {
     /// `allowed: false`: the tool, prompt or model call is refused, an AfterTool result is

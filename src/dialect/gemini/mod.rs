@@ -1,4 +1,4 @@
-//! The Gemini CLI dialect (README "Gemini CLI hooks", docs/dialects/gemini.md): the `hooks` key of
+//! The Gemini CLI dialect (docs/dialects/gemini.md): the `hooks` key of
 //! `~/.gemini/settings.json` and `<cwd>/.gemini/settings.json`, their `hooksConfig`, and
 //! extensions' `hooks/hooks.json`, run as gemini-cli runs them.
 //!
@@ -348,9 +348,8 @@ impl Parser for GeminiParser {
             return out;
         }
         let env = |name: &str| std::env::var(name).ok();
-        // `${workspacePath}` of an extension: the project directory is the settings file's.
-        let cwd = file.path.parent().and_then(|p| p.parent()).unwrap_or(&file.path).to_path_buf();
-        let parsed = files::parse(&file.path, bytes, &kind, &cwd, &env);
+        // `${workspacePath}` is left as written: a parser is not told the engine's `cwd`.
+        let parsed = files::parse(&file.path, bytes, &kind, None, &env);
         out.warnings = parsed.warnings;
         match kind {
             FileKind::Own => {

@@ -1,4 +1,4 @@
-//! What a Gemini hook receives (README "Gemini CLI hooks"): one compact JSON object on stdin,
+//! What a Gemini hook receives (docs/dialects/gemini.md): one compact JSON object on stdin,
 //! as gemini-cli writes it (`JSON.stringify`, no trailing newline): `session_id`,
 //! `transcript_path`, `cwd`, `hook_event_name` (Gemini's name), `timestamp`, then the event's
 //! fields in snake_case with Gemini's tool names and parameter names; the variables
