@@ -32,7 +32,7 @@ pub struct Trace {
     pub stderr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The dialect of a dialect's hook (`"claude"`, README "Dialects"); absent for openHarness hooks.
+    /// The dialect of a dialect's hook (`"claude"`, docs/dialects.md); absent for openHarness hooks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<&'static str>,
     /// The file a dialect's hook came from.
@@ -83,7 +83,7 @@ pub struct Outcome {
     /// For the user, not the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_message: Option<String>,
-    /// Keys a dialect adds under its own harness's names (README "Dialects").
+    /// Keys a dialect adds under its own harness's names (docs/dialects.md).
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
     pub hooks: Vec<Trace>,

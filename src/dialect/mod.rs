@@ -1,4 +1,4 @@
-//! Dialects (README "Dialects"): the hooks other harnesses' users already wrote, run beside
+//! Dialects (docs/dialects.md): the hooks other harnesses' users already wrote, run beside
 //! openHarness's own by each harness's rules.
 //!
 //! A dialect is a folder of data and pure functions behind one trait, [`Dialect`]: the files it
@@ -360,7 +360,7 @@ pub trait Dialect: Send + Sync {
     /// The engine event of one of the dialect's event names.
     fn event(&self, name: &str) -> Option<Event>;
 
-    /// Whether this dialect's hooks may block `event` (README "Dialects"): where openHarness's
+    /// Whether this dialect's hooks may block `event` (docs/dialects.md): where openHarness's
     /// cannot, `fire` waits for these hooks all the same. Asked by the engine's fire path.
     fn can_block(&self, event: Event) -> bool;
 

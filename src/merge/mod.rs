@@ -25,7 +25,7 @@ pub struct Merged {
     pub stop: Option<String>,
     /// Messages for the user, joined by newlines.
     pub system_message: Option<String>,
-    /// Outcome keys a dialect adds under its own names (README "Dialects").
+    /// Outcome keys a dialect adds under its own names (docs/dialects.md).
     pub extra: serde_json::Map<String, Value>,
 }
 
