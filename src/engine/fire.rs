@@ -24,9 +24,10 @@ use crate::pool::{BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::cancel::Cancel;
 use crate::run::dialect::{self as dialect_run, DialectContext};
 use crate::run::{self as hook, Context, Ran};
+use crate::sync::Unpoison;
 use serde_json::{Map, Value};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// One hook a fire runs: openHarness's (its position in the event's list) or a dialect's (its
@@ -433,7 +434,7 @@ impl Inner {
             };
             let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
             let budget = bg.budget.clone();
-            let slot = record.map(|r| (r.clone(), r.lock().unwrap_or_else(PoisonError::into_inner).slot()));
+            let slot = record.map(|r| (r.clone(), r.lock().unpoisoned().slot()));
             let kept = slot.clone();
             let queued = Instant::now();
             let job = Box::new(move || {
