@@ -1,7 +1,6 @@
 //! The outcome JSON (README "The outcome") and its per-hook trace.
 
 use crate::error::{Error, ErrorCode};
-use crate::merge::Merged;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -124,26 +123,6 @@ impl Outcome {
             allowed: false,
             error: Some(OutcomeError { code: error.code, message: error.message }),
             ..Outcome::allowed(Vec::new())
-        }
-    }
-
-    pub fn merged(merged: Merged, hooks: Vec<Trace>, warnings: Vec<String>) -> Outcome {
-        Outcome {
-            allowed: merged.allowed,
-            permission_decision: merged.permission.map(|p| p.as_str()),
-            reason: merged.reason,
-            additional_context: merged.context,
-            updated_input: merged.updated_input,
-            updated_prompt: merged.updated_prompt,
-            updated_permissions: merged.updated_permissions,
-            interrupt: merged.interrupt.then_some(true),
-            continue_: merged.stop.is_some().then_some(false),
-            stop_reason: merged.stop.filter(|s| !s.is_empty()),
-            system_message: merged.system_message,
-            extra: merged.extra,
-            hooks,
-            warnings,
-            error: None,
         }
     }
 

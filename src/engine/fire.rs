@@ -154,7 +154,7 @@ impl Inner {
                     break;
                 }
             }
-            Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &warnings))
+            walk.finish().into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
         } else if wait {
             let mut jobs = natives;
             jobs.extend(&dialects);
@@ -175,7 +175,7 @@ impl Inner {
             merged.updated_prompt = None;
             merged.stop = stop;
             merged.system_message = (!messages.is_empty()).then(|| messages.join("\n"));
-            Outcome::merged(merged, traces, warnings_with(&snapshot.warnings, &warnings))
+            merged.into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
         } else {
             let mut jobs = natives;
             jobs.extend(&dialects);
@@ -340,7 +340,7 @@ impl Inner {
                 current = Some(at.rewritten(rewrite.0.as_ref(), rewrite.1.as_deref()));
             }
         }
-        Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &warnings))
+        walk.finish().into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
     }
 
     /// Runs `jobs` in parallel, at most [`fanout::PER_FIRE`] of the fire at once (the calling
