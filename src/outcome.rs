@@ -24,7 +24,7 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timed_out: Option<bool>,
     pub duration_ms: f64,
-    pub result: &'static str,
+    pub result: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,6 +40,42 @@ pub struct Trace {
     /// Why a dialect's hook failed (and so let the action through, unless it blocks on failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+}
+
+/// A trace's `result`: what the hook's answer meant for the merge, or that the fire's cancel
+/// stopped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Allow,
+    Deny,
+    Ask,
+    Defer,
+    /// No decision (also: the hook did not run, or decides nothing).
+    #[default]
+    None,
+    /// The fire's cancel stopped it before it finished.
+    Cancelled,
+}
+
+impl Verdict {
+    /// As the trace's JSON says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Deny => "deny",
+            Verdict::Ask => "ask",
+            Verdict::Defer => "defer",
+            Verdict::None => "none",
+            Verdict::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl PartialEq<&str> for Verdict {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 pub fn millis(d: Duration) -> f64 {
@@ -163,7 +199,7 @@ mod tests {
             exit_code: Some(0),
             timed_out: Some(false),
             duration_ms: 2.5,
-            result: "none",
+            result: Verdict::None,
             ..Trace::default()
         };
         assert_eq!(

@@ -19,7 +19,7 @@ use crate::envelope::{self, Envelope};
 use crate::event::Event;
 use crate::fanout::{self, Budget};
 use crate::merge::{denied_by, Walk};
-use crate::outcome::{Outcome, Trace};
+use crate::outcome::{Outcome, Trace, Verdict};
 use crate::pool::{BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::cancel::Cancel;
 use crate::run::dialect::{self as dialect_run, DialectContext};
@@ -368,7 +368,7 @@ impl Inner {
                     index: offset + i,
                     kind: hooks[i].type_name(),
                     dialect: Some(hooks[i].dialect().name()),
-                    result: "none",
+                    result: Verdict::None,
                     timed_out: late.then_some(true),
                     error: late.then(|| why.to_string()),
                     ..Trace::default()
@@ -384,7 +384,7 @@ impl Inner {
                 if hooks[i].is_async {
                     // Waited for only because of `waitNonBlocking`: an async hook decides
                     // nothing; its context and message still count.
-                    ran.trace.result = "none";
+                    ran.trace.result = Verdict::None;
                     ran.answer = Answer {
                         context: ran.answer.context,
                         system_message: ran.answer.system_message,
@@ -456,7 +456,13 @@ impl Inner {
                         let why = if stopped() { NOT_STARTED_FREE } else { NO_TURN };
                         Ran {
                             result: None,
-                            trace: Trace { index, kind, result: "none", error: Some(why.into()), ..Trace::default() },
+                            trace: Trace {
+                                index,
+                                kind,
+                                result: Verdict::None,
+                                error: Some(why.into()),
+                                ..Trace::default()
+                            },
                         }
                     }
                     // Cancelled when free's shutdownTimeoutMs is up.
@@ -473,7 +479,7 @@ impl Inner {
                     let trace = Trace {
                         index,
                         kind,
-                        result: "none",
+                        result: Verdict::None,
                         error: Some("not run: the background queue was full".to_string()),
                         ..Trace::default()
                     };
@@ -630,7 +636,7 @@ fn not_run(spec: &HookSpec, why: &str) -> Ran {
         trace: Trace {
             index: spec.index,
             kind: spec.type_name(),
-            result: "none",
+            result: Verdict::None,
             error: Some(why.to_string()),
             ..Trace::default()
         },
