@@ -421,6 +421,52 @@ fn to_hook(g: GeminiHook, file: &File) -> Hook {
 mod tests {
     use super::*;
 
+    fn file(path: &str, kind: Kind, plugin: Option<&str>) -> File {
+        File {
+            path: PathBuf::from(path),
+            kind,
+            plugin: plugin.map(|r| seam::Plugin { root: r.into(), data: None }),
+            change_source: None,
+        }
+    }
+
+    fn commands(p: &Parsed) -> Vec<String> {
+        p.hooks.iter().map(|(_, h)| h.what().to_string()).collect()
+    }
+
+    #[test]
+    fn hooks_config_across_one_loads_files() {
+        let hook = |name: &str, cmd: &str| format!(r#"{{"type":"command","name":"{name}","command":"{cmd}"}}"#);
+        let settings = |extra: &str, hooks: &[String]| {
+            format!(r#"{{{extra}"hooks":{{"BeforeTool":[{{"hooks":[{}]}}]}}}}"#, hooks.join(","))
+        };
+        let mut parser = Gemini.parser();
+        // The user switches off `noisy` wherever it comes from, the extension's included.
+        let user = parser.parse(
+            &file("/h/.gemini/settings.json", Kind::Own, None),
+            settings(r#""hooksConfig":{"disabled":["noisy"]},"#, &[hook("guard", "g.sh"), hook("noisy", "n.sh")]).as_bytes(),
+        );
+        assert_eq!(commands(&user), ["g.sh"]);
+        // The project's own switches reach only its own hooks.
+        let project = parser.parse(
+            &file("/w/.gemini/settings.json", Kind::Project, None),
+            settings(r#""hooksConfig":{"enabled":false,"disabled":["guard","p2"]},"#, &[hook("p1", "p1.sh"), hook("p2", "p2.sh")]).as_bytes(),
+        );
+        assert_eq!(commands(&project), ["p1.sh"]);
+        assert_eq!(project.disable_all, Some(true), "the loader switches the project's gemini hooks off");
+        let ext = parser.parse(
+            &file("/e/hooks/hooks.json", Kind::Own, Some("/e")),
+            settings(r#""hooksConfig":{"enabled":false},"#, &[hook("noisy", "n2.sh"), hook("guard", "g2.sh")]).as_bytes(),
+        );
+        assert_eq!(commands(&ext), ["g2.sh"], "the user's list reaches extensions; theirs is ignored");
+        assert!(ext.warnings.iter().any(|w| w.contains("hooksConfig")), "{:?}", ext.warnings);
+        // The user's `enabled: false` switches off every later file's hooks.
+        let mut parser = Gemini.parser();
+        parser.parse(&file("/h/.gemini/settings.json", Kind::Own, None), br#"{"hooksConfig":{"enabled":false}}"#);
+        let later = parser.parse(&file("/e/hooks/hooks.json", Kind::Own, Some("/e")), settings("", &[hook("x", "x.sh")]).as_bytes());
+        assert!(later.hooks.is_empty());
+    }
+
     #[test]
     fn eleven_events_map_both_ways() {
         assert_eq!(EVENTS.len(), 11);
