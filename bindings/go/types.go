@@ -384,6 +384,16 @@ type Outcome struct {
 	StopReason string `json:"stopReason,omitempty"`
 	// SystemMessage is for the user, not the model: the hooks' messages joined by "\n".
 	SystemMessage string `json:"systemMessage,omitempty"`
+	// Gemini CLI hooks' answers with no other harness's equivalent (docs/dialects/gemini.md), as
+	// the hooks wrote them: the partial model request to apply (beforeModel), the model response
+	// to use instead (beforeModel with a deny, afterModel), the tool config
+	// {mode, allowedFunctionNames} (beforeToolSelection), a tool to run next (postToolUse), and a
+	// request to clear the conversation (turnStop).
+	LLMRequest          json.RawMessage `json:"llmRequest,omitempty"`
+	LLMResponse         json.RawMessage `json:"llmResponse,omitempty"`
+	ToolConfig          json.RawMessage `json:"toolConfig,omitempty"`
+	TailToolCallRequest json.RawMessage `json:"tailToolCallRequest,omitempty"`
+	ClearContext        bool            `json:"clearContext,omitempty"`
 	// Hooks traces every matching hook that ran, in list order.
 	Hooks []HookTrace `json:"hooks"`
 	// Warnings are problems the engine noticed, such as a changed config file that failed to load.

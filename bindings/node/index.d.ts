@@ -225,6 +225,16 @@ export interface Outcome {
   stopReason?: string;
   /** Messages for the user (not the model), joined by "\n". */
   systemMessage?: string;
+  /** Gemini CLI beforeModel: the partial model request to apply (docs/dialects/gemini.md). */
+  llmRequest?: Record<string, unknown>;
+  /** Gemini CLI: the model response to use instead (beforeModel with a deny, afterModel). */
+  llmResponse?: Record<string, unknown>;
+  /** Gemini CLI beforeToolSelection: `{mode, allowedFunctionNames}`. */
+  toolConfig?: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames: string[] };
+  /** Gemini CLI postToolUse: a tool to run next, `{name, args}`. */
+  tailToolCallRequest?: Record<string, unknown>;
+  /** Gemini CLI turnStop: clear the conversation. */
+  clearContext?: boolean;
   /** Always present (may be empty): one trace per matching hook that ran, in list order. */
   hooks: HookTrace[];
   /** E.g. a changed config file that failed validation (old config stays in force). */
