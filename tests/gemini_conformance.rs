@@ -497,3 +497,29 @@ fn shell_syntax_in_the_envelope_never_runs() {
     assert!(!pwned.exists(), "text of the envelope ran as shell: {out}");
     assert!(out["reason"].as_str().unwrap().starts_with(&evil), "the values arrive as text: {out}");
 }
+
+// ---- The one loader: reload and read errors (README "Reliability") ---------------------------
+
+#[test]
+fn a_settings_file_written_later_is_picked_up_and_one_that_cannot_be_read_is_an_error() {
+    let d = Dirs::new();
+    let e = d.engine(json!({}));
+    assert_eq!(fire(&e, rm())["allowed"], true);
+    d.user(on("BeforeTool", None, json!([cmd(&fixture("guard.sh"))])));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = fire(&e, rm());
+        if out["allowed"] == false {
+            assert_eq!(out["reason"], "rm -rf is blocked by the gemini guard", "{out}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the new settings were never read: {out}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A directory where the settings file should be: not "no hooks", an error at creation.
+    let d = Dirs::new();
+    std::fs::create_dir_all(d.home.path().join(".gemini/settings.json")).unwrap();
+    let options = json!({"cwd": d.cwd.path(), "home": d.home.path(), "gemini": true, "trusted": true});
+    let err = Engine::new(Some(&options.to_string())).err().expect("an unreadable settings file is an error");
+    assert!(err.to_string().contains("settings.json"), "{err}");
+}
