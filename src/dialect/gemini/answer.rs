@@ -122,10 +122,10 @@ pub fn read(event: Event, raw: &Raw) -> Answer {
                 if plain.blocks() && !a.blocks() {
                     plain
                 } else {
-                    a
+                    *a
                 }
             } else {
-                a
+                *a
             }
         }
         Parsed::NoAnswer => Answer::default(),
@@ -146,7 +146,7 @@ fn trim(s: &str) -> &str {
 }
 
 enum Parsed {
-    Object(Answer),
+    Object(Box<Answer>),
     NoAnswer,
     NotJson,
 }
@@ -166,9 +166,9 @@ fn json_answer(event: Event, text: &str) -> Parsed {
         v
     };
     match v.kind() {
-        Kind::Object => Parsed::Object(keys(event, &v.as_object().expect("an object"))),
+        Kind::Object => Parsed::Object(Box::new(keys(event, &v.as_object().expect("an object")))),
         // An array is an object to JavaScript: an output with no keys.
-        Kind::Array => Parsed::Object(Answer { output: true, ..Answer::default() }),
+        Kind::Array => Parsed::Object(Box::new(Answer { output: true, ..Answer::default() })),
         _ => Parsed::NoAnswer,
     }
 }

@@ -5,8 +5,11 @@
 
 use crate::envelope::tools::{kind, Kind};
 
-/// Each kind's Gemini tool and its fields: (canonical field, Gemini field).
-const GEMINI: &[(Kind, &str, &[(&str, &str)])] = &[
+/// (canonical field, Gemini field) pairs.
+type Fields = &'static [(&'static str, &'static str)];
+
+/// Each kind's Gemini tool and its fields.
+const GEMINI: &[(Kind, &str, Fields)] = &[
     (Kind::Shell, "run_shell_command", &[("command", "command"), ("cwd", "dir_path")]),
     (Kind::Read, "read_file", &[("path", "file_path")]),
     (Kind::Write, "write_file", &[("path", "file_path"), ("content", "content")]),
