@@ -82,7 +82,7 @@ pub fn build(envelope: &Envelope, cwd: &Path) -> View {
         fields.insert(key.clone(), value);
     }
     json.push_str("}\n");
-    View { stdin: json, fields, vars: Vec::new() }
+    View { stdin: json, fields, vars: Vec::new(), variants: Vec::new() }
 }
 
 /// The value a matcher is tested against: the field as text (FileChanged: its file name).
@@ -102,7 +102,7 @@ pub fn matcher_value(view: &View, field: &str) -> Option<String> {
 /// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
 /// only this reader accepts (`NaN`, raw control characters) is written out again so that every
 /// hook's reader reads the line.
-fn json_in_string(raw: &str) -> Option<String> {
+pub(crate) fn json_in_string(raw: &str) -> Option<String> {
     if !raw.starts_with('"') {
         return None;
     }
