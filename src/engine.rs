@@ -12,7 +12,7 @@ use crate::config::layers::{self, Failure};
 use crate::config::trust::{self, Trust};
 use crate::config::watch::{Check, State, Watch};
 use crate::config::{self, Config};
-use crate::envelope::claude::ClaudeInput;
+use crate::envelope::claude::{host_rewrite, ClaudeInput};
 use crate::envelope::{self, Envelope};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
@@ -602,7 +602,7 @@ impl Inner {
         let (input, claude) = if claude_hooks.is_empty() {
             (None, Vec::new())
         } else {
-            let input = ClaudeInput::build(&envelope, &self.options.cwd);
+            let input = ClaudeInput::build(&envelope, &self.options.cwd, &self.options.tools);
             let claude = self.claude_matching(claude_hooks, &input, event);
             (Some(input), claude)
         };
@@ -830,14 +830,16 @@ impl Inner {
                     let rebuilt;
                     let (at, input) = match (&current, input) {
                         (Some(rewritten), Some(_)) => {
-                            rebuilt = ClaudeInput::build(rewritten, &self.options.cwd);
+                            rebuilt = ClaudeInput::build(rewritten, &self.options.cwd, &self.options.tools);
                             (rewritten, Some(&rebuilt))
                         }
                         (_, input) => (current.as_ref().unwrap_or(envelope), input),
                     };
                     let (_, ran) = self.run_together(snapshot, at, input, &[], &step, cancel, budget);
                     let (a, claude_traces): (Vec<_>, Vec<_>) = ran.into_iter().unzip();
-                    let merged = claude_merge(at.event, &a);
+                    let mut merged = claude_merge(at.event, &a);
+                    // The rewrite came under Claude Code's field names: back to the host's.
+                    merged.updated_input = merged.updated_input.map(|i| host_rewrite(at, &self.options.tools, i));
                     let rewrite = (merged.updated_input.clone(), merged.updated_prompt.clone());
                     let who = || claude_denier(claude_hooks, &step, &a, &claude_traces);
                     let decided = walk.claude_step(at.event, merged, who).is_break();
@@ -1163,7 +1165,8 @@ impl Inner {
         // The envelope has no toolName, so every configChange hook matches.
         let matching: Vec<usize> = (0..specs.len()).collect();
         let envelope = Envelope::from_fields(Event::ConfigChange, &fields);
-        let input = (!claude_hooks.is_empty()).then(|| ClaudeInput::build(&envelope, &self.options.cwd));
+        let input =
+            (!claude_hooks.is_empty()).then(|| ClaudeInput::build(&envelope, &self.options.cwd, &self.options.tools));
         let claude =
             input.as_ref().map_or_else(Vec::new, |i| self.claude_matching(claude_hooks, i, Event::ConfigChange));
         if !matching.is_empty() || !claude.is_empty() {
