@@ -170,6 +170,13 @@ impl HostTools {
     }
 }
 
+/// The kind of tool `name` among Claude Code's names and `mcp__<server>__<tool>` only. A dialect
+/// view uses the engine's [`HostTools`] (option `tools`) instead; this stays for code that
+/// has no options at hand.
+pub fn kind(name: &str) -> Option<Kind> {
+    HostTools::default().lookup(name).map(|k| k.kind)
+}
+
 /// `mcp__<server>__<tool>` → (server, tool).
 fn mcp_name(name: &str) -> Option<(&str, &str)> {
     let (server, tool) = name.strip_prefix("mcp__")?.split_once("__")?;
