@@ -125,12 +125,19 @@ fn to_claude_tool(rest: &mut [(String, Cow<str>)], host_tools: &HostTools) {
     let Some(at) = rest.iter().position(|(k, _)| k == "tool_name") else { return };
     let Some(name) = json::value(&rest[at].1).and_then(json::Val::as_str).map(Cow::into_owned) else { return };
     let input_at = rest.iter().position(|(k, _)| k == "tool_input");
-    let input = input_at.map(|i| rest[i].1.to_string());
-    let (claude_name, claude_input) = tools::to_dialect(&tools::CLAUDE, host_tools, &name, input.as_deref());
-    if claude_name != name {
-        rest[at].1 = Cow::Owned(Value::String(claude_name.into_owned()).to_string());
+    // What changes, owned, so that the input's text is not copied when nothing does.
+    let (claude_name, renamed) = {
+        let (n, i) = tools::to_dialect(&tools::CLAUDE, host_tools, &name, input_at.map(|i| &*rest[i].1));
+        let renamed = match i {
+            Some(Cow::Owned(text)) => Some(text),
+            _ => None,
+        };
+        ((n != name).then(|| n.into_owned()), renamed)
+    };
+    if let Some(claude_name) = claude_name {
+        rest[at].1 = Cow::Owned(Value::String(claude_name).to_string());
     }
-    if let (Some(i), Some(Cow::Owned(renamed))) = (input_at, claude_input) {
+    if let (Some(i), Some(renamed)) = (input_at, renamed) {
         rest[i].1 = Cow::Owned(renamed);
     }
 }
