@@ -1,4 +1,4 @@
-//! Every list of the engine's options — the main README's "Options" table, each binding's README
+//! Every list of the engine's options — the table of docs/options.md, each binding's README
 //! and package README, and each binding's option type (index.d.ts, types.go, _types.py) — names
 //! exactly the options the engine accepts (`oh_hooks::options::OPTION_NAMES`). A new option
 //! fails this test until every list has it; a removed or misspelt one fails it too.
@@ -58,7 +58,7 @@ fn check(what: &str, got: BTreeSet<String>) {
 
 #[test]
 fn readme_option_tables_list_every_option() {
-    check("README.md \"## Options\"", table_names("README.md", "## Options"));
+    check("docs/options.md \"## The option table\"", table_names("docs/options.md", "## The option table"));
     check("bindings/node/README.md", table_names("bindings/node/README.md", "## Options"));
     check("bindings/python/README.md", table_names("bindings/python/README.md", "## Options"));
     check("bindings/go/README.md", table_names("bindings/go/README.md", "### Options"));
