@@ -137,26 +137,19 @@ fn doc_files() -> Vec<String> {
     files
 }
 
-/// The lines of `text` outside fenced code blocks, with inline code spans blanked out (a link
-/// shown as code is not a link).
-fn prose(text: &str) -> Vec<String> {
+/// The text of `text` outside fenced code blocks, with inline code spans blanked out (a link
+/// shown as code is not a link; a code span may run across a line break).
+fn prose(text: &str) -> String {
     let mut fenced = false;
     let mut lines = Vec::new();
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
-            continue;
+        } else if !fenced {
+            lines.push(line);
         }
-        if fenced {
-            continue;
-        }
-        let mut out = String::new();
-        for (i, part) in line.split('`').enumerate() {
-            out.push_str(if i % 2 == 0 { part } else { "" });
-        }
-        lines.push(out);
     }
-    lines
+    lines.join("\n").split('`').step_by(2).collect::<Vec<_>>().join(" ")
 }
 
 /// GitHub's anchor for each heading of a Markdown text: lower case, punctuation dropped, spaces
@@ -201,7 +194,7 @@ fn every_relative_link_in_the_docs_resolves() {
         let text = read(&file);
         let dir = Path::new(&file).parent().unwrap().to_path_buf();
         // Link texts may span lines, so the prose is searched as one string.
-        let body = prose(&text).join("\n");
+        let body = prose(&text);
         let mut rest = body.as_str();
         while let Some(at) = rest.find("](") {
             rest = &rest[at + 2..];
