@@ -13,6 +13,7 @@ section the README no longer has. A citation of a section that stays in the READ
     python3 tools/recite.py            # rewrite src/ tests/ bindings/ examples/ bench/ packaging/ fuzz/
     python3 tools/recite.py --check    # only report; exit 1 if anything would change or is unknown
     python3 tools/recite.py src/run    # only these files or folders
+    python3 tools/recite.py --notes    # also list mentions of the README that cite no section
 
 Run it from the repository root; it is idempotent (a second run changes nothing).
 """
@@ -106,6 +107,8 @@ LITERAL = {
         "# then the C example of docs/abi.md \"Using it from C\" built exactly as it says,",
     "/* The README's C example:": "/* The C example of docs/abi.md \"Using it from C\":",
     "/* The engine's request head, for the README": "/* The engine's request head, for docs/performance.md",
+    "The keys are explained in the main\n  README (\"The outcome\", \"Claude Code hooks\").":
+        "The keys are explained in\n  docs/envelope.md \"The outcome\" and docs/dialects/claude.md \"Claude Code hooks\".",
 }
 
 DEFAULT_ROOTS = ["src", "tests", "bindings", "examples", "bench", "packaging", "fuzz"]
@@ -116,8 +119,8 @@ EXTENSIONS = {".rs", ".c", ".h", ".go", ".js", ".mjs", ".cjs", ".ts", ".py", ".s
 BREAK = r"[ \t]*\n[ \t]*(?://[!/]?|#|\*)?[ \t]*"
 QUOTED = r'"[^"\n]+(?:' + BREAK + r'[^"\n]+)?"'
 CITATION = re.compile(
-    r"(?P<lead>(?:(?:the )?main |the )?README(?:'s|,)?)"
-    r"(?P<gap>(?:[ \t]+|" + BREAK + r"))"
+    r"(?P<lead>(?:(?:[Tt]he )?main |[Tt]he )?README(?:\.md)?(?:'s|,)?)"
+    r"(?P<gap>(?:[ \t]+|" + BREAK + r")\(?)"
     r"(?P<items>" + QUOTED + r"(?:(?:,(?:[ \t]+|" + BREAK + r")|(?:[ \t]+|" + BREAK + r")and(?:[ \t]+|" + BREAK + r"))"
     + QUOTED + r")*)"
 )
@@ -182,7 +185,7 @@ def files(roots):
 
 def main(argv):
     check = "--check" in argv
-    roots = [a for a in argv if a != "--check"] or [r for r in DEFAULT_ROOTS if os.path.exists(r)]
+    roots = [a for a in argv if a not in ("--check", "--notes")] or [r for r in DEFAULT_ROOTS if os.path.exists(r)]
     if not os.path.exists("README.md") or not os.path.isdir("docs"):
         sys.exit("recite: run me from the repository root (README.md and docs/ not found)")
     unknown, changed = [], 0
@@ -213,6 +216,18 @@ def main(argv):
             headings = [l.lstrip("#").strip() for l in f if re.match(r"#+ ", l)]
         if not any(h == name or h.startswith(name + " ") or h.startswith(name + ":") for h in headings):
             unknown.append(f"{where}: {page} has no heading \"{name}\"")
+    # Mentions of "README" that cite no section are left alone; list them so that a reader can
+    # judge (most mean the guide itself, a binding's or a package's own README).
+    if "--notes" in argv:
+        bare = re.compile(r"README(?![./_-])")
+        for path in files(roots):
+            try:
+                with open(path, encoding="utf-8") as f:
+                    for n, line in enumerate(f, 1):
+                        if bare.search(line) and "README.md" not in line and not CITATION.search(line):
+                            print(f"note: {path}:{n}: {line.strip()}")
+            except UnicodeDecodeError:
+                continue
     for line in unknown:
         print(f"recite: cannot map {line}", file=sys.stderr)
     verb = "would change" if check else "changed"
