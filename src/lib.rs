@@ -17,6 +17,7 @@
 //! - [`pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
 //! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 //! - [`sync`]: locks that outlive a panic.
+//! - [`words`]: whether a command needs a shell.
 
 pub mod config;
 pub mod dialect;
@@ -37,6 +38,7 @@ pub mod response;
 pub mod run;
 pub mod suggest;
 pub mod sync;
+pub mod words;
 
 pub use engine::Engine;
 pub use error::{Error, ErrorCode};

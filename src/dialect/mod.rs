@@ -21,6 +21,7 @@ use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::{ClaudeMatcher, PermissionRule};
+use crate::outcome::Verdict;
 use crate::response::Permission;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -306,11 +307,11 @@ pub struct Answer {
 
 impl Answer {
     /// The trace's `result`.
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> Verdict {
         match (self.block, self.permission) {
-            (true, _) | (_, Some(Permission::Deny)) => "deny",
-            (_, Some(p)) => p.as_str(),
-            _ => "none",
+            (true, _) | (_, Some(Permission::Deny)) => Verdict::Deny,
+            (_, Some(p)) => p.into(),
+            _ => Verdict::None,
         }
     }
 }
