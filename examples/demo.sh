@@ -80,7 +80,7 @@ fire_gemini 0 $gemini/envelopes/prompt.json         "Gemini CLI: BeforeAgent add
 fire_gemini 0 $gemini/envelopes/before-model.json   "Gemini CLI: BeforeModel sends small talk to the flash model (llmRequest)"
 fire_gemini 0 $gemini/envelopes/tool-selection.json "Gemini CLI: BeforeToolSelection gives a question read-only tools (toolConfig)"
 
-# The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
+# The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
 harness=target/demo-harness

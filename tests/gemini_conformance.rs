@@ -1,4 +1,4 @@
-//! Gemini CLI hooks run unchanged (README "Gemini CLI hooks", docs/dialects/gemini.md): every
+//! Gemini CLI hooks run unchanged (docs/dialects/gemini.md): every
 //! rule of the dialect through the real engine, with real settings files and real hook
 //! processes (bash, python3, node; no network), attacker cases included. What gemini-cli's own
 //! code decides for each kind of answer is checked separately against its code
@@ -498,7 +498,7 @@ fn shell_syntax_in_the_envelope_never_runs() {
     assert!(out["reason"].as_str().unwrap().starts_with(&evil), "the values arrive as text: {out}");
 }
 
-// ---- The one loader: reload and read errors (README "Reliability") ---------------------------
+// ---- The one loader: reload and read errors (docs/reliability.md "Reliability") ---------------------------
 
 #[test]
 fn a_settings_file_written_later_is_picked_up_and_one_that_cannot_be_read_is_an_error() {

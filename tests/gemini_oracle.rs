@@ -60,7 +60,7 @@ fn every_recorded_case_decides_as_gemini_cli_does() {
         let mut input = case.get("input").cloned().unwrap_or(json!({})).as_object().cloned().unwrap();
         input.insert("event".into(), json!(event.name()));
         let envelope = Envelope::parse(&Value::Object(input).to_string(), event).unwrap();
-        let mut view = View::build(&envelope, Path::new("/w"), "t");
+        let mut view = View::build(&envelope, Path::new("/w"), "t", &oh_hooks::envelope::tools::HostTools::default());
         let mut answers = Vec::new();
         for (i, h) in hooks.iter().enumerate() {
             if let Some(seen) = want.get("inputs").map(|inputs| &inputs[i]) {

@@ -8,7 +8,7 @@
 //!   proceeds); any other exit → a deny with the text as its reason;
 //! - no text, a timeout or a hook that could not start: no answer, the action proceeds.
 //!
-//! Through the one tolerant reader (README "Reading answers"): whatever the bytes, an answer
+//! Through the one tolerant reader (docs/envelope.md "Reading answers"): whatever the bytes, an answer
 //! gemini-cli would read as a deny is read as a deny. Where the tolerant reader accepts text
 //! gemini-cli's `JSON.parse` refuses (`NaN`, raw control characters), both readings are taken
 //! and a deny in either one counts.
@@ -68,7 +68,7 @@ pub struct Answer {
     /// Exited 0 (a sequential run passes only such a hook's rewrite on).
     pub success: bool,
     /// The answer could not be read because it was too large: it denies where the hook can
-    /// refuse, whatever later hooks say (README "Size never decides").
+    /// refuse, whatever later hooks say (docs/envelope.md "Size never decides").
     pub overflow_deny: Option<String>,
     /// Why this hook's failure let the action through (trace `failure`).
     pub failure: Option<String>,
@@ -203,7 +203,7 @@ fn string_of(v: Val) -> Option<String> {
 /// The keys of a JSON answer (case-sensitive; unknown keys ignored).
 fn keys(event: Event, obj: &Obj) -> Answer {
     let mut a = Answer { output: true, ..Answer::default() };
-    // A repeated `decision` keeps a deny over a later value (README "Reading answers").
+    // A repeated `decision` keeps a deny over a later value (docs/envelope.md "Reading answers").
     a.decision = obj.get_by("decision", |v| v.is("deny") || v.is("block")).map(|v| {
         if v.is("deny") || v.is("block") {
             Word::Block

@@ -11,10 +11,10 @@
 pub mod answer;
 pub mod files;
 pub mod merge;
-pub mod tools;
 pub mod view;
 
 use crate::dialect::{self as seam, Dialect, File, Hook, Kind, Parsed, Parser, Place, Site};
+use crate::envelope::tools::{self, HostTools};
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::ClaudeMatcher;
@@ -135,7 +135,7 @@ impl Dialect for Gemini {
     /// `cwd` is the home directory: gemini-cli reads no workspace settings there), then each
     /// extension's `hooks/hooks.json`.
     fn files(&self, place: &Place) -> Vec<File> {
-        let file = |path: PathBuf, kind| File { path, kind, plugin: None, change_source: None };
+        let file = |path: PathBuf, kind| File { path, kind, plugin: None, change_source: None, dir: None };
         let mut out = Vec::new();
         if place.chosen.on {
             if let (true, Some(home)) = (place.user, place.home) {
@@ -152,6 +152,7 @@ impl Dialect for Gemini {
                 kind: Kind::Own,
                 plugin: Some(plugin.clone()),
                 change_source: None,
+                dir: None,
             });
         }
         out
@@ -181,7 +182,7 @@ impl Dialect for Gemini {
 
     fn view(&self, envelope: &Envelope, site: &Site) -> seam::View {
         let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        let v = view::View::build(envelope, site.cwd, &view::iso_time(since));
+        let v = view::View::build(envelope, site.cwd, &view::iso_time(since), site.tools);
         to_seam(&v)
     }
 
@@ -209,7 +210,7 @@ impl Dialect for Gemini {
         if !(rich.success && rich.output) {
             return None;
         }
-        let tool = view_tool(v);
+        let tool = v.get_str("tool_name").map(str::to_string);
         let mine = view::View::from_stdin(event, &v.stdin, tool).after(&rich);
         Some(seam::View { vars: v.vars.clone(), ..to_seam(&mine) })
     }
@@ -277,14 +278,15 @@ impl Dialect for Gemini {
     }
 
     /// A `tool_input` rewrite in the host's field names.
-    fn to_host_input(&self, envelope: &Envelope, input: Value) -> Value {
+    fn to_host_input(&self, envelope: &Envelope, host_tools: &HostTools, input: Value) -> Value {
         let host = ["toolName", "tool_name"]
             .iter()
             .find_map(|k| envelope.raw(k))
             .and_then(|raw| json::value(raw)?.as_str().map(|s| s.into_owned()));
-        let (Some(host), Value::Object(map)) = (host, &input) else { return input };
-        let tool = tools::of(&host);
-        Value::Object(map.iter().map(|(k, v)| (tool.to_host(k).to_string(), v.clone())).collect())
+        match host {
+            Some(name) => tools::from_dialect(&tools::GEMINI, host_tools, &name, input),
+            None => input,
+        }
     }
 }
 
@@ -297,16 +299,12 @@ fn rich(answer: &seam::Answer) -> answer::Answer {
         .unwrap_or_else(|| answer::Answer { failure: answer.failure.clone(), ..answer::Answer::default() })
 }
 
-fn view_tool(v: &seam::View) -> Option<tools::GeminiTool> {
-    v.get_str("tool_name").map(tools::of)
-}
-
 fn to_seam(v: &view::View) -> seam::View {
     let stdin = v.stdin();
     // Matchers read the values decoded (a lone surrogate as U+FFFD).
     let fields = json::value(&stdin).and_then(json::Val::as_object).and_then(|o| o.to_map()).unwrap_or_default();
     let vars = v.variables();
-    seam::View { stdin, fields, vars }
+    seam::View { stdin, fields, vars, variants: Vec::new() }
 }
 
 /// Whether a hook selects this fire (see [`files::GeminiHook::selects`]): its matcher was made
@@ -411,6 +409,9 @@ fn to_hook(g: GeminiHook, file: &File) -> Hook {
         argv: None,
         identity,
         from_project: file.kind == Kind::Project,
+        event_name: None,
+        loop_limit: None,
+        cwd: None,
         env: g.env,
         sequential: g.sequential,
         name: g.name,
@@ -427,6 +428,7 @@ mod tests {
             kind,
             plugin: plugin.map(|r| seam::Plugin { root: r.into(), data: None }),
             change_source: None,
+            dir: None,
         }
     }
 

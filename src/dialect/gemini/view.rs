@@ -9,10 +9,10 @@
 //! Built from the one parsed envelope's field texts: every value reaches the hook as the host
 //! wrote it (a lone surrogate escape, `1e999`), only the tool input's keys are renamed.
 
-use super::tools::{self, GeminiTool};
 use super::{match_on, name_of, MatchOn};
 use crate::dialect::claude::view::json_in_string;
-use crate::envelope::{to_snake, tools as host_tools, Envelope};
+use crate::envelope::tools::{self as host_tools, HostTools, GEMINI};
+use crate::envelope::{to_snake, Envelope};
 use crate::event::Event;
 use crate::response::json;
 use serde_json::Value;
@@ -29,13 +29,13 @@ pub struct View {
     /// Snake_case fields and their JSON text, in stdin order.
     fields: Vec<(String, String)>,
     /// The host's tool as Gemini names it (tool events).
-    pub tool: Option<GeminiTool>,
+    pub tool: Option<String>,
 }
 
 impl View {
     /// The view of a stdin text this module wrote (a sequential run's next hook), each field's
     /// text kept as it is.
-    pub fn from_stdin(event: Event, stdin: &str, tool: Option<GeminiTool>) -> View {
+    pub fn from_stdin(event: Event, stdin: &str, tool: Option<String>) -> View {
         let fields = json::value(stdin)
             .and_then(json::Val::as_object)
             .map(|o| o.entries().map(|(k, v)| (k.to_string(), v.raw().to_string())).collect())
@@ -44,7 +44,8 @@ impl View {
     }
 
     /// `now` is the ISO 8601 time for `timestamp` when the host sent none.
-    pub fn build(envelope: &Envelope, cwd: &Path, now: &str) -> View {
+    /// `tools` is what the host's tools are (option `tools`, docs/envelope.md "Host tools").
+    pub fn build(envelope: &Envelope, cwd: &Path, now: &str, tools: &HostTools) -> View {
         let mut rest: Vec<(String, String)> = Vec::new();
         for (key, raw) in envelope.fields() {
             let snake = to_snake(key);
@@ -55,31 +56,36 @@ impl View {
         let get = |rest: &[(String, String)], key: &str| rest.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         let mut tool = None;
         if let Some(host) = get(&rest, "tool_name").and_then(|raw| json::value(&raw)?.as_str().map(|s| s.into_owned())) {
-            let t = tools::of(&host);
-            set(&mut rest, "tool_name", Value::String(t.name.clone()).to_string());
-            // openHarness's string forms where the tool input is missing (README "Host tools").
+            // openHarness's string forms where the tool input is missing (docs/envelope.md "Host tools").
             if get(&rest, "tool_input").is_none() {
                 let from_json = ["tool_input_json", "tool_args"]
                     .iter()
                     .find_map(|k| get(&rest, k).and_then(|raw| json_in_string(&raw)).filter(|t| t.starts_with('{')));
                 let from_text = || {
                     let text = get(&rest, "tool_args").filter(|t| t.starts_with('"'))?;
-                    host_tools::input_from_text(&host, &text)
+                    host_tools::host_input_from_text(tools, &host, &text)
                 };
                 if let Some(input) = from_json.or_else(from_text) {
                     rest.push(("tool_input".into(), input));
                 }
             }
-            if let Some(input) = get(&rest, "tool_input") {
-                set(&mut rest, "tool_input", rename_keys(&input, |k| t.to_gemini(k).to_string()));
+            // Gemini's tool name and field names (the shared tables of docs/envelope.md "Host tools").
+            let input = get(&rest, "tool_input");
+            let (name, renamed) = host_tools::to_dialect(&GEMINI, tools, &host, input.as_deref());
+            let name = name.into_owned();
+            set(&mut rest, "tool_name", Value::String(name.clone()).to_string());
+            if let Some(renamed) = renamed {
+                let renamed = renamed.into_owned();
+                set(&mut rest, "tool_input", renamed);
             }
-            if let Some((server, name)) = &t.mcp {
-                if get(&rest, "mcp_context").is_none() {
-                    let ctx = serde_json::json!({"server_name": server, "tool_name": name});
+            // An MCP tool: its server and the server's own tool name.
+            if let Some((server, tool)) = host.strip_prefix("mcp__").and_then(|r| r.split_once("__")) {
+                if get(&rest, "mcp_context").is_none() && !server.is_empty() && !tool.is_empty() {
+                    let ctx = serde_json::json!({"server_name": server, "tool_name": tool});
                     rest.push(("mcp_context".into(), ctx.to_string()));
                 }
             }
-            tool = Some(t);
+            tool = Some(name);
         }
         if envelope.event == Event::PostToolUse && get(&rest, "tool_response").is_none() {
             // Gemini's `{llmContent, returnDisplay, error}` from openHarness's text forms.
@@ -147,7 +153,7 @@ impl View {
     /// `reason` or `trigger` on SessionStart, SessionEnd and PreCompress, nothing elsewhere.
     pub fn match_value(&self) -> Option<String> {
         match match_on(self.event) {
-            MatchOn::ToolName => self.tool.as_ref().map(|t| t.name.clone()),
+            MatchOn::ToolName => self.tool.clone(),
             MatchOn::Exact(field) => self.text(field),
             MatchOn::Nothing => None,
         }
@@ -441,7 +447,7 @@ mod tests {
     use super::*;
 
     fn view(text: &str, event: Event) -> View {
-        View::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"), "2026-01-01T00:00:00.000Z")
+        View::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"), "2026-01-01T00:00:00.000Z", &HostTools::default())
     }
 
     #[test]
