@@ -342,6 +342,9 @@ fn after_agent_deny_means_go_on() {
     let d = Dirs::new();
     let out = answer(&d, "AfterAgent", r#"echo '{"decision":"block","reason":"run the tests first"}'"#, json!({"event": "turnStop"}));
     assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("run the tests first")), "{out}");
+    // `continue: false` there stops the agent: it is not "do not stop".
+    let out = answer(&d, "AfterAgent", r#"echo '{"continue":false,"stopReason":"done for today"}'"#, json!({"event": "turnStop"}));
+    assert_eq!((out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()), (json!(true), json!(false), json!("done for today")), "{out}");
 }
 
 #[test]

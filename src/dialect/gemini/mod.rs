@@ -261,7 +261,9 @@ impl Dialect for Gemini {
         let refused = can_block(event) && (d.deny || d.stop.is_some());
         seam::Decision {
             block: d.deny && can_block(event),
-            stop_ends_walk: can_block(event),
+            // On AfterAgent a refusal means "go on", and `continue: false` means "stop now": the
+            // stop is reported (`continue: false`) without turning into `allowed: false`.
+            stop_ends_walk: can_block(event) && event != Event::TurnStop,
             permission: match () {
                 _ if d.deny && event == Event::PreToolUse => Some(Permission::Deny),
                 _ if d.ask => Some(Permission::Ask),
