@@ -1,0 +1,440 @@
+//! Reading and merging Cursor hooks' answers (README "Cursor hooks", answers), pure functions
+//! over what a hook did.
+//!
+//! Cursor reads stdout **only on exit 0**, as one flat snake_case JSON object: `permission`
+//! (`allow`/`deny`/`ask`, per event), `agent_message`/`user_message`, `updated_input`
+//! (`preToolUse`), `additional_context`, `continue` (`beforeSubmitPrompt`) and
+//! `followup_message` (`stop`, `subagentStop`). Exit 2 refuses where something can be refused;
+//! any other exit, a timeout, a hook that could not start, or output that is not a JSON object
+//! lets the action through — unless the entry says `failClosed: true`, and then it refuses, also
+//! when the hook printed nothing. Claude Code's shapes (`hookSpecificOutput`, `decision`) mean
+//! nothing to Cursor and nothing here.
+//!
+//! Every answer goes through the one tolerant reader: invalid UTF-8, a byte-order mark, any
+//! depth or number are read, and a repeated key never turns a refusal into agreement (README
+//! "Reading answers"). An answer over `maxOutputBytes` is not read; where the hook could refuse,
+//! it refuses (README "Size never decides").
+
+use super::events::{CursorEvent, Permission as Rule};
+use super::parse::CursorHook;
+use crate::response::claude::Ran;
+use crate::response::json::{self, Kind, Obj, Val};
+use crate::response::Permission;
+use serde_json::Value;
+
+/// What the fire says that the answers depend on (from [`super::view::CursorView`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Fire<'a> {
+    /// Follow-ups already triggered in this conversation (the envelope's `loopCount`).
+    pub loop_count: u64,
+    /// `status` of `stop`/`subagentStop`.
+    pub status: &'a str,
+}
+
+/// One Cursor hook's answer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CursorAnswer {
+    /// Refuses: a `permission: "deny"` (or `subagentStart`'s `ask`), exit 2, `continue: false`
+    /// on `beforeSubmitPrompt`, a `failClosed` failure, an unread (oversized) answer.
+    pub refuse: bool,
+    /// `allow` or an enforced `ask` (a refusal is [`Self::refuse`]).
+    pub permission: Option<Permission>,
+    /// `agent_message`, else `user_message`, else the exit-2 text or the failure (only with a
+    /// refusal or an ask).
+    pub reason: Option<String>,
+    /// `user_message`, with a refusal or an ask: for the user (`systemMessage`).
+    pub user_message: Option<String>,
+    pub context: Option<String>,
+    /// `updated_input` (`preToolUse`), in Cursor's field names.
+    pub updated_input: Option<Value>,
+    /// `followup_message` under the entry's `loop_limit`: the agent continues with it.
+    pub followup: Option<String>,
+    /// Why the hook failed (the action went through unless [`Self::refuse`]).
+    pub failure: Option<String>,
+}
+
+impl CursorAnswer {
+    /// The trace's `result`.
+    pub fn label(&self) -> &'static str {
+        if self.refuse || self.followup.is_some() {
+            "deny"
+        } else {
+            self.permission.map_or("none", Permission::as_str)
+        }
+    }
+}
+
+fn trimmed(bytes: &[u8]) -> Option<String> {
+    let text = json::text(bytes);
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// A failure: the action proceeds, unless the entry fails closed where the event can refuse.
+fn failure(why: String, event: &CursorEvent, hook: &CursorHook, ran: &Ran) -> CursorAnswer {
+    let mut answer = CursorAnswer { failure: Some(why.clone()), ..CursorAnswer::default() };
+    if !event.refuses {
+        return answer;
+    }
+    if ran.overflow {
+        // Its answer may have been a deny: where it could refuse, it refuses.
+        answer.refuse = true;
+        answer.reason = Some(format!("Cursor hook `{}`: {why}; its answer was not read, so it refuses", ran.name));
+    } else if hook.fail_closed {
+        answer.refuse = true;
+        answer.reason = Some(format!("Cursor hook `{}` failed ({why}) and is configured failClosed", ran.name));
+    }
+    answer
+}
+
+/// Reads one hook's answer by the rules of the Cursor event it was written under.
+pub fn read(hook: &CursorHook, ran: &Ran, fire: Fire) -> CursorAnswer {
+    let event = hook.event;
+    if let Some(why) = &ran.failed {
+        return failure(why.clone(), event, hook, ran);
+    }
+    let Some(code) = ran.exit else {
+        return failure("the hook did not finish".to_string(), event, hook, ran);
+    };
+    if ran.overflow {
+        return failure("its answer is larger than maxOutputBytes".to_string(), event, hook, ran);
+    }
+    if code == 2 {
+        if !event.refuses {
+            return CursorAnswer {
+                failure: Some(format!("exit 2 cannot refuse anything on {}; ignored", event.name)),
+                ..CursorAnswer::default()
+            };
+        }
+        // Cursor shows the hook's raw stdout as the reason; stderr when it printed none.
+        let reason = trimmed(ran.stdout)
+            .or_else(|| trimmed(ran.stderr))
+            .unwrap_or_else(|| format!("blocked by Cursor hook `{}` (exit 2 on {})", ran.name, event.name));
+        return CursorAnswer { refuse: true, reason: Some(reason), ..CursorAnswer::default() };
+    }
+    if code != 0 {
+        let first = trimmed(ran.stderr).and_then(|s| s.lines().next().map(str::to_string)).unwrap_or_default();
+        let why = if first.is_empty() { format!("exit code {code}") } else { format!("exit code {code}: {first}") };
+        return failure(why, event, hook, ran);
+    }
+    let text = json::text(ran.stdout);
+    let body = text.trim();
+    if body.is_empty() {
+        if hook.fail_closed && event.refuses {
+            return failure("it returned no output".to_string(), event, hook, ran);
+        }
+        return CursorAnswer::default();
+    }
+    match json::object(body) {
+        Ok(obj) => interpret(event, &obj, hook, fire),
+        Err(json::NotAnObject::OtherValue) => failure("stdout is JSON but not an object".to_string(), event, hook, ran),
+        Err(json::NotAnObject::Invalid(e)) => failure(format!("stdout is not JSON ({e})"), event, hook, ran),
+    }
+}
+
+/// The answer of the host's `prompt` callback serving a `type: "prompt"` hook: a model's
+/// verdict `{"ok": bool, "reason": str}` (Cursor's prompt hooks), `ok: false` refusing where the
+/// event can refuse; anything else is read as a command hook's stdout on exit 0. Blank: no
+/// decision.
+pub fn read_callback(hook: &CursorHook, answer: &[u8], name: &str, fire: Fire) -> CursorAnswer {
+    if answer.iter().all(u8::is_ascii_whitespace) {
+        return CursorAnswer::default();
+    }
+    let text = json::text(answer);
+    if let Ok(obj) = json::object(text.trim()) {
+        if let Some(ok) = obj.get_by("ok", |v| v.as_bool() == Some(false)).and_then(Val::as_bool) {
+            if ok || !hook.event.refuses {
+                return CursorAnswer::default();
+            }
+            let reason = obj.get_by("reason", |v| v.kind() == Kind::String).and_then(Val::text);
+            return CursorAnswer {
+                refuse: true,
+                reason: Some(reason.unwrap_or_else(|| format!("Cursor prompt hook `{name}` answered ok: false"))),
+                ..CursorAnswer::default()
+            };
+        }
+    }
+    read(hook, &Ran { exit: Some(0), stdout: answer, name, ..Ran::default() }, fire)
+}
+
+/// Every value of a repeated key, in order.
+fn all<'a>(obj: &Obj<'a>, key: &str) -> Vec<Val<'a>> {
+    obj.entries().filter(|(k, _)| *k == key).map(|(_, v)| v).collect()
+}
+
+/// A string key: the last string value.
+fn string(obj: &Obj, key: &str) -> Option<String> {
+    obj.get_by(key, |v| v.kind() == Kind::String).and_then(Val::text)
+}
+
+fn interpret(event: &CursorEvent, obj: &Obj, hook: &CursorHook, fire: Fire) -> CursorAnswer {
+    let mut answer = CursorAnswer::default();
+    // `permission`: a repeated key decides by its most restrictive value (deny, then ask).
+    let values = all(obj, "permission");
+    let said = |p: &str| values.iter().any(|v| v.is(p));
+    let (deny, ask, allow) = (said("deny"), said("ask"), said("allow"));
+    match event.permission {
+        Rule::None => {}
+        _ if deny => answer.refuse = true,
+        Rule::AskIsDeny if ask => answer.refuse = true,
+        Rule::AllowDenyAsk if ask => answer.permission = Some(Permission::Ask),
+        _ if allow => answer.permission = Some(Permission::Allow),
+        _ => {}
+    }
+    if event.name == "beforeSubmitPrompt" && all(obj, "continue").iter().any(|v| v.as_bool() == Some(false)) {
+        answer.refuse = true;
+    }
+    let user_message = string(obj, "user_message");
+    if answer.refuse || answer.permission == Some(Permission::Ask) {
+        answer.reason = string(obj, "agent_message").or_else(|| user_message.clone()).or_else(|| {
+            Some(format!(
+                "denied by Cursor hook `{}` on {}",
+                match &hook.handler {
+                    super::parse::Handler::Command(c) => c.as_str(),
+                    super::parse::Handler::Prompt(_) => "prompt",
+                },
+                event.name
+            ))
+        });
+        answer.user_message = user_message;
+    }
+    answer.context = string(obj, "additional_context");
+    if event.name == "preToolUse" && !answer.refuse {
+        answer.updated_input = obj
+            .get_by("updated_input", |_| false)
+            .filter(|v| v.kind() == Kind::Object)
+            .and_then(Val::to_value);
+    }
+    let followup_consumed = match event.name {
+        "stop" => true,
+        "subagentStop" => fire.status == "completed",
+        _ => false,
+    };
+    if followup_consumed {
+        let under_limit = hook.loop_limit.map_or(true, |limit| fire.loop_count < limit);
+        match string(obj, "followup_message") {
+            Some(text) if under_limit => answer.followup = Some(text),
+            Some(_) => {
+                answer.failure = Some(format!(
+                    "followup_message dropped: loop_limit {} reached (loop_count {})",
+                    hook.loop_limit.unwrap_or_default(),
+                    fire.loop_count
+                ))
+            }
+            None => {}
+        }
+    }
+    answer
+}
+
+/// The Cursor hooks of one step combined (README "Cursor hooks", merge).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CursorMerged {
+    /// The action is refused (`allowed: false`).
+    pub refuse: bool,
+    /// `deny` (a refusal on an event with `permission`), `ask`, or `allow`.
+    pub permission: Option<Permission>,
+    pub reason: Option<String>,
+    /// The refusing or asking hooks' `user_message`s, one per line.
+    pub system_message: Option<String>,
+    pub contexts: Vec<String>,
+    /// The last `updated_input` in configuration order (Cursor's field names).
+    pub updated_input: Option<Value>,
+    /// The follow-ups, joined by a blank line: the agent continues with them (`allowed: false`,
+    /// this as the reason).
+    pub followup: Option<String>,
+}
+
+/// `answers` in configuration order, each with the Cursor event of its hook: any refusal wins
+/// (the first refusing hook's reason), then any enforced ask, then the last `updated_input`,
+/// then any allow; every context and every follow-up is kept.
+pub fn merge(answers: &[(&CursorEvent, &CursorAnswer)]) -> CursorMerged {
+    let mut m = CursorMerged::default();
+    let messages = |pick: &dyn Fn(&CursorAnswer) -> bool| {
+        let texts: Vec<&str> =
+            answers.iter().filter(|(_, a)| pick(a)).filter_map(|(_, a)| a.user_message.as_deref()).collect();
+        (!texts.is_empty()).then(|| texts.join("\n"))
+    };
+    m.contexts = answers.iter().filter_map(|(_, a)| a.context.clone()).collect();
+    let followups: Vec<&str> = answers.iter().filter_map(|(_, a)| a.followup.as_deref()).collect();
+    if !followups.is_empty() {
+        m.followup = Some(followups.join("\n\n"));
+    }
+    if let Some((event, first)) = answers.iter().find(|(_, a)| a.refuse) {
+        m.refuse = true;
+        m.permission = event.has_permission().then_some(Permission::Deny);
+        m.reason = first.reason.clone();
+        m.system_message = messages(&|a| a.refuse || a.permission == Some(Permission::Ask));
+        return m;
+    }
+    if let Some((_, first)) = answers.iter().find(|(_, a)| a.permission == Some(Permission::Ask)) {
+        m.permission = Some(Permission::Ask);
+        m.reason = first.reason.clone();
+        m.system_message = messages(&|a| a.permission == Some(Permission::Ask));
+        return m;
+    }
+    m.updated_input = answers.iter().rev().find_map(|(_, a)| a.updated_input.clone());
+    if answers.iter().any(|(_, a)| a.permission == Some(Permission::Allow)) {
+        m.permission = Some(Permission::Allow);
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::cursor::parse::{parse, File, Role};
+    use std::path::{Path, PathBuf};
+
+    fn hook(event: &str, extra: &str) -> CursorHook {
+        let text = format!(r#"{{"version":1,"hooks":{{"{event}":[{{"command":"h"{extra}}}]}}}}"#);
+        let file = File { path: PathBuf::from("/h.json"), role: Role::Given, inline: false };
+        let p = parse(&file, text.as_bytes(), Path::new("/p"));
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        p.hooks.into_iter().next().unwrap().1
+    }
+
+    const FIRE: Fire = Fire { loop_count: 0, status: "completed" };
+
+    fn ran(exit: i32, stdout: &str) -> Ran<'_> {
+        Ran { exit: Some(exit), stdout: stdout.as_bytes(), name: "h", ..Ran::default() }
+    }
+
+    fn answer(event: &str, extra: &str, exit: i32, stdout: &str) -> CursorAnswer {
+        read(&hook(event, extra), &ran(exit, stdout), FIRE)
+    }
+
+    #[test]
+    fn permission_per_event() {
+        let deny = r#"{"permission":"deny","agent_message":"for the agent","user_message":"for you"}"#;
+        for event in ["preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "subagentStart", "beforeTabFileRead"] {
+            let a = answer(event, "", 0, deny);
+            assert!(a.refuse, "{event}");
+            assert_eq!(a.reason.as_deref(), Some("for the agent"));
+            assert_eq!(a.user_message.as_deref(), Some("for you"));
+        }
+        for event in ["stop", "postToolUse", "sessionStart", "afterShellExecution", "beforeSubmitPrompt"] {
+            assert!(!answer(event, "", 0, deny).refuse, "{event}: permission means nothing");
+        }
+        let ask = r#"{"permission":"ask","user_message":"sure?"}"#;
+        assert_eq!(answer("beforeShellExecution", "", 0, ask).permission, Some(Permission::Ask));
+        assert_eq!(answer("beforeShellExecution", "", 0, ask).reason.as_deref(), Some("sure?"));
+        assert_eq!(answer("beforeMCPExecution", "", 0, ask).permission, Some(Permission::Ask));
+        assert_eq!(answer("preToolUse", "", 0, ask), CursorAnswer::default(), "ask is not enforced on preToolUse");
+        assert_eq!(answer("beforeReadFile", "", 0, ask), CursorAnswer::default());
+        assert!(answer("subagentStart", "", 0, ask).refuse, "ask is a deny on subagentStart");
+        let allow = answer("preToolUse", "", 0, r#"{"permission":"allow","user_message":"fine"}"#);
+        assert_eq!(allow.permission, Some(Permission::Allow));
+        assert_eq!((allow.reason, allow.user_message), (None, None), "messages only with a deny or an ask");
+        assert_eq!(answer("preToolUse", "", 0, r#"{"permission":"DENY"}"#), CursorAnswer::default());
+        assert_eq!(answer("preToolUse", "", 0, r#"{"decision":"block","hookSpecificOutput":{"permissionDecision":"deny"}}"#), CursorAnswer::default());
+    }
+
+    #[test]
+    fn a_repeated_key_never_lifts_a_deny() {
+        assert!(answer("preToolUse", "", 0, r#"{"permission":"deny","permission":"allow"}"#).refuse);
+        assert!(answer("preToolUse", "", 0, r#"{"permission":"deny","permission":null}"#).refuse);
+        assert!(answer("preToolUse", "", 0, "\u{feff}{\"permission\":\"deny\",\"agent_message\":\"x\\ud800\"}").refuse);
+        let a = answer("beforeShellExecution", "", 0, r#"{"permission":"ask","permission":"allow"}"#);
+        assert_eq!(a.permission, Some(Permission::Ask));
+        assert!(answer("beforeSubmitPrompt", "", 0, r#"{"continue":false,"continue":true}"#).refuse);
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(answer("preToolUse", "", 0, &format!(r#"{{"x":{deep},"permission":"deny"}}"#)).refuse);
+        let mut bytes = br#"{"permission":"deny","agent_message":"cut "#.to_vec();
+        bytes.extend_from_slice(b"\xe2\x82\"}");
+        let a = read(&hook("preToolUse", ""), &Ran { exit: Some(0), stdout: &bytes, name: "h", ..Ran::default() }, FIRE);
+        assert!(a.refuse && a.reason.unwrap().starts_with("cut "));
+    }
+
+    #[test]
+    fn exit_codes_and_fail_closed() {
+        let a = read(&hook("preToolUse", ""), &Ran { exit: Some(2), stderr: b"no\n", name: "h", ..Ran::default() }, FIRE);
+        assert!(a.refuse);
+        assert_eq!(a.reason.as_deref(), Some("no"));
+        assert_eq!(answer("beforeShellExecution", "", 2, "blocked!").reason.as_deref(), Some("blocked!"));
+        assert!(answer("beforeSubmitPrompt", "", 2, "").refuse);
+        let stop = answer("stop", "", 2, r#"{"followup_message":"go on"}"#);
+        assert!(!stop.refuse && stop.followup.is_none() && stop.failure.unwrap().contains("exit 2 cannot refuse"));
+        // Only exit 0's stdout is read: a deny printed with exit 3 lets the action through.
+        let a = answer("preToolUse", "", 3, r#"{"permission":"deny"}"#);
+        assert!(!a.refuse && a.failure.as_deref() == Some("exit code 3"));
+        for (exit, out) in [(3, r#"{"permission":"deny"}"#), (0, "not json"), (0, "[1]"), (0, ""), (127, "")] {
+            let open = answer("preToolUse", "", exit, out);
+            assert!(!open.refuse, "fail open: {exit} {out:?}");
+            let closed = answer("preToolUse", r#","failClosed":true"#, exit, out);
+            assert!(closed.refuse, "fail closed: {exit} {out:?}");
+            assert!(closed.reason.unwrap().contains("configured failClosed"));
+            assert!(!answer("postToolUse", r#","failClosed":true"#, exit, out).refuse, "nothing to refuse");
+        }
+        assert_eq!(answer("preToolUse", "", 0, "").failure, None, "no output: no decision");
+        assert!(answer("preToolUse", r#","failClosed":true"#, 0, "{}").refuse == false, "an object decides nothing");
+        let timed_out = Ran { failed: Some("timed out after 1 s".into()), timed_out: true, name: "h", ..Ran::default() };
+        assert!(!read(&hook("preToolUse", ""), &timed_out, FIRE).refuse);
+        assert!(read(&hook("preToolUse", r#","failClosed":true"#), &timed_out, FIRE).refuse);
+        let big = Ran { exit: Some(0), overflow: true, failed: Some("output over 1 MiB".into()), name: "h", ..Ran::default() };
+        assert!(read(&hook("preToolUse", ""), &big, FIRE).refuse, "size never decides");
+        assert!(!read(&hook("stop", ""), &big, FIRE).refuse);
+    }
+
+    #[test]
+    fn prompt_context_rewrite_and_followups() {
+        let a = answer("beforeSubmitPrompt", "", 0, r#"{"continue":false,"user_message":"no secrets"}"#);
+        assert!(a.refuse && a.reason.as_deref() == Some("no secrets") && a.user_message.as_deref() == Some("no secrets"));
+        assert!(!answer("preToolUse", "", 0, r#"{"continue":false}"#).refuse, "continue is ignored elsewhere");
+        assert!(!answer("sessionStart", "", 0, r#"{"continue":false}"#).refuse);
+        assert_eq!(answer("postToolUse", "", 0, r#"{"additional_context":"ctx"}"#).context.as_deref(), Some("ctx"));
+        let a = answer("preToolUse", "", 0, r#"{"permission":"allow","updated_input":{"command":"ls -la"}}"#);
+        assert_eq!(a.updated_input, Some(serde_json::json!({"command": "ls -la"})));
+        assert_eq!(answer("beforeShellExecution", "", 0, r#"{"updated_input":{"command":"x"}}"#).updated_input, None);
+        assert_eq!(answer("preToolUse", "", 0, r#"{"permission":"deny","updated_input":{"command":"x"}}"#).updated_input, None);
+        let f = answer("stop", "", 0, r#"{"followup_message":"keep going"}"#);
+        assert_eq!(f.followup.as_deref(), Some("keep going"));
+        let h = hook("stop", "");
+        let capped = read(&h, &ran(0, r#"{"followup_message":"again"}"#), Fire { loop_count: 5, status: "completed" });
+        assert!(capped.followup.is_none() && capped.failure.unwrap().contains("loop_limit 5"));
+        let h = hook("stop", r#","loop_limit":null"#);
+        assert!(read(&h, &ran(0, r#"{"followup_message":"again"}"#), Fire { loop_count: 500, status: "completed" }).followup.is_some());
+        let h = hook("subagentStop", r#","loop_limit":2"#);
+        let out = r#"{"followup_message":"more"}"#;
+        assert!(read(&h, &ran(0, out), Fire { loop_count: 1, status: "completed" }).followup.is_some());
+        assert!(read(&h, &ran(0, out), Fire { loop_count: 2, status: "completed" }).followup.is_none());
+        assert!(read(&h, &ran(0, out), Fire { loop_count: 0, status: "aborted" }).followup.is_none());
+        assert!(answer("afterAgentResponse", "", 0, out).followup.is_none());
+    }
+
+    #[test]
+    fn prompt_hook_verdicts() {
+        let h = CursorHook { handler: super::super::parse::Handler::Prompt(Default::default()), ..hook("preToolUse", "") };
+        assert!(read_callback(&h, br#"{"ok":false,"reason":"unsafe"}"#, "p", FIRE).refuse);
+        assert!(!read_callback(&h, br#"{"ok":true}"#, "p", FIRE).refuse);
+        assert!(read_callback(&h, br#"{"permission":"deny"}"#, "p", FIRE).refuse);
+        assert_eq!(read_callback(&h, b"  ", "p", FIRE), CursorAnswer::default());
+    }
+
+    #[test]
+    fn merge_any_deny_then_ask_then_last_rewrite() {
+        let ev = |n| CursorEvent::by_name(n).unwrap();
+        let allow = CursorAnswer { permission: Some(Permission::Allow), ..Default::default() };
+        let rewrite1 = CursorAnswer { updated_input: Some(serde_json::json!({"a": 1})), ..Default::default() };
+        let rewrite2 = CursorAnswer { updated_input: Some(serde_json::json!({"a": 2})), context: Some("c2".into()), ..Default::default() };
+        let ask = CursorAnswer { permission: Some(Permission::Ask), reason: Some("ask?".into()), user_message: Some("u-ask".into()), ..Default::default() };
+        let deny = CursorAnswer { refuse: true, reason: Some("no".into()), user_message: Some("u-no".into()), ..Default::default() };
+        let deny2 = CursorAnswer { refuse: true, reason: Some("no2".into()), ..Default::default() };
+        let m = merge(&[(ev("preToolUse"), &allow), (ev("preToolUse"), &rewrite1), (ev("preToolUse"), &rewrite2)]);
+        assert_eq!(m.permission, Some(Permission::Allow));
+        assert_eq!(m.updated_input, Some(serde_json::json!({"a": 2})));
+        assert_eq!(m.contexts, ["c2"]);
+        let m = merge(&[(ev("preToolUse"), &rewrite1), (ev("beforeShellExecution"), &ask), (ev("preToolUse"), &allow)]);
+        assert_eq!((m.permission, m.reason.as_deref(), m.updated_input), (Some(Permission::Ask), Some("ask?"), None));
+        assert_eq!(m.system_message.as_deref(), Some("u-ask"));
+        let m = merge(&[(ev("preToolUse"), &allow), (ev("beforeShellExecution"), &ask), (ev("preToolUse"), &deny), (ev("beforeShellExecution"), &deny2)]);
+        assert!(m.refuse);
+        assert_eq!((m.permission, m.reason.as_deref()), (Some(Permission::Deny), Some("no")));
+        assert_eq!(m.system_message.as_deref(), Some("u-ask\nu-no"));
+        let m = merge(&[(ev("beforeSubmitPrompt"), &deny)]);
+        assert!(m.refuse && m.permission.is_none(), "a refused prompt has no permission decision");
+        let f1 = CursorAnswer { followup: Some("one".into()), ..Default::default() };
+        let f2 = CursorAnswer { followup: Some("two".into()), ..Default::default() };
+        assert_eq!(merge(&[(ev("stop"), &f1), (ev("stop"), &f2)]).followup.as_deref(), Some("one\n\ntwo"));
+    }
+}
