@@ -16,8 +16,9 @@
 //! it refuses (README "Size never decides").
 
 use super::events::{CursorEvent, Permission as Rule};
-use super::parse::CursorHook;
-use crate::response::claude::Ran;
+use super::parse::event_of;
+use crate::dialect::{Answer, Decision, Handler, Hook, Raw, Via};
+use crate::event::Event;
 use crate::response::json::{self, Kind, Obj, Val};
 use crate::response::Permission;
 use serde_json::Value;
@@ -71,7 +72,7 @@ fn trimmed(bytes: &[u8]) -> Option<String> {
 }
 
 /// A failure: the action proceeds, unless the entry fails closed where the event can refuse.
-fn failure(why: String, event: &CursorEvent, hook: &CursorHook, ran: &Ran) -> CursorAnswer {
+fn failure(why: String, event: &CursorEvent, hook: &Hook, ran: &Raw) -> CursorAnswer {
     let mut answer = CursorAnswer { failure: Some(why.clone()), ..CursorAnswer::default() };
     if !event.refuses {
         return answer;
@@ -88,8 +89,11 @@ fn failure(why: String, event: &CursorEvent, hook: &CursorHook, ran: &Ran) -> Cu
 }
 
 /// Reads one hook's answer by the rules of the Cursor event it was written under.
-pub fn read(hook: &CursorHook, ran: &Ran, fire: Fire) -> CursorAnswer {
-    let event = hook.event;
+pub fn read(hook: &Hook, ran: &Raw, fire: Fire) -> CursorAnswer {
+    let Some(event) = event_of(hook) else { return CursorAnswer::default() };
+    if ran.via == Via::Callback && ran.failed.is_none() {
+        return read_callback(hook, event, ran.stdout, ran.name, fire);
+    }
     if let Some(why) = &ran.failed {
         return failure(why.clone(), event, hook, ran);
     }
@@ -136,14 +140,14 @@ pub fn read(hook: &CursorHook, ran: &Ran, fire: Fire) -> CursorAnswer {
 /// verdict `{"ok": bool, "reason": str}` (Cursor's prompt hooks), `ok: false` refusing where the
 /// event can refuse; anything else is read as a command hook's stdout on exit 0. Blank: no
 /// decision.
-pub fn read_callback(hook: &CursorHook, answer: &[u8], name: &str, fire: Fire) -> CursorAnswer {
+fn read_callback(hook: &Hook, event: &CursorEvent, answer: &[u8], name: &str, fire: Fire) -> CursorAnswer {
     if answer.iter().all(u8::is_ascii_whitespace) {
         return CursorAnswer::default();
     }
     let text = json::text(answer);
     if let Ok(obj) = json::object(text.trim()) {
         if let Some(ok) = obj.get_by("ok", |v| v.as_bool() == Some(false)).and_then(Val::as_bool) {
-            if ok || !hook.event.refuses {
+            if ok || !event.refuses {
                 return CursorAnswer::default();
             }
             let reason = obj.get_by("reason", |v| v.kind() == Kind::String).and_then(Val::text);
@@ -154,7 +158,7 @@ pub fn read_callback(hook: &CursorHook, answer: &[u8], name: &str, fire: Fire) -
             };
         }
     }
-    read(hook, &Ran { exit: Some(0), stdout: answer, name, ..Ran::default() }, fire)
+    read(hook, &Raw { exit: Some(0), stdout: answer, name, ..Raw::default() }, fire)
 }
 
 /// Every value of a repeated key, in order.
@@ -167,7 +171,7 @@ fn string(obj: &Obj, key: &str) -> Option<String> {
     obj.get_by(key, |v| v.kind() == Kind::String).and_then(Val::text)
 }
 
-fn interpret(event: &CursorEvent, obj: &Obj, hook: &CursorHook, fire: Fire) -> CursorAnswer {
+fn interpret(event: &CursorEvent, obj: &Obj, hook: &Hook, fire: Fire) -> CursorAnswer {
     let mut answer = CursorAnswer::default();
     // `permission`: a repeated key decides by its most restrictive value (deny, then ask).
     let values = all(obj, "permission");
@@ -190,8 +194,8 @@ fn interpret(event: &CursorEvent, obj: &Obj, hook: &CursorHook, fire: Fire) -> C
             Some(format!(
                 "denied by Cursor hook `{}` on {}",
                 match &hook.handler {
-                    super::parse::Handler::Command(c) => c.as_str(),
-                    super::parse::Handler::Prompt(_) => "prompt",
+                    Handler::Command { command, .. } => command.as_str(),
+                    _ => hook.type_name(),
                 },
                 event.name
             ))
@@ -227,77 +231,86 @@ fn interpret(event: &CursorEvent, obj: &Obj, hook: &CursorHook, fire: Fire) -> C
     answer
 }
 
-/// The Cursor hooks of one step combined (README "Cursor hooks", merge).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct CursorMerged {
-    /// The action is refused (`allowed: false`).
-    pub refuse: bool,
-    /// `deny` (a refusal on an event with `permission`), `ask`, or `allow`.
-    pub permission: Option<Permission>,
-    pub reason: Option<String>,
-    /// The refusing or asking hooks' `user_message`s, one per line.
-    pub system_message: Option<String>,
-    pub contexts: Vec<String>,
-    /// The last `updated_input` in configuration order (Cursor's field names).
-    pub updated_input: Option<Value>,
-    /// The follow-ups, joined by a blank line: the agent continues with them (`allowed: false`,
-    /// this as the reason).
-    pub followup: Option<String>,
+impl CursorAnswer {
+    /// In the seam's terms: a refusal, and a follow-up (which keeps the agent going), block.
+    pub fn into_answer(self, event: &CursorEvent) -> Answer {
+        let block = self.refuse || self.followup.is_some();
+        Answer {
+            block,
+            permission: if self.refuse && event.has_permission() { Some(Permission::Deny) } else { self.permission },
+            reason: self.followup.or(self.reason),
+            context: self.context,
+            updated_input: self.updated_input,
+            system_message: self.user_message,
+            failure: self.failure,
+            ..Answer::default()
+        }
+    }
 }
 
-/// `answers` in configuration order, each with the Cursor event of its hook: any refusal wins
-/// (the first refusing hook's reason), then any enforced ask, then the last `updated_input`,
-/// then any allow; every context and every follow-up is kept.
-pub fn merge(answers: &[(&CursorEvent, &CursorAnswer)]) -> CursorMerged {
-    let mut m = CursorMerged::default();
-    let messages = |pick: &dyn Fn(&CursorAnswer) -> bool| {
-        let texts: Vec<&str> =
-            answers.iter().filter(|(_, a)| pick(a)).filter_map(|(_, a)| a.user_message.as_deref()).collect();
-        (!texts.is_empty()).then(|| texts.join("\n"))
+/// Whether a refusal of `event`'s Cursor hooks carries a permission decision (`deny`): every
+/// refusing Cursor event but `beforeSubmitPrompt`, whose refusal is `allowed: false` alone.
+fn has_permission(event: Event) -> bool {
+    super::events::ALL.iter().any(|e| e.engine == event && e.has_permission())
+}
+
+/// The Cursor hooks of one step combined (README "Cursor hooks", merge), `answers` in
+/// configuration order: any refusal wins (the first refusing hook's reason), then any enforced
+/// ask, then the last `updated_input`, then any allow. On `stop`/`subagentStop` every
+/// follow-up is kept, joined by a blank line, and the agent continues with them. Every context
+/// is kept; the refusing and asking hooks' `user_message`s become the system message.
+pub fn merge(event: Event, answers: &[Answer]) -> Decision {
+    let mut d = Decision {
+        contexts: answers.iter().filter_map(|a| a.context.clone()).collect(),
+        // Set by `read` only with a refusal or an ask.
+        system_messages: answers.iter().filter_map(|a| a.system_message.clone()).collect(),
+        ..Decision::default()
     };
-    m.contexts = answers.iter().filter_map(|(_, a)| a.context.clone()).collect();
-    let followups: Vec<&str> = answers.iter().filter_map(|(_, a)| a.followup.as_deref()).collect();
-    if !followups.is_empty() {
-        m.followup = Some(followups.join("\n\n"));
+    if matches!(event, Event::TurnStop | Event::SubagentStop) {
+        let followups: Vec<&str> = answers.iter().filter(|a| a.block).filter_map(|a| a.reason.as_deref()).collect();
+        if !followups.is_empty() {
+            d.block = true;
+            d.reason = Some(followups.join("\n\n"));
+        }
+        return d;
     }
-    if let Some((event, first)) = answers.iter().find(|(_, a)| a.refuse) {
-        m.refuse = true;
-        m.permission = event.has_permission().then_some(Permission::Deny);
-        m.reason = first.reason.clone();
-        m.system_message = messages(&|a| a.refuse || a.permission == Some(Permission::Ask));
-        return m;
+    if let Some(first) = answers.iter().find(|a| a.block) {
+        d.block = true;
+        d.permission = has_permission(event).then_some(Permission::Deny);
+        d.reason = first.reason.clone();
+        return d;
     }
-    if let Some((_, first)) = answers.iter().find(|(_, a)| a.permission == Some(Permission::Ask)) {
-        m.permission = Some(Permission::Ask);
-        m.reason = first.reason.clone();
-        m.system_message = messages(&|a| a.permission == Some(Permission::Ask));
-        return m;
+    if let Some(first) = answers.iter().find(|a| a.permission == Some(Permission::Ask)) {
+        d.permission = Some(Permission::Ask);
+        d.reason = first.reason.clone();
+        return d;
     }
-    m.updated_input = answers.iter().rev().find_map(|(_, a)| a.updated_input.clone());
-    if answers.iter().any(|(_, a)| a.permission == Some(Permission::Allow)) {
-        m.permission = Some(Permission::Allow);
+    d.updated_input = answers.iter().rev().find_map(|a| a.updated_input.clone());
+    if answers.iter().any(|a| a.permission == Some(Permission::Allow)) {
+        d.permission = Some(Permission::Allow);
     }
-    m
+    d
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::cursor::parse::{parse, File, Role};
-    use std::path::{Path, PathBuf};
+    use crate::dialect::cursor::parse::{parse, CursorParser};
+    use crate::dialect::{File, Kind};
+    use std::path::PathBuf;
 
-    fn hook(event: &str, extra: &str) -> CursorHook {
+    fn hook(event: &str, extra: &str) -> Hook {
         let text = format!(r#"{{"version":1,"hooks":{{"{event}":[{{"command":"h"{extra}}}]}}}}"#);
-        let file = File { path: PathBuf::from("/h.json"), role: Role::Given, inline: false };
-        let p = parse(&file, text.as_bytes(), Path::new("/p"));
+        let file = File { path: PathBuf::from("/h.json"), kind: Kind::Own, plugin: None, change_source: None };
+        let p = parse(&file, text.as_bytes(), &mut CursorParser::default());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         p.hooks.into_iter().next().unwrap().1
     }
 
     const FIRE: Fire = Fire { loop_count: 0, status: "completed" };
 
-    fn ran(exit: i32, stdout: &str) -> Ran<'_> {
-        Ran { exit: Some(exit), stdout: stdout.as_bytes(), name: "h", ..Ran::default() }
+    fn ran(exit: i32, stdout: &str) -> Raw<'_> {
+        Raw { exit: Some(exit), stdout: stdout.as_bytes(), name: "h", ..Raw::default() }
     }
 
     fn answer(event: &str, extra: &str, exit: i32, stdout: &str) -> CursorAnswer {
@@ -342,13 +355,13 @@ mod tests {
         assert!(answer("preToolUse", "", 0, &format!(r#"{{"x":{deep},"permission":"deny"}}"#)).refuse);
         let mut bytes = br#"{"permission":"deny","agent_message":"cut "#.to_vec();
         bytes.extend_from_slice(b"\xe2\x82\"}");
-        let a = read(&hook("preToolUse", ""), &Ran { exit: Some(0), stdout: &bytes, name: "h", ..Ran::default() }, FIRE);
+        let a = read(&hook("preToolUse", ""), &Raw { exit: Some(0), stdout: &bytes, name: "h", ..Raw::default() }, FIRE);
         assert!(a.refuse && a.reason.unwrap().starts_with("cut "));
     }
 
     #[test]
     fn exit_codes_and_fail_closed() {
-        let a = read(&hook("preToolUse", ""), &Ran { exit: Some(2), stderr: b"no\n", name: "h", ..Ran::default() }, FIRE);
+        let a = read(&hook("preToolUse", ""), &Raw { exit: Some(2), stderr: b"no\n", name: "h", ..Raw::default() }, FIRE);
         assert!(a.refuse);
         assert_eq!(a.reason.as_deref(), Some("no"));
         assert_eq!(answer("beforeShellExecution", "", 2, "blocked!").reason.as_deref(), Some("blocked!"));
@@ -368,10 +381,10 @@ mod tests {
         }
         assert_eq!(answer("preToolUse", "", 0, "").failure, None, "no output: no decision");
         assert!(answer("preToolUse", r#","failClosed":true"#, 0, "{}").refuse == false, "an object decides nothing");
-        let timed_out = Ran { failed: Some("timed out after 1 s".into()), timed_out: true, name: "h", ..Ran::default() };
+        let timed_out = Raw { failed: Some("timed out after 1 s".into()), timed_out: true, name: "h", ..Raw::default() };
         assert!(!read(&hook("preToolUse", ""), &timed_out, FIRE).refuse);
         assert!(read(&hook("preToolUse", r#","failClosed":true"#), &timed_out, FIRE).refuse);
-        let big = Ran { exit: Some(0), overflow: true, failed: Some("output over 1 MiB".into()), name: "h", ..Ran::default() };
+        let big = Raw { exit: Some(0), overflow: true, failed: Some("output over 1 MiB".into()), name: "h", ..Raw::default() };
         assert!(read(&hook("preToolUse", ""), &big, FIRE).refuse, "size never decides");
         assert!(!read(&hook("stop", ""), &big, FIRE).refuse);
     }
@@ -404,37 +417,66 @@ mod tests {
 
     #[test]
     fn prompt_hook_verdicts() {
-        let h = CursorHook { handler: super::super::parse::Handler::Prompt(Default::default()), ..hook("preToolUse", "") };
-        assert!(read_callback(&h, br#"{"ok":false,"reason":"unsafe"}"#, "p", FIRE).refuse);
-        assert!(!read_callback(&h, br#"{"ok":true}"#, "p", FIRE).refuse);
-        assert!(read_callback(&h, br#"{"permission":"deny"}"#, "p", FIRE).refuse);
-        assert_eq!(read_callback(&h, b"  ", "p", FIRE), CursorAnswer::default());
+        let h = Hook { handler: Handler::Callback { kind: "prompt", fields: Default::default() }, ..hook("preToolUse", "") };
+        let cb = |out: &'static [u8]| read(&h, &Raw { via: Via::Callback, stdout: out, name: "p", ..Raw::default() }, FIRE);
+        assert!(cb(br#"{"ok":false,"reason":"unsafe"}"#).refuse);
+        assert_eq!(cb(br#"{"ok":false,"reason":"unsafe"}"#).reason.as_deref(), Some("unsafe"));
+        assert!(!cb(br#"{"ok":true}"#).refuse);
+        assert!(cb(br#"{"permission":"deny"}"#).refuse);
+        assert_eq!(cb(b"  "), CursorAnswer::default());
+        let stop = Hook { handler: h.handler.clone(), ..hook("stop", "") };
+        assert!(!read(&stop, &Raw { via: Via::Callback, stdout: br#"{"ok":false}"#, ..Raw::default() }, FIRE).refuse);
     }
 
     #[test]
     fn merge_any_deny_then_ask_then_last_rewrite() {
-        let ev = |n| CursorEvent::by_name(n).unwrap();
-        let allow = CursorAnswer { permission: Some(Permission::Allow), ..Default::default() };
-        let rewrite1 = CursorAnswer { updated_input: Some(serde_json::json!({"a": 1})), ..Default::default() };
-        let rewrite2 = CursorAnswer { updated_input: Some(serde_json::json!({"a": 2})), context: Some("c2".into()), ..Default::default() };
-        let ask = CursorAnswer { permission: Some(Permission::Ask), reason: Some("ask?".into()), user_message: Some("u-ask".into()), ..Default::default() };
-        let deny = CursorAnswer { refuse: true, reason: Some("no".into()), user_message: Some("u-no".into()), ..Default::default() };
-        let deny2 = CursorAnswer { refuse: true, reason: Some("no2".into()), ..Default::default() };
-        let m = merge(&[(ev("preToolUse"), &allow), (ev("preToolUse"), &rewrite1), (ev("preToolUse"), &rewrite2)]);
+        let ev = |n: &str| CursorEvent::by_name(n).unwrap();
+        let to = |a: CursorAnswer, n: &str| a.into_answer(ev(n));
+        let allow = || CursorAnswer { permission: Some(Permission::Allow), ..Default::default() };
+        let rewrite = |n: i32| CursorAnswer {
+            updated_input: Some(serde_json::json!({ "a": n })),
+            context: Some(format!("c{n}")),
+            ..Default::default()
+        };
+        let ask = || CursorAnswer {
+            permission: Some(Permission::Ask),
+            reason: Some("ask?".into()),
+            user_message: Some("u-ask".into()),
+            ..Default::default()
+        };
+        let deny = |r: &str, u: Option<&str>| CursorAnswer {
+            refuse: true,
+            reason: Some(r.into()),
+            user_message: u.map(str::to_string),
+            ..Default::default()
+        };
+        let m = merge(Event::PreToolUse, &[to(allow(), "preToolUse"), to(rewrite(1), "preToolUse"), to(rewrite(2), "preToolUse")]);
         assert_eq!(m.permission, Some(Permission::Allow));
         assert_eq!(m.updated_input, Some(serde_json::json!({"a": 2})));
-        assert_eq!(m.contexts, ["c2"]);
-        let m = merge(&[(ev("preToolUse"), &rewrite1), (ev("beforeShellExecution"), &ask), (ev("preToolUse"), &allow)]);
+        assert_eq!(m.contexts, ["c1", "c2"]);
+        let m = merge(Event::PreToolUse, &[to(rewrite(1), "preToolUse"), to(ask(), "beforeShellExecution"), to(allow(), "preToolUse")]);
         assert_eq!((m.permission, m.reason.as_deref(), m.updated_input), (Some(Permission::Ask), Some("ask?"), None));
-        assert_eq!(m.system_message.as_deref(), Some("u-ask"));
-        let m = merge(&[(ev("preToolUse"), &allow), (ev("beforeShellExecution"), &ask), (ev("preToolUse"), &deny), (ev("beforeShellExecution"), &deny2)]);
-        assert!(m.refuse);
+        assert_eq!(m.system_messages, ["u-ask"]);
+        let m = merge(
+            Event::PreToolUse,
+            &[
+                to(allow(), "preToolUse"),
+                to(ask(), "beforeShellExecution"),
+                to(deny("no", Some("u-no")), "preToolUse"),
+                to(deny("no2", None), "beforeShellExecution"),
+            ],
+        );
+        assert!(m.block);
         assert_eq!((m.permission, m.reason.as_deref()), (Some(Permission::Deny), Some("no")));
-        assert_eq!(m.system_message.as_deref(), Some("u-ask\nu-no"));
-        let m = merge(&[(ev("beforeSubmitPrompt"), &deny)]);
-        assert!(m.refuse && m.permission.is_none(), "a refused prompt has no permission decision");
-        let f1 = CursorAnswer { followup: Some("one".into()), ..Default::default() };
-        let f2 = CursorAnswer { followup: Some("two".into()), ..Default::default() };
-        assert_eq!(merge(&[(ev("stop"), &f1), (ev("stop"), &f2)]).followup.as_deref(), Some("one\n\ntwo"));
+        assert_eq!(m.system_messages, ["u-ask", "u-no"]);
+        let m = merge(Event::UserPromptSubmit, &[to(deny("no", None), "beforeSubmitPrompt")]);
+        assert!(m.block && m.permission.is_none(), "a refused prompt has no permission decision");
+        let m = merge(Event::SubagentStart, &[to(deny("no", None), "subagentStart")]);
+        assert_eq!(m.permission, Some(Permission::Deny));
+        let f = |t: &str| CursorAnswer { followup: Some(t.into()), ..Default::default() }.into_answer(ev("stop"));
+        let m = merge(Event::TurnStop, &[f("one"), Answer::default(), f("two")]);
+        assert!(m.block);
+        assert_eq!(m.reason.as_deref(), Some("one\n\ntwo"));
+        assert!(!merge(Event::TurnStop, &[Answer::default()]).block);
     }
 }

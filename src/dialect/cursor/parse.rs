@@ -11,9 +11,11 @@
 
 use super::events::{self, CursorEvent};
 use super::matcher::CursorMatcher;
-use crate::event::Event;
+use crate::dialect::{File, Handler, Hook, Kind, Parsed, Parser, Place, MAX_FILE_BYTES};
+use crate::matcher::claude::ClaudeMatcher;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -24,155 +26,57 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 /// Follow-ups a `stop`/`subagentStop` hook may trigger per conversation without `loop_limit`.
 pub const DEFAULT_LOOP_LIMIT: u64 = 5;
-/// Regex matchers one file may compile (each distinct text once).
+/// Regex matchers one load may compile (each distinct text once).
 pub const MAX_REGEX_MATCHERS: usize = 1000;
+/// Where a plugin names its hooks.
+pub const MANIFEST: &str = ".cursor-plugin/plugin.json";
 
-/// Where a hooks file sits, which decides the working directory of its hooks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
-    /// `<home>/.cursor/hooks.json`: hooks run in `<home>/.cursor`.
-    User,
-    /// A file the host names (`files`, e.g. an enterprise file): hooks run in its directory.
-    Given,
-    /// `<cwd>/.cursor/hooks.json`: hooks run in the project root.
-    Project,
-    /// A plugin's hooks: run in the project root with `CURSOR_PLUGIN_ROOT` = `root`.
-    Plugin { root: PathBuf },
+/// The Cursor event a hook was written under.
+pub fn event_of(hook: &Hook) -> Option<&'static CursorEvent> {
+    hook.event_name.and_then(CursorEvent::by_name)
 }
 
-/// What a Cursor hook runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Handler {
-    /// `sh -c command`.
-    Command(String),
-    /// `type: "prompt"`: answered by the host's `prompt` callback with these fields.
-    Prompt(Map<String, Value>),
+/// The files the options name, in configuration order: the user's, the host's, each plugin's
+/// manifest and the hooks file it names, then the project's (a project rewrite, which Cursor
+/// ranks higher, comes last).
+pub fn files(place: &Place) -> Vec<File> {
+    files_with(place, &read_manifest)
 }
 
-/// One hook entry of a Cursor file.
-#[derive(Debug, Clone)]
-pub struct CursorHook {
-    /// The Cursor event it is written under (a tool-specific one fires with the generic engine
-    /// event: [`CursorEvent::engine`]).
-    pub event: &'static CursorEvent,
-    pub handler: Handler,
-    /// As configured (seconds in the file); `None` takes [`DEFAULT_TIMEOUT`].
-    pub timeout: Option<Duration>,
-    pub matcher: CursorMatcher,
-    pub matcher_text: Option<String>,
-    /// A failure (crash, timeout, output that is not a JSON object, no output) refuses instead of
-    /// letting the action through, where the event can refuse.
-    pub fail_closed: bool,
-    /// Follow-ups this entry may trigger per conversation; `None`: no cap (`"loop_limit": null`).
-    pub loop_limit: Option<u64>,
-    pub source: PathBuf,
-    /// The directory the hook runs in.
-    pub cwd: PathBuf,
-    /// A plugin hook's plugin root (`CURSOR_PLUGIN_ROOT`).
-    pub plugin_root: Option<PathBuf>,
-    pub from_project: bool,
+/// A plugin manifest's bytes, bounded like every config file; `None` when absent or unreadable
+/// (the loader reads the manifest itself too, as an entry, and reports a read error then).
+fn read_manifest(path: &Path) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).ok()?.take(MAX_FILE_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
-impl CursorHook {
-    pub fn timeout(&self) -> Duration {
-        self.timeout.unwrap_or(DEFAULT_TIMEOUT)
-    }
-
-    pub fn type_name(&self) -> &'static str {
-        match self.handler {
-            Handler::Command(_) => "command",
-            Handler::Prompt(_) => "prompt",
-        }
-    }
-
-    /// Identity for the trace and `check`: the event, the handler and the file.
-    pub fn describe(&self) -> String {
-        let mut s = match &self.handler {
-            Handler::Command(c) => format!("command: {c}"),
-            Handler::Prompt(_) => "prompt: (host callback `prompt`)".to_string(),
-        };
-        if self.event.is_tool_specific() {
-            s.push_str(&format!("  [{}]", self.event.name));
-        }
-        if let Some(m) = &self.matcher_text {
-            s.push_str(&format!("  [matcher {m}]"));
-        }
-        if let Some(t) = self.timeout {
-            s.push_str(&format!("  [timeout {} s]", t.as_secs_f64()));
-        }
-        if self.fail_closed {
-            s.push_str("  [failClosed]");
-        }
-        if self.event.continues {
-            match self.loop_limit {
-                Some(n) => s.push_str(&format!("  [loop_limit {n}]")),
-                None => s.push_str("  [loop_limit null]"),
-            }
-        }
-        s.push_str(&format!("  (cursor: {})", self.source.display()));
-        s
-    }
-}
-
-/// One file's contribution: hooks keyed by their engine event, in file order.
-#[derive(Debug, Default)]
-pub struct Parsed {
-    pub hooks: Vec<(Event, CursorHook)>,
-    pub warnings: Vec<String>,
-}
-
-/// The entry of one Cursor hooks file for the loader.
-#[derive(Debug, Clone)]
-pub struct File {
-    pub path: PathBuf,
-    pub role: Role,
-    /// The hooks are the manifest's inline `hooks` object (`path` is the manifest).
-    pub inline: bool,
-}
-
-impl File {
-    pub fn is_project(&self) -> bool {
-        self.role == Role::Project
-    }
-}
-
-/// The files the options name, in configuration order: the user's, the host's, the plugins',
-/// then the project's (a project rewrite, which Cursor ranks higher, comes last).
-/// `manifest` reads a plugin's `.cursor-plugin/plugin.json` (`None`: absent or unreadable).
-pub fn files(
-    home: Option<&Path>,
-    cwd: &Path,
-    defaults: bool,
-    given: &[PathBuf],
-    plugins: &[PathBuf],
-    manifest: &dyn Fn(&Path) -> Option<Vec<u8>>,
-    warnings: &mut Vec<String>,
-) -> Vec<File> {
+/// [`files`] with the manifest reader given (tests).
+pub fn files_with(place: &Place, manifest: &dyn Fn(&Path) -> Option<Vec<u8>>) -> Vec<File> {
+    let file = |path: PathBuf, kind, plugin| File { path, kind, plugin, change_source: None };
     let mut files = Vec::new();
-    if defaults {
-        if let Some(home) = home {
-            files.push(File { path: home.join(".cursor/hooks.json"), role: Role::User, inline: false });
+    if let (true, true, Some(home)) = (place.chosen.on, place.user, place.home) {
+        files.push(file(home.join(".cursor/hooks.json"), Kind::Own, None));
+    }
+    for path in &place.chosen.files {
+        files.push(file(path.clone(), Kind::Own, None));
+    }
+    for plugin in &place.chosen.plugins {
+        let at = plugin.root.join(MANIFEST);
+        // The manifest is an entry of its own: its inline hooks, its warnings, and a change to
+        // it reloads.
+        files.push(file(at.clone(), Kind::Own, Some(plugin.clone())));
+        let named = match manifest(&at).map(|bytes| plugin_hooks(&at, &bytes)) {
+            None | Some(Ok(PluginHooks::Default)) => Some(plugin.root.join("hooks/hooks.json")),
+            Some(Ok(PluginHooks::Path(p))) => Some(plugin.root.join(p)),
+            Some(Ok(PluginHooks::Inline) | Err(_)) => None,
+        };
+        if let Some(path) = named {
+            files.push(file(path, Kind::Own, Some(plugin.clone())));
         }
     }
-    for path in given {
-        files.push(File { path: path.clone(), role: Role::Given, inline: false });
-    }
-    for root in plugins {
-        let at = root.join(".cursor-plugin/plugin.json");
-        let (path, inline) = match manifest(&at).map(|bytes| plugin_hooks(&at, &bytes)) {
-            None => (root.join("hooks/hooks.json"), false),
-            Some(Ok(PluginHooks::Default)) => (root.join("hooks/hooks.json"), false),
-            Some(Ok(PluginHooks::Path(p))) => (root.join(p), false),
-            Some(Ok(PluginHooks::Inline)) => (at, true),
-            Some(Err(why)) => {
-                warnings.push(why);
-                continue;
-            }
-        };
-        files.push(File { path, role: Role::Plugin { root: root.clone() }, inline });
-    }
-    if defaults {
-        files.push(File { path: cwd.join(".cursor/hooks.json"), role: Role::Project, inline: false });
+    if place.chosen.on && place.project {
+        files.push(file(place.cwd.join(".cursor/hooks.json"), Kind::Project, None));
     }
     files
 }
@@ -206,11 +110,43 @@ pub fn plugin_hooks(at: &Path, bytes: &[u8]) -> Result<PluginHooks, String> {
     }
 }
 
-/// Parses one file (or a manifest's inline hooks). Pure: `project_dir` is where project and
-/// plugin hooks run.
-pub fn parse(file: &File, bytes: &[u8], project_dir: &Path) -> Parsed {
+fn is_manifest(file: &File) -> bool {
+    file.plugin.as_ref().is_some_and(|p| file.path == p.root.join(MANIFEST))
+}
+
+/// One load's parser: a regex repeated across entries and files is compiled once, and one load
+/// compiles at most [`MAX_REGEX_MATCHERS`].
+#[derive(Default)]
+pub struct CursorParser {
+    matchers: HashMap<String, CursorMatcher>,
+    regexes: usize,
+}
+
+impl Parser for CursorParser {
+    fn parse(&mut self, file: &File, bytes: &[u8]) -> Parsed {
+        parse(file, bytes, self)
+    }
+}
+
+/// Parses one file (or a manifest's inline hooks). Pure.
+pub fn parse(file: &File, bytes: &[u8], parser: &mut CursorParser) -> Parsed {
     let name = file.path.display().to_string();
     let mut parsed = Parsed::default();
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        parsed.warnings.push(format!(
+            "{name}: at least {} bytes, more than the {MAX_FILE_BYTES} a Cursor hooks file may have; its hooks are not loaded",
+            bytes.len()
+        ));
+        return parsed;
+    }
+    let manifest = is_manifest(file);
+    if manifest {
+        // Only an inline hooks object is read here; a path names a file that is an entry itself.
+        if let Err(why) = plugin_hooks(&file.path, bytes) {
+            parsed.warnings.push(why);
+            return parsed;
+        }
+    }
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -222,8 +158,7 @@ pub fn parse(file: &File, bytes: &[u8], project_dir: &Path) -> Parsed {
         parsed.warnings.push(format!("{name}: the top level is not a JSON object; none of its hooks are loaded"));
         return parsed;
     };
-    let prefix = if file.inline {
-        // The manifest's `hooks` object is itself a hooks file.
+    let prefix = if manifest {
         match top.remove("hooks") {
             Some(Value::Object(inner)) => top = inner,
             _ => return parsed,
@@ -235,12 +170,16 @@ pub fn parse(file: &File, bytes: &[u8], project_dir: &Path) -> Parsed {
     match top.get("version") {
         Some(Value::Number(n)) if n.as_f64() == Some(1.0) => {}
         // Plugin hooks may omit it; Cursor's linters require it elsewhere, and Cursor loads it.
-        None if matches!(file.role, Role::Plugin { .. }) => {}
-        None => parsed.warnings.push(format!("{name}: no `{prefix}version` (Cursor's files say \"version\": 1); loaded as version 1")),
-        Some(other) => parsed.warnings.push(format!(
-            "{name}: `{prefix}version` is {}, expected 1; loaded as version 1",
-            other
-        )),
+        None if file.plugin.is_some() => {}
+        None => parsed
+            .warnings
+            .push(format!("{name}: no `{prefix}version` (Cursor's files say \"version\": 1); loaded as version 1")),
+        Some(other) => {
+            parsed.warnings.push(format!("{name}: `{prefix}version` is {other}, expected 1; loaded as version 1"))
+        }
+    }
+    if top.contains_key("disableAllHooks") {
+        parsed.warnings.push(format!("{name}: `{prefix}disableAllHooks` is not a Cursor setting; ignored"));
     }
     let hooks = match top.get("hooks") {
         None | Some(Value::Null) => return parsed,
@@ -253,13 +192,10 @@ pub fn parse(file: &File, bytes: &[u8], project_dir: &Path) -> Parsed {
             return parsed;
         }
     };
-    let (cwd, plugin_root) = match &file.role {
-        Role::User => (file.path.parent().unwrap_or(Path::new("/")).to_path_buf(), None),
-        Role::Given => (file.path.parent().unwrap_or(Path::new("/")).to_path_buf(), None),
-        Role::Project => (project_dir.to_path_buf(), None),
-        Role::Plugin { root } => (project_dir.to_path_buf(), Some(root.clone())),
-    };
-    let mut matchers: HashMap<String, CursorMatcher> = HashMap::new();
+    // Project and plugin hooks run in the project directory (the engine's `cwd`); the user's
+    // and the host's files' hooks in the file's own directory (`~/.cursor` for the user's).
+    let cwd = (file.kind == Kind::Own && file.plugin.is_none())
+        .then(|| file.path.parent().unwrap_or(Path::new("/")).to_path_buf());
     for (event_name, entries) in hooks {
         let at = format!("{prefix}hooks.{event_name}");
         let Some(event) = CursorEvent::by_name(event_name) else {
@@ -273,12 +209,15 @@ pub fn parse(file: &File, bytes: &[u8], project_dir: &Path) -> Parsed {
         };
         for (i, entry) in entries.iter().enumerate() {
             let at = format!("{at}[{i}]");
-            match entry_of(entry, event, &mut matchers) {
+            match entry_of(entry, event, parser) {
                 Ok(mut hook) => {
+                    // Every entry runs as often as configured: one written under both
+                    // `preToolUse` and `beforeShellExecution` runs twice, as in Cursor.
+                    hook.identity = format!("cursor\0{name}\0{at}");
                     hook.source = file.path.clone();
+                    hook.plugin = file.plugin.clone();
                     hook.cwd = cwd.clone();
-                    hook.plugin_root = plugin_root.clone();
-                    hook.from_project = file.is_project();
+                    hook.from_project = file.kind == Kind::Project;
                     parsed.hooks.push((event.engine, hook));
                 }
                 Err(why) => parsed.warnings.push(format!("{name}: skipped `{at}`: {why}")),
@@ -288,11 +227,7 @@ pub fn parse(file: &File, bytes: &[u8], project_dir: &Path) -> Parsed {
     parsed
 }
 
-fn entry_of(
-    value: &Value,
-    event: &'static CursorEvent,
-    matchers: &mut HashMap<String, CursorMatcher>,
-) -> Result<CursorHook, String> {
+fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParser) -> Result<Hook, String> {
     let Value::Object(h) = value else {
         return Err(format!("expected a hook object such as {{\"command\": \"...\"}}, found {}", kind(value)));
     };
@@ -309,7 +244,7 @@ fn entry_of(
             let command = string("command")?
                 .filter(|c| !c.trim().is_empty())
                 .ok_or("`command` is missing or empty; expected the shell command to run")?;
-            Handler::Command(command)
+            Handler::Command { command, args: None }
         }
         Some("prompt") => {
             string("prompt")?.filter(|p| !p.trim().is_empty()).ok_or("a prompt hook needs a non-empty `prompt`")?;
@@ -319,7 +254,7 @@ fn entry_of(
                     fields.insert(key.to_string(), v.clone());
                 }
             }
-            Handler::Prompt(fields)
+            Handler::Callback { kind: "prompt", fields }
         }
         Some(other) => return Err(format!("`type` is \"{other}\", expected \"command\" or \"prompt\"")),
     };
@@ -350,33 +285,59 @@ fn entry_of(
     let matcher_text = string("matcher")?;
     let matcher = match &matcher_text {
         None => CursorMatcher::Any,
-        Some(text) => match matchers.get(text) {
+        Some(text) => match parser.matchers.get(text) {
             Some(m) => m.clone(),
             None => {
                 let m = CursorMatcher::parse(text)?;
-                if m.is_regex() && matchers.values().filter(|m| m.is_regex()).count() >= MAX_REGEX_MATCHERS {
-                    return Err(format!(
-                        "more than {MAX_REGEX_MATCHERS} distinct regex matchers in one file; this one is not compiled"
-                    ));
+                if m.is_regex() {
+                    if parser.regexes >= MAX_REGEX_MATCHERS {
+                        return Err(format!(
+                            "more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Cursor files; this one is not compiled"
+                        ));
+                    }
+                    parser.regexes += 1;
                 }
-                matchers.insert(text.clone(), m.clone());
+                parser.matchers.insert(text.clone(), m.clone());
                 m
             }
         },
     };
-    Ok(CursorHook {
-        event,
+    let argv = match &handler {
+        Handler::Command { command, .. } => crate::run::command::plain_words(command),
+        _ => None,
+    };
+    Ok(Hook {
+        dialect: 0,
         handler,
-        timeout,
-        matcher,
+        matcher: match matcher {
+            CursorMatcher::Any => ClaudeMatcher::Any,
+            CursorMatcher::Regex(re) => ClaudeMatcher::Regex(re),
+        },
         matcher_text,
+        if_rule: None,
+        if_text: None,
+        timeout,
+        is_async: false,
         fail_closed,
-        loop_limit,
         source: PathBuf::new(),
-        cwd: PathBuf::new(),
-        plugin_root: None,
+        plugin: None,
+        argv,
+        identity: String::new(),
         from_project: false,
+        event_name: Some(event.name),
+        loop_limit: if event.continues { loop_limit } else { None },
+        cwd: None,
     })
+}
+
+/// Whether `hook`'s matcher lets it run for `value` (Cursor's unanchored regex; `None`: the
+/// event has no matcher, and it runs).
+pub fn matches(hook: &Hook, value: Option<&str>) -> bool {
+    match (&hook.matcher, value) {
+        (_, None) | (ClaudeMatcher::Any, _) => true,
+        (ClaudeMatcher::Regex(re), Some(v)) => CursorMatcher::Regex(re.clone()).matches(Some(v)),
+        (ClaudeMatcher::Names(names), Some(v)) => names.iter().any(|n| n == v),
+    }
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -393,16 +354,19 @@ fn kind(v: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::{Chosen, Plugin};
+    use crate::event::Event;
 
-    fn parse_text(role: Role, text: &str) -> Parsed {
-        let file = File { path: PathBuf::from("/p/.cursor/hooks.json"), role, inline: false };
-        parse(&file, text.as_bytes(), Path::new("/p"))
+    fn parse_as(kind: Kind, plugin: Option<Plugin>, text: &str) -> Parsed {
+        let file = File { path: PathBuf::from("/p/.cursor/hooks.json"), kind, plugin, change_source: None };
+        parse(&file, text.as_bytes(), &mut CursorParser::default())
     }
 
     #[test]
     fn the_flat_shape_with_every_field() {
-        let p = parse_text(
-            Role::Project,
+        let p = parse_as(
+            Kind::Project,
+            None,
             r#"{"version": 1, "$schema": "x", "hooks": {
                 "beforeShellExecution": [{"command": "./guard.sh", "type": "command", "timeout": 10,
                                           "matcher": "curl|wget", "failClosed": true, "description": "d"}],
@@ -414,24 +378,26 @@ mod tests {
         assert_eq!(p.hooks.len(), 5);
         let (e, h) = &p.hooks[0];
         assert_eq!(*e, Event::PreToolUse, "a tool-specific event fires with the generic one");
-        assert_eq!(h.event.name, "beforeShellExecution");
-        assert_eq!(h.handler, Handler::Command("./guard.sh".into()));
+        assert_eq!(h.event_name, Some("beforeShellExecution"));
+        assert_eq!(h.handler, Handler::Command { command: "./guard.sh".into(), args: None });
+        assert_eq!(h.argv.as_deref(), Some(&["./guard.sh".to_string()][..]));
         assert_eq!(h.timeout, Some(Duration::from_secs(10)));
         assert!(h.fail_closed && h.from_project);
-        assert!(h.matcher.matches(Some("curl x")) && !h.matcher.matches(Some("ls")));
-        assert_eq!(h.cwd, Path::new("/p"));
+        assert!(matches(h, Some("curl x")) && !matches(h, Some("ls")));
+        assert_eq!(h.cwd, None, "project hooks run in the project directory");
         assert_eq!(p.hooks[1].0, Event::TurnStop);
         assert_eq!(p.hooks[1].1.loop_limit, None);
         assert_eq!(p.hooks[2].1.loop_limit, Some(5));
         assert_eq!(p.hooks[3].1.loop_limit, Some(2));
         assert_eq!(p.hooks[4].1.type_name(), "prompt");
-        assert_eq!(p.hooks[4].1.timeout(), DEFAULT_TIMEOUT);
+        assert_ne!(p.hooks[1].1.identity, p.hooks[2].1.identity);
     }
 
     #[test]
     fn bad_entries_are_skipped_with_file_path_and_reason() {
-        let p = parse_text(
-            Role::User,
+        let p = parse_as(
+            Kind::Own,
+            None,
             r#"{"version": 1, "hooks": {
                 "beforeShellExecution": [
                     "echo", {}, {"command": ""}, {"command": 3}, {"command": "a", "timeout": "10"},
@@ -446,7 +412,7 @@ mod tests {
             }}"#,
         );
         assert_eq!(p.hooks.len(), 1, "only the good entry: {:?}", p.warnings);
-        assert_eq!(p.hooks[0].1.cwd, Path::new("/p/.cursor"), "user hooks run in ~/.cursor");
+        assert_eq!(p.hooks[0].1.cwd.as_deref(), Some(Path::new("/p/.cursor")), "user hooks run in ~/.cursor");
         let w = p.warnings.join("\n");
         for want in [
             "/p/.cursor/hooks.json: skipped `hooks.beforeShellExecution[0]`: expected a hook object",
@@ -471,17 +437,19 @@ mod tests {
 
     #[test]
     fn whole_file_errors_and_version() {
-        let p = parse_text(Role::Project, "{not json");
+        let p = parse_as(Kind::Project, None, "{not json");
         assert!(p.hooks.is_empty() && p.warnings[0].contains("not valid JSON"));
-        let p = parse_text(Role::Project, "[1]");
+        let p = parse_as(Kind::Project, None, "[1]");
         assert!(p.warnings[0].contains("top level is not a JSON object"));
-        let p = parse_text(Role::Project, r#"{"hooks": []}"#);
+        let p = parse_as(Kind::Project, None, r#"{"hooks": [], "disableAllHooks": true}"#);
         assert!(p.warnings.iter().any(|w| w.contains("no `version`")));
+        assert!(p.warnings.iter().any(|w| w.contains("`disableAllHooks` is not a Cursor setting")));
         assert!(p.warnings.iter().any(|w| w.contains("`hooks` is a list, expected an object")));
-        let p = parse_text(Role::Plugin { root: "/plug".into() }, r#"{"hooks": {"stop": [{"command": "x"}]}}"#);
+        assert_eq!(p.disable_all, None);
+        let plugin = Plugin { root: "/plug".into(), data: None };
+        let p = parse_as(Kind::Own, Some(plugin), r#"{"hooks": {"stop": [{"command": "x"}]}}"#);
         assert!(p.warnings.is_empty(), "plugin files may omit version: {:?}", p.warnings);
-        assert_eq!(p.hooks[0].1.plugin_root.as_deref(), Some(Path::new("/plug")));
-        assert_eq!(p.hooks[0].1.cwd, Path::new("/p"), "plugin hooks run in the project directory");
+        assert_eq!(p.hooks[0].1.cwd, None, "plugin hooks run in the project directory");
     }
 
     #[test]
@@ -499,31 +467,43 @@ mod tests {
             "/b/.cursor-plugin/plugin.json" => Some(br#"{"hooks": {"version": 1, "hooks": {}}}"#.to_vec()),
             _ => None,
         };
-        let mut w = Vec::new();
-        let f = files(
-            Some(Path::new("/home")),
-            Path::new("/p"),
-            true,
-            &["/etc/cursor/hooks.json".into()],
-            &["/a".into(), "/b".into(), "/c".into()],
-            &manifests,
-            &mut w,
-        );
-        let paths: Vec<_> = f.iter().map(|f| (f.path.to_str().unwrap(), f.inline)).collect();
+        let plugin = |r: &str| Plugin { root: r.into(), data: None };
+        let chosen = Chosen {
+            on: true,
+            files: vec!["/etc/cursor/hooks.json".into()],
+            plugins: vec![plugin("/a"), plugin("/b"), plugin("/c")],
+            project_dir: None,
+        };
+        let place = Place {
+            cwd: Path::new("/p"),
+            home: Some(Path::new("/home")),
+            user: true,
+            project: true,
+            local: true,
+            chosen: &chosen,
+        };
+        let f = files_with(&place, &manifests);
+        let paths: Vec<_> = f.iter().map(|f| (f.path.to_str().unwrap(), f.kind)).collect();
         assert_eq!(
             paths,
             [
-                ("/home/.cursor/hooks.json", false),
-                ("/etc/cursor/hooks.json", false),
-                ("/a/h.json", false),
-                ("/b/.cursor-plugin/plugin.json", true),
-                ("/c/hooks/hooks.json", false),
-                ("/p/.cursor/hooks.json", false),
+                ("/home/.cursor/hooks.json", Kind::Own),
+                ("/etc/cursor/hooks.json", Kind::Own),
+                ("/a/.cursor-plugin/plugin.json", Kind::Own),
+                ("/a/h.json", Kind::Own),
+                ("/b/.cursor-plugin/plugin.json", Kind::Own),
+                ("/c/.cursor-plugin/plugin.json", Kind::Own),
+                ("/c/hooks/hooks.json", Kind::Own),
+                ("/p/.cursor/hooks.json", Kind::Project),
             ]
         );
-        let inline = File { path: "/b/.cursor-plugin/plugin.json".into(), role: Role::Plugin { root: "/b".into() }, inline: true };
-        let p = parse(&inline, br#"{"name":"b","hooks":{"hooks":{"stop":[{"command":"x"}, 5]}}}"#, Path::new("/p"));
+        let inline = &f[4];
+        let p = parse(inline, br#"{"name":"b","hooks":{"hooks":{"stop":[{"command":"x"}, 5]}}}"#, &mut CursorParser::default());
         assert_eq!(p.hooks.len(), 1);
         assert!(p.warnings[0].contains("skipped `hooks.hooks.stop[1]`"), "{:?}", p.warnings);
+        let p = parse(&f[2], br#"{"hooks": "h.json"}"#, &mut CursorParser::default());
+        assert!(p.hooks.is_empty() && p.warnings.is_empty(), "a path names another entry");
+        let p = parse(&f[2], b"{oops", &mut CursorParser::default());
+        assert!(p.warnings[0].contains("the plugin's hooks are not loaded"));
     }
 }

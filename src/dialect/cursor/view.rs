@@ -9,6 +9,8 @@
 //! nothing in the envelope is ever run or expanded (a command is text in a JSON string).
 
 use super::events::{CursorEvent, Match};
+use crate::dialect::{Variant, View};
+use crate::event::Event;
 use super::tools::{self, HostFields};
 use crate::envelope::tools::Kind;
 use crate::envelope::{push_compact, to_snake, Envelope};
@@ -189,6 +191,23 @@ impl CursorView {
 
     /// The stdin line of a hook of `event` (compact JSON and a newline).
     pub fn stdin(&self, event: &CursorEvent) -> String {
+        let out = self.pairs(event);
+        let mut line = String::with_capacity(out.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>() + 2);
+        line.push('{');
+        for (i, (k, v)) in out.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            line.push_str(&quoted(k));
+            line.push(':');
+            line.push_str(v);
+        }
+        line.push_str("}\n");
+        line
+    }
+
+    /// The fields of `event`'s stdin, in order: each key and its value's JSON text.
+    pub fn pairs(&self, event: &CursorEvent) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();
         let put = |out: &mut Vec<(String, String)>, k: &str, v: String| {
             if !out.iter().any(|(key, _)| key == k) {
@@ -232,18 +251,36 @@ impl CursorView {
                 put(&mut out, k, v.clone());
             }
         }
-        let mut line = String::with_capacity(out.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>() + 2);
-        line.push('{');
-        for (i, (k, v)) in out.iter().enumerate() {
-            if i > 0 {
-                line.push(',');
-            }
-            line.push_str(&quoted(k));
-            line.push(':');
-            line.push_str(v);
+        out
+    }
+
+    /// The seam's view: the stdin of the engine event's own Cursor event (and its fields, which
+    /// `select` and `read_in` read), Cursor's variables, and a variant for each tool-specific
+    /// event this fire raises (README "Host tools").
+    pub fn to_view(&self, event: Event, project_dir: &Path) -> View {
+        let mut view = View { vars: self.env(project_dir, None), ..View::default() };
+        let mut raised = super::events::of_engine(event).filter(|e| e.raised_by(self.kind()));
+        if let Some(generic) = raised.next() {
+            let pairs = self.pairs(generic);
+            view.fields = pairs
+                .iter()
+                .map(|(k, raw)| (k.clone(), json::value(raw).and_then(json::Val::to_value).unwrap_or(Value::Null)))
+                .collect();
+            view.stdin = self.stdin(generic);
+            view.variants.push(Variant {
+                event: generic.name,
+                stdin: String::new(),
+                matcher_value: self.matcher_value(generic),
+            });
         }
-        line.push_str("}\n");
-        line
+        for specific in raised {
+            view.variants.push(Variant {
+                event: specific.name,
+                stdin: self.stdin(specific),
+                matcher_value: self.matcher_value(specific),
+            });
+        }
+        view
     }
 
     /// The envelope's `cwd`, else the engine's (raw JSON text).
@@ -387,7 +424,6 @@ impl CursorView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Event;
     use crate::envelope::tools as host_tools;
 
     fn defaults(name: &str) -> Option<(Kind, HostFields<'static>)> {
