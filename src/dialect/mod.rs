@@ -219,6 +219,12 @@ impl Hook {
         if self.fail_closed {
             s.push_str("  [onFailure block]");
         }
+        if let Some(name) = self.event_name {
+            s.push_str(&format!("  [{name}]"));
+        }
+        if let Some(limit) = self.loop_limit {
+            s.push_str(&format!("  [loop_limit {limit}]"));
+        }
         s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display()));
         s
     }
