@@ -40,4 +40,10 @@ const (
 	EventDirectoryAdded  = "directoryAdded"
 	EventPreModelSwitch  = "preModelSwitch"
 	EventPostModelSwitch = "postModelSwitch"
+	// Cursor's events with no engine event before (docs/dialects/cursor.md).
+	EventAfterAgentResponse = "afterAgentResponse"
+	EventAfterAgentThought  = "afterAgentThought"
+	EventBeforeTabFileRead  = "beforeTabFileRead"
+	EventAfterTabFileEdit   = "afterTabFileEdit"
+	EventWorkspaceOpen      = "workspaceOpen"
 )

@@ -103,6 +103,10 @@ type Options struct {
 	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
 	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+	// Cursor also reads Cursor's .cursor/hooks.json files and runs their hooks as Cursor would
+	// (docs/dialects/cursor.md): true, or a map {"files": [...], "plugins": [...]} naming the
+	// host's own files and Cursor plugin directories besides. nil: off.
+	Cursor any `json:"cursor,omitempty"`
 }
 
 // ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.
@@ -403,7 +407,7 @@ type HookTrace struct {
 	Reason     string     `json:"reason,omitempty"`
 	Stderr     string     `json:"stderr,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	// Dialect is "claude" on Claude Code hooks, "" on openHarness hooks.
+	// Dialect is "claude" on Claude Code hooks, "cursor" on Cursor hooks, "" on openHarness hooks.
 	Dialect string `json:"dialect,omitempty"`
 	// Source is the settings or plugin hooks.json file a Claude Code hook came from.
 	Source string `json:"source,omitempty"`

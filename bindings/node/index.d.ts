@@ -37,7 +37,13 @@ export type NonBlockingEvent =
   | 'messageDisplay'
   | 'directoryAdded'
   | 'preModelSwitch'
-  | 'postModelSwitch';
+  | 'postModelSwitch'
+  // Cursor's events with no engine event before (docs/dialects/cursor.md)
+  | 'afterAgentResponse'
+  | 'afterAgentThought'
+  | 'beforeTabFileRead'
+  | 'afterTabFileEdit'
+  | 'workspaceOpen';
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
@@ -98,6 +104,9 @@ export interface HooksOptions {
   claudePlugins?: Array<string | { root: string; data?: string }>;
   /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
   claudeProjectDir?: string;
+  /** Also read Cursor's `.cursor/hooks.json` files (docs/dialects/cursor.md): `true`, or the host's own
+   * `files` and Cursor `plugins` (directories with `.cursor-plugin/plugin.json`) besides. Default false. */
+  cursor?: boolean | { files?: string[]; plugins?: Array<string | { root: string }> };
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
@@ -167,8 +176,8 @@ export interface HookTrace {
   stderr?: string;
   /** What went wrong (spawn failure, bad response, ...), when anything did. */
   error?: string;
-  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"). */
-  dialect?: 'claude';
+  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"), `"cursor"` on Cursor hooks. */
+  dialect?: 'claude' | 'cursor';
   /** Claude Code hooks: the settings or plugin `hooks.json` file the hook came from. */
   source?: string;
   /** Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through. */
