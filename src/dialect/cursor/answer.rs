@@ -190,16 +190,14 @@ fn interpret(event: &CursorEvent, obj: &Obj, hook: &Hook, fire: Fire) -> CursorA
     }
     let user_message = string(obj, "user_message");
     if answer.refuse || answer.permission == Some(Permission::Ask) {
-        answer.reason = string(obj, "agent_message").or_else(|| user_message.clone()).or_else(|| {
-            Some(format!(
-                "denied by Cursor hook `{}` on {}",
-                match &hook.handler {
-                    Handler::Command { command, .. } => command.as_str(),
-                    _ => hook.type_name(),
-                },
-                event.name
-            ))
-        });
+        let what = match &hook.handler {
+            Handler::Command { command, .. } => command.as_str(),
+            _ => hook.type_name(),
+        };
+        let said = if answer.refuse { "denied by" } else { "approval asked by" };
+        answer.reason = string(obj, "agent_message")
+            .or_else(|| user_message.clone())
+            .or_else(|| Some(format!("{said} Cursor hook `{what}` on {}", event.name)));
         answer.user_message = user_message;
     }
     answer.context = string(obj, "additional_context");

@@ -68,7 +68,10 @@ pub fn files_with(place: &Place, manifest: &dyn Fn(&Path) -> Option<Vec<u8>>) ->
         files.push(file(at.clone(), Kind::Own, Some(plugin.clone())));
         let named = match manifest(&at).map(|bytes| plugin_hooks(&at, &bytes)) {
             None | Some(Ok(PluginHooks::Default)) => Some(plugin.root.join("hooks/hooks.json")),
-            Some(Ok(PluginHooks::Path(p))) => Some(plugin.root.join(p)),
+            // `./hooks/x.json` (as manifests write it) names `<root>/hooks/x.json`.
+            Some(Ok(PluginHooks::Path(p))) => Some(plugin.root.join(
+                Path::new(&p).components().filter(|c| *c != std::path::Component::CurDir).collect::<PathBuf>(),
+            )),
             Some(Ok(PluginHooks::Inline) | Err(_)) => None,
         };
         if let Some(path) = named {
@@ -463,7 +466,7 @@ mod tests {
         assert_eq!(plugin_hooks(at, br#"{"hooks": {"hooks": {}}}"#), Ok(PluginHooks::Inline));
         assert!(plugin_hooks(at, br#"{"hooks": 3}"#).unwrap_err().contains("expected a path to a hooks file"));
         let manifests = |p: &Path| match p.to_str().unwrap() {
-            "/a/.cursor-plugin/plugin.json" => Some(br#"{"hooks": "h.json"}"#.to_vec()),
+            "/a/.cursor-plugin/plugin.json" => Some(br#"{"hooks": "./h.json"}"#.to_vec()),
             "/b/.cursor-plugin/plugin.json" => Some(br#"{"hooks": {"version": 1, "hooks": {}}}"#.to_vec()),
             _ => None,
         };
