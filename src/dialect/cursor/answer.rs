@@ -54,17 +54,6 @@ pub struct CursorAnswer {
     pub failure: Option<String>,
 }
 
-impl CursorAnswer {
-    /// The trace's `result`.
-    pub fn label(&self) -> &'static str {
-        if self.refuse || self.followup.is_some() {
-            "deny"
-        } else {
-            self.permission.map_or("none", Permission::as_str)
-        }
-    }
-}
-
 fn trimmed(bytes: &[u8]) -> Option<String> {
     let text = json::text(bytes);
     let t = text.trim();

@@ -306,7 +306,7 @@ fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParse
         },
     };
     let argv = match &handler {
-        Handler::Command { command, .. } => crate::run::command::plain_words(command),
+        Handler::Command { command, .. } => crate::words::plain_words(command),
         _ => None,
     };
     Ok(Hook {
