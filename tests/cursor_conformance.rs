@@ -692,3 +692,22 @@ fn cursor_does_not_read_claude_code_files() {
     assert_eq!(out["allowed"], true, "{out}");
     assert!(out["hooks"].as_array().unwrap().is_empty(), "{out}");
 }
+
+#[test]
+fn a_host_tool_named_in_tools_reaches_cursor_hooks_as_shell_and_a_rewrite_goes_back() {
+    let c = Cu::new();
+    let log = c.file("log");
+    c.project(&hooks(vec![
+        ("beforeShellExecution", vec![record(&log, "shell"), cmd(script("shell-guard.sh"))]),
+        ("preToolUse", vec![with(says(json!({ "updated_input": { "command": "ls -la", "cwd": "/tmp" } })), json!({ "matcher": "^Shell$" }))]),
+    ]));
+    let tools = json!({ "tools": { "run_cmd": { "kind": "shell", "fields": { "command": "cmdline", "cwd": "dir" } } } });
+    let run = |line: &str| json!({ "event": "preToolUse", "toolName": "run_cmd", "toolInput": { "cmdline": line, "dir": "/src" } });
+    let out = c.fire_with(tools.clone(), run("rm -rf /"));
+    assert_eq!(out["allowed"], false, "the shell guard sees the host's shell tool: {out}");
+    let shell = stdin_of(&records(&log)[0]);
+    assert_eq!((shell["command"].as_str(), shell["cwd"].as_str()), (Some("rm -rf /"), Some("/src")));
+    let out = c.fire_with(tools, run("ls"));
+    assert_eq!(out["allowed"], true, "{out}");
+    assert_eq!(out["updatedInput"], json!({ "cmdline": "ls -la", "dir": "/tmp" }), "in the host's field names: {out}");
+}

@@ -107,6 +107,19 @@ type Options struct {
 	// (docs/dialects/cursor.md): true, or a map {"files": [...], "plugins": [...]} naming the
 	// host's own files and Cursor plugin directories besides. nil: off.
 	Cursor any `json:"cursor,omitempty"`
+	// Tools tells the engine what the host's tools are, so other harnesses' hooks see them under
+	// their own names and field names (README "Host tools"), e.g.
+	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
+	// Claude Code's tool names are known without it.
+	Tools map[string]Tool `json:"tools,omitempty"`
+}
+
+// Tool is one host tool of Options.Tools: its kind (shell, read, write, edit, fetch, search,
+// glob, agent, mcp) and, where the host's field names differ from the kind's canonical ones,
+// canonical field → the host's field.
+type Tool struct {
+	Kind   string            `json:"kind"`
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 // ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.

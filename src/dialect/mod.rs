@@ -18,6 +18,7 @@
 pub mod claude;
 pub mod cursor;
 
+use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::{ClaudeMatcher, PermissionRule};
@@ -237,6 +238,9 @@ pub struct Site<'a> {
     pub home: Option<&'a Path>,
     /// The dialect's project directory ([`Chosen::project_dir`], else `cwd`).
     pub project_dir: &'a Path,
+    /// The host's tools (option `tools`): a view shows a known tool under the dialect's own
+    /// name and field names ([`crate::envelope::tools`], README "Host tools").
+    pub tools: &'a HostTools,
 }
 
 /// What a dialect's hooks see of one envelope, built from the one parsed [`Envelope`] (never a
@@ -450,9 +454,10 @@ pub trait Dialect: Send + Sync {
     /// Combines one step's answers (in configuration order). PURE. Called once per step.
     fn merge(&self, event: Event, answers: &[Answer]) -> Decision;
 
-    /// A rewritten tool input as the host names its fields (the host-tools table, README
-    /// "Host tools"): the one place a rewrite goes back to the host's names. Pure.
-    fn to_host_input(&self, _envelope: &Envelope, input: Value) -> Value {
+    /// A rewritten tool input as the host names its fields (the dialect's table in
+    /// [`crate::envelope::tools`] and the host's `tools`, README "Host tools"): the one place a
+    /// rewrite goes back to the host's names. Pure.
+    fn to_host_input(&self, _envelope: &Envelope, _tools: &HostTools, input: Value) -> Value {
         input
     }
 }

@@ -15,6 +15,7 @@ use super::{cancelled_error, Inner};
 use crate::config::layers::{self, Kind, Origin};
 use crate::config::{self, HookSpec};
 use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View, REGISTRY};
+use crate::envelope::tools::HostTools;
 use crate::envelope::{self, Envelope};
 use crate::event::Event;
 use crate::fanout::{self, Budget};
@@ -146,7 +147,7 @@ impl Inner {
             for (d, (picks, ran)) in steps.into_iter().enumerate().filter(|(_, (p, _))| !p.is_empty()) {
                 let dialect = REGISTRY[d];
                 let (answers, step_traces) = split(ran, &mut warnings);
-                let decision = decide(dialect, &envelope, &answers);
+                let decision = decide(dialect, &envelope, &self.options.tools, &answers);
                 let who = || denier(dialect, dialect_hooks, &picks, &answers, &step_traces);
                 let decided = walk.dialect_step(decision, who).is_break();
                 traces.extend(step_traces);
@@ -165,7 +166,8 @@ impl Inner {
             for (d, (_, ran)) in steps.into_iter().enumerate().filter(|(_, (p, _))| !p.is_empty()) {
                 let (answers, step_traces) = split(ran, &mut warnings);
                 traces.extend(step_traces);
-                let (step_stop, message) = walk.dialect_gather(decide(REGISTRY[d], &envelope, &answers));
+                let (step_stop, message) =
+                    walk.dialect_gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
                 stop = stop.or(step_stop);
                 messages.extend(message);
             }
@@ -225,6 +227,7 @@ impl Inner {
             cwd: &self.options.cwd,
             home: self.options.home.as_deref(),
             project_dir: self.options.dialects[d].project_dir.as_deref().unwrap_or(&self.options.cwd),
+            tools: &self.options.tools,
         }
     }
 
@@ -326,7 +329,7 @@ impl Inner {
                     })
                     .collect();
                 let (answers, step_traces) = split(ran, &mut warnings);
-                let decision = decide(*dialect, at, &answers);
+                let decision = decide(*dialect, at, &self.options.tools, &answers);
                 let rewrite = (decision.updated_input.clone(), decision.updated_prompt.clone());
                 let who = || denier(*dialect, hooks, &step, &answers, &step_traces);
                 let decided = walk.dialect_step(decision, who).is_break();
@@ -577,10 +580,10 @@ fn split(ran: Vec<dialect_run::Ran>, warnings: &mut Vec<String>) -> (Vec<Answer>
 }
 
 /// One step's decision: the dialect's merge, its rewrite in the host's names.
-fn decide(dialect: &dyn Dialect, at: &Envelope, answers: &[Answer]) -> Decision {
+fn decide(dialect: &dyn Dialect, at: &Envelope, tools: &HostTools, answers: &[Answer]) -> Decision {
     let mut decision = dialect.merge(at.event, answers);
     // The one place a rewrite goes back to the host's tool names (README "Host tools").
-    decision.updated_input = decision.updated_input.map(|input| dialect.to_host_input(at, input));
+    decision.updated_input = decision.updated_input.map(|input| dialect.to_host_input(at, tools, input));
     decision
 }
 

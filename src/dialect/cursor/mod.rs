@@ -7,13 +7,13 @@ pub mod answer;
 pub mod events;
 pub mod matcher;
 pub mod parse;
-pub mod tools;
 pub mod view;
 
 /// The option name, the trace's `dialect` and the `oh-hooks check --cursor` flag.
 pub const NAME: &str = "cursor";
 
 use super::{Answer, Decision, Dialect, File, Hook, Parser, Place, Raw, Site, View};
+use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use std::time::Duration;
@@ -29,11 +29,6 @@ pub const VARIABLES: &[&str] = &[
 ];
 
 pub struct Cursor;
-
-/// The host's tool as the engine knows it: its kind and its field names (README "Host tools").
-fn host_tool(name: &str) -> Option<(crate::envelope::tools::Kind, tools::HostFields<'static>)> {
-    crate::envelope::tools::kind(name).map(|k| (k, tools::default_host_fields(k)))
-}
 
 impl Dialect for Cursor {
     fn name(&self) -> &'static str {
@@ -69,7 +64,7 @@ impl Dialect for Cursor {
     }
 
     fn view(&self, envelope: &Envelope, site: &Site) -> View {
-        view::CursorView::build(envelope, site.cwd, &host_tool).to_view(envelope.event, site.project_dir)
+        view::CursorView::build(envelope, site.cwd, site.tools).to_view(envelope.event, site.project_dir)
     }
 
     /// A hook runs when the fire raises its Cursor event (a tool-specific one only for a tool
@@ -108,16 +103,14 @@ impl Dialect for Cursor {
     }
 
     /// Cursor's `updated_input` in the host's field names.
-    fn to_host_input(&self, envelope: &Envelope, input: serde_json::Value) -> serde_json::Value {
+    fn to_host_input(&self, envelope: &Envelope, host_tools: &HostTools, input: serde_json::Value) -> serde_json::Value {
         let host = ["toolName", "tool_name"]
             .iter()
             .find_map(|k| envelope.raw(k))
             .and_then(|raw| crate::response::json::value(raw)?.as_str().map(|s| s.into_owned()));
-        match (host.as_deref().and_then(host_tool), input) {
-            (Some((kind, fields)), serde_json::Value::Object(map)) => {
-                serde_json::Value::Object(tools::input_from_cursor(kind, fields, &map))
-            }
-            (_, input) => input,
+        match host {
+            Some(name) => crate::envelope::tools::from_dialect(&crate::envelope::tools::CURSOR, host_tools, &name, input),
+            None => input,
         }
     }
 }

@@ -11,8 +11,7 @@
 use super::events::{CursorEvent, Match};
 use crate::dialect::{Variant, View};
 use crate::event::Event;
-use super::tools::{self, HostFields};
-use crate::envelope::tools::Kind;
+use crate::envelope::tools::{self as host_tools, HostTools, Kind};
 use crate::envelope::{push_compact, to_snake, Envelope};
 use crate::response::json;
 use serde_json::Value;
@@ -89,13 +88,10 @@ fn object_in_string(raw: &str) -> Option<String> {
 }
 
 impl CursorView {
-    /// `host_tool`: the kind and field names of a host tool the engine knows (README "Host
-    /// tools"); `None` for a tool it does not.
-    pub fn build(
-        envelope: &Envelope,
-        cwd: &Path,
-        host_tool: &dyn Fn(&str) -> Option<(Kind, HostFields<'static>)>,
-    ) -> CursorView {
+    /// `host_tools`: what the host's tools are (option `tools`, README "Host tools"): a known
+    /// tool reaches Cursor hooks under Cursor's name and field names (the one table,
+    /// `envelope::tools::CURSOR`).
+    pub fn build(envelope: &Envelope, cwd: &Path, host_tools: &HostTools) -> CursorView {
         let mut fields: Vec<(String, String)> = Vec::new();
         for (key, raw) in envelope.fields() {
             let snake = to_snake(key);
@@ -107,31 +103,27 @@ impl CursorView {
         let get = |k: &str| fields.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str());
         let tool = get("tool_name").and_then(|raw| json::value(raw)?.as_str()).map(|host| {
             let host = host.into_owned();
-            let known = host_tool(&host);
-            let kind = known.map(|(k, _)| k);
-            let host_fields: HostFields = known.map_or(&[], |(_, f)| f);
+            let kind = host_tools.lookup(&host).map(|k| k.kind);
             // The input: an object, else JSON text of one (openHarness's string forms), else
             // plain text for the kind's main field (README "Host tools", `toolArgs` as text).
             let given = get("tool_input")
                 .filter(|r| r.starts_with('{'))
                 .map(str::to_string)
-                .or_else(|| ["tool_input", "tool_input_json", "tool_args"].iter().find_map(|k| get(k).and_then(object_in_string)));
-            let input = match (given, kind) {
-                (Some(obj), Some(k)) => tools::input_to_cursor(k, host_fields, &obj),
-                (Some(obj), None) => Some(obj),
-                (None, Some(k)) => {
-                    let text = get("tool_args").filter(|t| t.starts_with('"'));
-                    let main = k.main_field().and_then(|m| tools::fields(k).iter().find(|(c, _)| *c == m));
-                    text.zip(main).map(|(t, (_, field))| format!("{{{}:{t}}}", quoted(field)))
-                }
-                (None, None) => get("tool_input").map(str::to_string),
-            };
+                .or_else(|| {
+                    ["tool_input", "tool_input_json", "tool_args"].iter().find_map(|k| get(k).and_then(object_in_string))
+                })
+                .or_else(|| {
+                    let text = get("tool_args").filter(|t| t.starts_with('"'))?;
+                    host_tools::host_input_from_text(host_tools, &host, text)
+                })
+                .or_else(|| get("tool_input").map(str::to_string));
+            let (cursor, input) = host_tools::to_dialect(&host_tools::CURSOR, host_tools, &host, given.as_deref());
+            let (cursor, input) = (cursor.into_owned(), input.map(|i| i.into_owned()));
             let fields = input
                 .as_deref()
                 .and_then(|i| json::value(i)?.as_object())
                 .map(|o| o.entries().map(|(k, v)| (k.to_string(), v.raw().to_string())).collect())
                 .unwrap_or_default();
-            let cursor = kind.map_or_else(|| host.clone(), |k| tools::name(k, &host));
             Tool { host, kind, cursor, input, fields }
         });
         CursorView { fields, tool, engine_cwd }
@@ -153,6 +145,12 @@ impl CursorView {
     /// The host's tool name, decoded.
     pub fn host_tool(&self) -> Option<&str> {
         self.tool.as_ref().map(|t| t.host.as_str())
+    }
+
+    /// An MCP tool's own name (Cursor's `MCP:<tool>` without the prefix).
+    fn mcp_tool(&self) -> Option<String> {
+        let t = self.tool.as_ref().filter(|t| t.kind == Some(Kind::Mcp))?;
+        Some(t.cursor.strip_prefix("MCP:").unwrap_or(&t.cursor).to_string())
     }
 
     fn tool_field(&self, cursor_field: &str) -> Option<&str> {
@@ -177,7 +175,7 @@ impl CursorView {
             Match::Fixed(v) => v.to_string(),
             Match::ToolName => self.tool.as_ref().map(|t| t.cursor.clone()).unwrap_or_default(),
             Match::Command => self.command().unwrap_or_default(),
-            Match::McpTool => self.host_tool().map(|h| tools::mcp_tool(h).unwrap_or(h).to_string()).unwrap_or_default(),
+            Match::McpTool => self.mcp_tool().unwrap_or_default(),
             Match::SubagentType => {
                 self.get_str("subagent_type").or_else(|| self.get_str("agent_type")).unwrap_or_default()
             }
@@ -352,7 +350,7 @@ impl CursorView {
             }
             "beforeMCPExecution" | "afterMCPExecution" => {
                 if let Some(t) = &self.tool {
-                    put("tool_name", quoted(tools::mcp_tool(&t.host).unwrap_or(&t.host)));
+                    put("tool_name", quoted(&self.mcp_tool().unwrap_or_else(|| t.host.clone())));
                     // Cursor passes an MCP tool's parameters as JSON text.
                     put("tool_input", quoted(t.input.as_deref().unwrap_or("{}")));
                 }
@@ -424,14 +422,9 @@ impl CursorView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::envelope::tools as host_tools;
-
-    fn defaults(name: &str) -> Option<(Kind, HostFields<'static>)> {
-        host_tools::kind(name).map(|k| (k, tools::default_host_fields(k)))
-    }
 
     fn view(text: &str, event: Event) -> CursorView {
-        CursorView::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"), &defaults)
+        CursorView::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"), &HostTools::default())
     }
 
     fn ev(name: &str) -> &'static CursorEvent {
