@@ -61,7 +61,7 @@ events! {
     DirectoryAdded = "directoryAdded", false;
     PreModelSwitch = "preModelSwitch", false;
     PostModelSwitch = "postModelSwitch", false;
-    // Cursor: its events with no engine event before (README "Cursor hooks"). None blocks for
+    // Cursor: its events with no engine event before (docs/dialects/cursor.md). None blocks for
     // openHarness hooks; `beforeTabFileRead` can be refused by a Cursor hook, so `fire` waits
     // for the Cursor hooks there.
     AfterAgentResponse = "afterAgentResponse", false;

@@ -1,6 +1,6 @@
 //! Cursor conformance: hooks written for Cursor, loaded from real `.cursor/hooks.json` files (and
 //! plugins) in temporary home and project directories, fired through the engine, must produce
-//! the outcome README "Cursor hooks" describes. The hook scripts are real ones in bash, python3
+//! the outcome docs/dialects/cursor.md describes. The hook scripts are real ones in bash, python3
 //! and node (tests/cursor/, no jq, no network). Each test names the rule it checks.
 
 mod common;

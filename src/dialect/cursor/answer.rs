@@ -1,4 +1,4 @@
-//! Reading and merging Cursor hooks' answers (README "Cursor hooks", answers), pure functions
+//! Reading and merging Cursor hooks' answers (docs/dialects/cursor.md, answers), pure functions
 //! over what a hook did.
 //!
 //! Cursor reads stdout **only on exit 0**, as one flat snake_case JSON object: `permission`
@@ -241,7 +241,7 @@ fn has_permission(event: Event) -> bool {
     super::events::ALL.iter().any(|e| e.engine == event && e.has_permission())
 }
 
-/// The Cursor hooks of one step combined (README "Cursor hooks", merge), `answers` in
+/// The Cursor hooks of one step combined (docs/dialects/cursor.md, merge), `answers` in
 /// configuration order: any refusal wins (the first refusing hook's reason), then any enforced
 /// ask, then the last `updated_input`, then any allow. On `stop`/`subagentStop` every
 /// follow-up is kept, joined by a blank line, and the agent continues with them. Every context

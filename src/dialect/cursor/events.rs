@@ -1,4 +1,4 @@
-//! Cursor's events (README "Cursor hooks", events): each Cursor name, the engine event it fires
+//! Cursor's events (docs/dialects/cursor.md, events): each Cursor name, the engine event it fires
 //! with, and what its hooks may decide.
 //!
 //! Cursor's tool-specific events (`beforeShellExecution`, `beforeReadFile`, …) have no engine

@@ -1,4 +1,4 @@
-//! Cursor's `matcher` (README "Cursor hooks", matchers): an unanchored JavaScript-style regular
+//! Cursor's `matcher` (docs/dialects/cursor.md, matchers): an unanchored JavaScript-style regular
 //! expression tested against the event's own value ([`super::events::Match`]); absent, empty or
 //! `*` match everything (`*` alone is no regex; Claude-minded authors write it). Real matchers
 //! (`curl|wget|nc`, `rm -rf|git push --force`) are tested against the whole command text, so a

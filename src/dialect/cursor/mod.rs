@@ -1,4 +1,4 @@
-//! The Cursor dialect (README "Cursor hooks"): `.cursor/hooks.json` files, Cursor's camelCase
+//! The Cursor dialect (docs/dialects/cursor.md): `.cursor/hooks.json` files, Cursor's camelCase
 //! events (tool-specific ones beside the generic tool events), its snake_case stdin, and its flat
 //! snake_case answers read and merged by Cursor's rules. Data and pure functions only: the one
 //! loader reads the files, the one command runner runs the hooks.

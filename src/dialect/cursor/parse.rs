@@ -1,4 +1,4 @@
-//! Cursor's hooks files (README "Cursor hooks", files): `<home>/.cursor/hooks.json` (own),
+//! Cursor's hooks files (docs/dialects/cursor.md, files): `<home>/.cursor/hooks.json` (own),
 //! `<cwd>/.cursor/hooks.json` (project, trust-gated), the files a host names (own), and each
 //! plugin's hooks, named by its `.cursor-plugin/plugin.json` `hooks` key (a path, or the hooks
 //! object inline; `hooks/hooks.json` when the manifest names none).
@@ -39,6 +39,10 @@ pub fn event_of(hook: &Hook) -> Option<&'static CursorEvent> {
 /// The files the options name, in configuration order: the user's, the host's, each plugin's
 /// manifest and the hooks file it names, then the project's (a project rewrite, which Cursor
 /// ranks higher, comes last).
+///
+/// The one read a dialect makes itself: a plugin's manifest names its hooks file, so it is read
+/// here (bounded like every config file). Plugins are own layers the host names; nothing of a
+/// project is ever read here.
 pub fn files(place: &Place) -> Vec<File> {
     files_with(place, &read_manifest)
 }

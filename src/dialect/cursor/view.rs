@@ -1,4 +1,4 @@
-//! What a Cursor hook sees (README "Cursor hooks", stdin): one compact line of snake_case JSON —
+//! What a Cursor hook sees (docs/dialects/cursor.md, stdin): one compact line of snake_case JSON —
 //! Cursor's common fields (`conversation_id`, `generation_id`, `hook_event_name`,
 //! `workspace_roots`, …), the event's own fields (`command`/`cwd` on shell events, `tool_name`/
 //! `tool_input` on tool events under Cursor's tool names), and every other envelope field in
@@ -394,7 +394,7 @@ impl CursorView {
         }
     }
 
-    /// Cursor's environment variables for a hook (README "Cursor hooks", environment), after
+    /// Cursor's environment variables for a hook (docs/dialects/cursor.md, environment), after
     /// the host's and the `env` option's.
     pub fn env(&self, project_dir: &Path, plugin_root: Option<&Path>) -> Vec<(&'static str, String)> {
         let dir = project_dir.display().to_string();
