@@ -80,7 +80,7 @@ fire_cursor 0 $cursor/envelopes/write.json           "Cursor: after a Write, con
 fire_cursor 1 $cursor/envelopes/stop.json            "Cursor: the stop hook's followup_message keeps the agent going (allowed false)"
 fire_cursor 0 $cursor/envelopes/stop-after-two.json  "Cursor: after loop_limit (2) follow-ups, the agent may stop"
 
-# The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
+# The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
 harness=target/demo-harness

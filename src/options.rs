@@ -461,7 +461,7 @@ fn plugins(key: &str, v: &Value) -> Result<Vec<Plugin>> {
 }
 
 /// `tools`: `{"<host tool name>": "<kind>" | {"kind": "<kind>", "fields": {"<canonical>": "<host
-/// field>"}}}` (README "Host tools").
+/// field>"}}}` (docs/envelope.md "Host tools").
 fn host_tools(key: &str, v: &Value) -> Result<HostTools> {
     let kinds = Kind::names();
     let shape = "{\"<tool name>\": \"<kind>\" or {\"kind\": \"<kind>\", \"fields\": {\"<canonical field>\": \"<your field>\"}}}";

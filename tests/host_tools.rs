@@ -1,4 +1,4 @@
-//! Host tools across dialects (README "Host tools"): a host whose tools are named differently
+//! Host tools across dialects (docs/envelope.md "Host tools"): a host whose tools are named differently
 //! runs Claude Code hooks unchanged. The host here calls its shell tool `shell` and its command
 //! field `cmd` (`"tools": {"shell": {"kind": "shell", "fields": {"command": "cmd"}}}`); Claude Code
 //! hooks see `Bash` and `tool_input.command`, their matchers and `if` rules test `Bash`, and a

@@ -108,7 +108,7 @@ type Options struct {
 	// host's own files and Cursor plugin directories besides. nil: off.
 	Cursor any `json:"cursor,omitempty"`
 	// Tools tells the engine what the host's tools are, so other harnesses' hooks see them under
-	// their own names and field names (README "Host tools"), e.g.
+	// their own names and field names (docs/envelope.md "Host tools"), e.g.
 	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
 	// Claude Code's tool names are known without it.
 	Tools map[string]Tool `json:"tools,omitempty"`

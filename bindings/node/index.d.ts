@@ -115,13 +115,13 @@ export interface HooksOptions {
   shutdownTimeoutMs?: number;
   /**
    * The host's tools and their kinds, so other harnesses' hooks see them under their own names
-   * and field names (README "Host tools"): `{shell: {kind: 'shell', fields: {command: 'cmd'}}}`.
+   * and field names (docs/envelope.md "Host tools"): `{shell: {kind: 'shell', fields: {command: 'cmd'}}}`.
    * Claude Code's tool names are known without it.
    */
   tools?: Record<string, ToolKind | { kind: ToolKind; fields?: Record<string, string> }>;
 }
 
-/** A kind of host tool (README "Host tools"); `fields` maps its canonical fields to the host's. */
+/** A kind of host tool (docs/envelope.md "Host tools"); `fields` maps its canonical fields to the host's. */
 export type ToolKind = 'shell' | 'read' | 'write' | 'edit' | 'fetch' | 'search' | 'glob' | 'agent' | 'mcp';
 
 /** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */

@@ -1,4 +1,4 @@
-//! Host tools across dialects (README "Host tools"). The envelope's `toolName` and `toolInput`
+//! Host tools across dialects (docs/envelope.md "Host tools"). The envelope's `toolName` and `toolInput`
 //! are the host's own; hooks written for another harness match and read that harness's names.
 //! This module is data and pure functions:
 //! - [`Kind`]: the kinds of tool and their canonical fields;
@@ -189,7 +189,7 @@ pub enum Input {
     /// The host's fields, renamed by [`DialectTool::fields`].
     Renamed,
     /// Codex's `apply_patch`: the input is `{"command": <patch text>}` made from the canonical
-    /// fields (README "Codex hooks"); the Codex dialect builds and reads the patch, so
+    /// fields (the Codex dialect's page); the Codex dialect builds and reads the patch, so
     /// [`to_dialect`] and [`from_dialect`] pass such an input on as given.
     ApplyPatch,
 }
@@ -338,7 +338,7 @@ pub const TABLES: &[&Table] = &[&CLAUDE, &CODEX, &CURSOR, &COPILOT, &COPILOT_PAS
 /// text with each field the dialect has a counterpart for renamed (borrowed when nothing
 /// changes). A tool the engine does not know, or of a kind the dialect has no tool for, keeps
 /// the host's name and input. Values are copied as written (a lone surrogate escape or `1e999`
-/// included: README "One envelope").
+/// included: docs/envelope.md "One envelope").
 pub fn to_dialect<'a>(
     table: &Table,
     host: &HostTools,

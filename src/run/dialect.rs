@@ -47,13 +47,26 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     let answer = match &hook.handler {
         Handler::Command { command, args } => {
             let hook_vars = dialect.hook_vars(hook);
-            let exec_argv: Option<Vec<String>> = args.as_ref().map(|args| {
-                let substitute = |s: &str| substitute(s, &cx.view.vars, &hook_vars);
-                std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect()
+            // The dialect's own command line (Gemini CLI's `bash -c`), else the exec form, else
+            // the user's shell of a harness that runs commands in it (Codex's `$SHELL -c`),
+            // started directly with the command as one word; else `/bin/sh -c` or plain words.
+            let exec_argv: Option<Vec<String>> = dialect.command(hook, cx.view).or_else(|| match args {
+                Some(args) => {
+                    let substitute = |s: &str| substitute(s, &cx.view.vars, &hook_vars);
+                    Some(std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect())
+                }
+                None => dialect
+                    .shell(&|name| cx.base.env.get(name))
+                    .map(|shell| vec![shell, "-c".to_string(), command.clone()]),
             });
-            let mut vars = cx.base.envelope.vars().to_vec();
+            let mut vars: Vec<(&str, String)> = cx.base.envelope.vars().to_vec();
             vars.extend(cx.view.vars.iter().cloned());
             vars.extend(hook_vars);
+            // The hook's own `env` goes over everything else (a later entry wins).
+            for (k, v) in &hook.env {
+                vars.retain(|(n, _)| n != k);
+                vars.push((k.as_str(), v.clone()));
+            }
             // Should the direct start fail after all (a script without `#!`), the shell's
             // fallback runs the same words, quoted, never the bare command.
             let quoted: Option<String> = exec_argv.as_ref().map(|words| {
@@ -194,7 +207,8 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     finish(answer, trace, start, cx, warning)
 }
 
-fn finish(answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
+fn finish(mut answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
+    answer.finished = Some(Instant::now());
     trace.duration_ms = millis(start.elapsed());
     trace.result = super::cancelled_or(cx.base.cancel, answer.label());
     trace.reason = answer.reason.clone();

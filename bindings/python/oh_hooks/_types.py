@@ -53,7 +53,7 @@ class Options(TypedDict, total=False):
     """How long closing waits for background hooks and async fires before cancelling them (default 5000)."""
     tools: Dict[str, Union[str, Dict[str, Any]]]
     """The host's tools and their kinds, so other harnesses' hooks see them under their own names
-    (README "Host tools"): ``{"shell": {"kind": "shell", "fields": {"command": "cmd"}}}``."""
+    (docs/envelope.md "Host tools"): ``{"shell": {"kind": "shell", "fields": {"command": "cmd"}}}``."""
 
 
 class _EnvelopeEvent(TypedDict):

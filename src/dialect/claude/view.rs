@@ -1,4 +1,4 @@
-//! Claude Code's stdin (README "Claude Code hooks"): the envelope as the one compact line of snake_case JSON
+//! Claude Code's stdin (docs/dialects/claude.md "Claude Code hooks"): the envelope as the one compact line of snake_case JSON
 //! that Claude Code writes to its hooks, `hook_event_name` and all. HTTP Claude Code hooks get
 //! the same JSON as their POST body.
 
@@ -18,8 +18,8 @@ const LEADING: &[&str] = &["session_id", "transcript_path", "cwd", "permission_m
 /// same as fields for matchers and `if` rules.
 /// Built from the fields the engine already read, each value's text passed on as received
 /// (a lone surrogate escape or `1e999` included): no second parse of the envelope can fail
-/// and leave a hook without `tool_name` (README "One envelope"). A known host tool (`tools`) is
-/// seen under Claude Code's name and field names (README "Host tools"): matchers and `if` rules
+/// and leave a hook without `tool_name` (docs/envelope.md "One envelope"). A known host tool (`tools`) is
+/// seen under Claude Code's name and field names (docs/envelope.md "Host tools"): matchers and `if` rules
 /// test those too.
 pub fn build(envelope: &Envelope, cwd: &Path, host_tools: &HostTools) -> View {
     // The first spelling given wins; its alias (which follows it) is the same value.
@@ -127,7 +127,7 @@ fn to_claude_tool(rest: &mut [(String, Cow<str>)], host_tools: &HostTools) {
 }
 
 /// A Claude Code hook's rewrite (`updatedInput`) of the tool in `envelope`, under the host's
-/// field names (README "Host tools"): what the outcome carries and the later steps receive.
+/// field names (docs/envelope.md "Host tools"): what the outcome carries and the later steps receive.
 pub fn host_rewrite(envelope: &Envelope, host_tools: &HostTools, input: Value) -> Value {
     // The host tool the Claude Code view was made from: the first spelling of `tool_name`.
     let name = envelope.fields().find(|(k, _)| to_snake(k) == "tool_name").and_then(|(_, v)| json::value(v)?.as_str());
@@ -140,7 +140,7 @@ pub fn host_rewrite(envelope: &Envelope, host_tools: &HostTools, input: Value) -
 /// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
 /// only this reader accepts (`NaN`, raw control characters) is written out again so that every
 /// hook's reader reads the line.
-fn json_in_string(raw: &str) -> Option<String> {
+pub(crate) fn json_in_string(raw: &str) -> Option<String> {
     if !raw.starts_with('"') {
         return None;
     }

@@ -11,9 +11,9 @@
 //! nothing to Cursor and nothing here.
 //!
 //! Every answer goes through the one tolerant reader: invalid UTF-8, a byte-order mark, any
-//! depth or number are read, and a repeated key never turns a refusal into agreement (README
+//! depth or number are read, and a repeated key never turns a refusal into agreement (docs/envelope.md
 //! "Reading answers"). An answer over `maxOutputBytes` is not read; where the hook could refuse,
-//! it refuses (README "Size never decides").
+//! it refuses (docs/envelope.md "Size never decides").
 
 use super::events::{CursorEvent, Permission as Rule};
 use super::parse::event_of;
@@ -288,7 +288,7 @@ mod tests {
 
     fn hook(event: &str, extra: &str) -> Hook {
         let text = format!(r#"{{"version":1,"hooks":{{"{event}":[{{"command":"h"{extra}}}]}}}}"#);
-        let file = File { path: PathBuf::from("/h.json"), kind: Kind::Own, plugin: None, change_source: None };
+        let file = File { path: PathBuf::from("/h.json"), kind: Kind::Own, plugin: None, change_source: None, dir: None };
         let p = parse(&file, text.as_bytes(), &mut CursorParser::default());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         p.hooks.into_iter().next().unwrap().1

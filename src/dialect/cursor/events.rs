@@ -4,7 +4,7 @@
 //! Cursor's tool-specific events (`beforeShellExecution`, `beforeReadFile`, …) have no engine
 //! event of their own: they fire with the generic tool event (`preToolUse`/`postToolUse`) when
 //! the tool is of their kind, and a fire runs both the generic and the specific hooks, as Cursor
-//! does (README "Host tools").
+//! does (docs/envelope.md "Host tools").
 
 use crate::envelope::tools::Kind;
 use crate::event::Event;

@@ -57,7 +57,7 @@ fn read_manifest(path: &Path) -> Option<Vec<u8>> {
 
 /// [`files`] with the manifest reader given (tests).
 pub fn files_with(place: &Place, manifest: &dyn Fn(&Path) -> Option<Vec<u8>>) -> Vec<File> {
-    let file = |path: PathBuf, kind, plugin| File { path, kind, plugin, change_source: None };
+    let file = |path: PathBuf, kind, plugin| File { path, kind, plugin, change_source: None, dir: None };
     let mut files = Vec::new();
     if let (true, true, Some(home)) = (place.chosen.on, place.user, place.home) {
         files.push(file(home.join(".cursor/hooks.json"), Kind::Own, None));
@@ -334,6 +334,9 @@ fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParse
         event_name: Some(event.name),
         loop_limit: if event.continues { loop_limit } else { None },
         cwd: None,
+        env: Vec::new(),
+        sequential: false,
+        name: None,
     })
 }
 
@@ -365,7 +368,7 @@ mod tests {
     use crate::event::Event;
 
     fn parse_as(kind: Kind, plugin: Option<Plugin>, text: &str) -> Parsed {
-        let file = File { path: PathBuf::from("/p/.cursor/hooks.json"), kind, plugin, change_source: None };
+        let file = File { path: PathBuf::from("/p/.cursor/hooks.json"), kind, plugin, change_source: None, dir: None };
         parse(&file, text.as_bytes(), &mut CursorParser::default())
     }
 

@@ -5,7 +5,7 @@
 //! snake_case — plus Cursor's environment variables and the value its matcher tests.
 //!
 //! Built once per fire from the fields the engine already read: every value is passed on as
-//! the host wrote it, a lone surrogate escape or `1e999` included (README "One envelope"), and
+//! the host wrote it, a lone surrogate escape or `1e999` included (docs/envelope.md "One envelope"), and
 //! nothing in the envelope is ever run or expanded (a command is text in a JSON string).
 
 use super::events::{CursorEvent, Match};
@@ -88,7 +88,7 @@ fn object_in_string(raw: &str) -> Option<String> {
 }
 
 impl CursorView {
-    /// `host_tools`: what the host's tools are (option `tools`, README "Host tools"): a known
+    /// `host_tools`: what the host's tools are (option `tools`, docs/envelope.md "Host tools"): a known
     /// tool reaches Cursor hooks under Cursor's name and field names (the one table,
     /// `envelope::tools::CURSOR`).
     pub fn build(envelope: &Envelope, cwd: &Path, host_tools: &HostTools) -> CursorView {
@@ -105,7 +105,7 @@ impl CursorView {
             let host = host.into_owned();
             let kind = host_tools.lookup(&host).map(|k| k.kind);
             // The input: an object, else JSON text of one (openHarness's string forms), else
-            // plain text for the kind's main field (README "Host tools", `toolArgs` as text).
+            // plain text for the kind's main field (docs/envelope.md "Host tools", `toolArgs` as text).
             let given = get("tool_input")
                 .filter(|r| r.starts_with('{'))
                 .map(str::to_string)
@@ -254,7 +254,7 @@ impl CursorView {
 
     /// The seam's view: the stdin of the engine event's own Cursor event (and its fields, which
     /// `select` and `read_in` read), Cursor's variables, and a variant for each tool-specific
-    /// event this fire raises (README "Host tools").
+    /// event this fire raises (docs/envelope.md "Host tools").
     pub fn to_view(&self, event: Event, project_dir: &Path) -> View {
         let mut view = View { vars: self.env(project_dir, None), ..View::default() };
         let mut raised = super::events::of_engine(event).filter(|e| e.raised_by(self.kind()));
