@@ -96,9 +96,12 @@ impl Kind {
     }
 }
 
+/// Canonical field → another field name (the host's or a dialect's).
+type FieldNames = &'static [(&'static str, &'static str)];
+
 /// Claude Code's tool names, known as their kinds without any option, with Claude Code's field
 /// names: a host that uses these names sends these fields (canonical → host field).
-const DEFAULTS: &[(&str, Kind, &[(&str, &str)])] = &[
+const DEFAULTS: &[(&str, Kind, FieldNames)] = &[
     ("Bash", Kind::Shell, &[("command", "command")]),
     ("Read", Kind::Read, &[("path", "file_path")]),
     ("Write", Kind::Write, &[("path", "file_path"), ("content", "content")]),
@@ -476,7 +479,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn host(tools: &[(&str, Kind, &[(&'static str, &str)])]) -> HostTools {
+    type Fields<'a> = &'a [(&'static str, &'a str)];
+
+    fn host(tools: &[(&str, Kind, Fields)]) -> HostTools {
         let mut h = HostTools::default();
         for (name, kind, fields) in tools {
             let fields = fields.iter().map(|(c, f)| (*c, f.to_string())).collect();
