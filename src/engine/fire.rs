@@ -379,22 +379,25 @@ impl Inner {
                 warning: None,
             })
         };
+        let run_in = |i: usize, dcx: &DialectContext| {
+            let mut ran = dialect_run::run(&hooks[i], offset + i, dcx);
+            if hooks[i].is_async {
+                // Waited for only because of `waitNonBlocking`: an async hook decides
+                // nothing; its context and message still count.
+                ran.trace.result = Verdict::None;
+                ran.answer = Answer {
+                    context: ran.answer.context,
+                    system_message: ran.answer.system_message,
+                    ..Answer::default()
+                };
+            }
+            Done::Dialect(ran)
+        };
         let run = |job: &Pick| match *job {
             Pick::Native(i) => Done::Native(hook::run(&specs[i], &cx)),
             Pick::Dialect(i) => {
                 let Some(Some(dcx)) = contexts.get(hooks[i].dialect) else { return unrun(i, INTERNAL, false) };
-                let mut ran = dialect_run::run(&hooks[i], offset + i, dcx);
-                if hooks[i].is_async {
-                    // Waited for only because of `waitNonBlocking`: an async hook decides
-                    // nothing; its context and message still count.
-                    ran.trace.result = Verdict::None;
-                    ran.answer = Answer {
-                        context: ran.answer.context,
-                        system_message: ran.answer.system_message,
-                        ..Answer::default()
-                    };
-                }
-                Done::Dialect(ran)
+                run_in(i, dcx)
             }
         };
         let failed = |job: &Pick| match *job {
@@ -418,7 +421,81 @@ impl Inner {
             }
             Pick::Dialect(i) => unrun(i, NO_TURN, true),
         };
-        fanout::run_all(budget, fanout::Jobs { jobs, deadline: &deadline, run: &run, late: &late, failed: &failed })
+        // A dialect that runs this step's hooks one after another (Gemini CLI's `sequential`):
+        // each of its hooks sees the view the previous one's answer left, and its timeout counts
+        // from its own start. The other jobs run in parallel first.
+        let sequential: Vec<usize> = (0..REGISTRY.len())
+            .filter(|d| {
+                let mine: Vec<&Hook> = jobs
+                    .iter()
+                    .filter_map(|p| match *p {
+                        Pick::Dialect(i) if hooks[i].dialect == *d => Some(&hooks[i]),
+                        _ => None,
+                    })
+                    .collect();
+                !mine.is_empty() && REGISTRY[*d].sequential(envelope.event, &mine)
+            })
+            .collect();
+        let in_sequence = |p: &Pick| matches!(*p, Pick::Dialect(i) if sequential.contains(&hooks[i].dialect));
+        if sequential.is_empty() {
+            return fanout::run_all(
+                budget,
+                fanout::Jobs { jobs, deadline: &deadline, run: &run, late: &late, failed: &failed },
+            );
+        }
+        let parallel: Vec<Pick> = jobs.iter().copied().filter(|p| !in_sequence(p)).collect();
+        let mut parallel_done = fanout::run_all(
+            budget,
+            fanout::Jobs { jobs: &parallel, deadline: &deadline, run: &run, late: &late, failed: &failed },
+        )
+        .into_iter();
+        let mut in_order: Vec<Option<Done>> = jobs.iter().map(|_| None).collect();
+        for &d in &sequential {
+            let Some(Some(first)) = views.get(d) else { continue };
+            let mut view: Arc<View> = first.clone();
+            for (at, pick) in jobs.iter().enumerate() {
+                let Pick::Dialect(i) = *pick else { continue };
+                if hooks[i].dialect != d {
+                    continue;
+                }
+                let dcx = DialectContext { base: &cx, view: &view };
+                let begun = Instant::now();
+                let one = |job: &Pick| match *job {
+                    Pick::Dialect(i) => run_in(i, &dcx),
+                    Pick::Native(_) => run(job),
+                };
+                let own_deadline = |job: &Pick| match *job {
+                    Pick::Dialect(i) => begun.checked_add(hooks[i].dialect().timeout(&hooks[i], envelope.event)),
+                    Pick::Native(_) => deadline(job),
+                };
+                let done = fanout::run_all(
+                    budget,
+                    fanout::Jobs {
+                        jobs: std::slice::from_ref(pick),
+                        deadline: &own_deadline,
+                        run: &one,
+                        late: &late,
+                        failed: &failed,
+                    },
+                )
+                .pop()
+                .unwrap_or_else(|| unrun(i, INTERNAL, false));
+                if let Done::Dialect(ran) = &done {
+                    if let Some(next) = REGISTRY[d].next_view(envelope.event, &view, &ran.answer) {
+                        view = Arc::new(next);
+                    }
+                }
+                in_order[at] = Some(done);
+            }
+        }
+        jobs.iter()
+            .zip(in_order)
+            .map(|(p, done)| match done {
+                Some(d) => d,
+                None if in_sequence(p) => failed(p),
+                None => parallel_done.next().unwrap_or_else(|| failed(p)),
+            })
+            .collect()
     }
 
     /// Hooks whose fire does not wait: each is a job of the engine's bounded pool, and takes a

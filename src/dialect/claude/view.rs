@@ -86,7 +86,7 @@ pub fn build(envelope: &Envelope, cwd: &Path, host_tools: &HostTools) -> View {
         fields.insert(key.clone(), value);
     }
     json.push_str("}\n");
-    View { stdin: json, fields, vars: Vec::new() }
+    View { stdin: json, fields, vars: Vec::new(), variants: Vec::new() }
 }
 
 /// The value a matcher is tested against: the field as text (FileChanged: its file name).
@@ -135,7 +135,7 @@ pub fn host_rewrite(envelope: &Envelope, host_tools: &HostTools, input: Value) -
 /// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
 /// only this reader accepts (`NaN`, raw control characters) is written out again so that every
 /// hook's reader reads the line.
-fn json_in_string(raw: &str) -> Option<String> {
+pub(crate) fn json_in_string(raw: &str) -> Option<String> {
     if !raw.starts_with('"') {
         return None;
     }
