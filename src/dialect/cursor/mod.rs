@@ -104,13 +104,6 @@ impl Dialect for Cursor {
 
     /// Cursor's `updated_input` in the host's field names.
     fn to_host_input(&self, envelope: &Envelope, host_tools: &HostTools, input: serde_json::Value) -> serde_json::Value {
-        let host = ["toolName", "tool_name"]
-            .iter()
-            .find_map(|k| envelope.raw(k))
-            .and_then(|raw| crate::response::json::value(raw)?.as_str().map(|s| s.into_owned()));
-        match host {
-            Some(name) => crate::envelope::tools::from_dialect(&crate::envelope::tools::CURSOR, host_tools, &name, input),
-            None => input,
-        }
+        crate::envelope::tools::rewrite_for_host(&crate::envelope::tools::CURSOR, host_tools, envelope, input)
     }
 }
