@@ -711,3 +711,46 @@ fn a_host_tool_named_in_tools_reaches_cursor_hooks_as_shell_and_a_rewrite_goes_b
     assert_eq!(out["allowed"], true, "{out}");
     assert_eq!(out["updatedInput"], json!({ "cmdline": "ls -la", "dir": "/tmp" }), "in the host's field names: {out}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Prompt hooks: answered by the host's `prompt` callback.
+
+struct Verdict(&'static str, std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl oh_hooks::host::HostFunction for Verdict {
+    fn call(&self, request: &str, call: u64) {
+        self.1.lock().unwrap().push(request.to_string());
+        oh_hooks::host::answer(call, Some(self.0.as_bytes().to_vec()));
+    }
+}
+
+#[test]
+fn prompt_hooks_are_answered_by_the_hosts_prompt_callback() {
+    let c = Cu::new();
+    c.project(&hooks(vec![
+        ("beforeShellExecution", vec![json!({ "type": "prompt", "prompt": "Is $ARGUMENTS safe?", "model": "fast" })]),
+        ("stop", vec![json!({ "type": "prompt", "prompt": "Done?" })]),
+    ]));
+    for (verdict, envelope, allowed) in [
+        (r#"{"ok": false, "reason": "deletes the repo"}"#, bash("rm -rf ."), false),
+        (r#"{"ok": true}"#, bash("ls"), true),
+        (r#"{"ok": false, "reason": "not done"}"#, json!({ "event": "turnStop" }), true),
+    ] {
+        let engine = c.engine(json!({}));
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        engine.register("prompt", Some(std::sync::Arc::new(Verdict(verdict, asked.clone()))));
+        let out = fire(&engine, envelope.clone());
+        assert_eq!(out["allowed"], allowed, "{verdict} on {envelope}: {out}");
+        if !allowed {
+            assert_eq!(out["reason"], "deletes the repo", "{out}");
+            assert_eq!(out["permissionDecision"], "deny", "{out}");
+        }
+        let request: Value = serde_json::from_str(&asked.lock().unwrap()[0]).unwrap();
+        assert!(request["hook"]["prompt"].is_string(), "{request}");
+        assert!(request["input"]["hook_event_name"].is_string(), "{request}");
+    }
+    // Without a `prompt` callback the hook is skipped with a warning.
+    let out = c.fire(bash("rm -rf ."));
+    assert_eq!(out["allowed"], true, "{out}");
+    assert!(warnings(&out).contains("prompt"), "{out}");
+}
