@@ -754,3 +754,16 @@ fn prompt_hooks_are_answered_by_the_hosts_prompt_callback() {
     assert_eq!(out["allowed"], true, "{out}");
     assert!(warnings(&out).contains("prompt"), "{out}");
 }
+
+#[test]
+fn an_edited_hooks_file_is_reloaded() {
+    let c = Cu::new();
+    c.project(&hooks(vec![("beforeShellExecution", vec![says(json!({ "permission": "allow" }))])]));
+    let engine = c.engine(json!({}));
+    assert_eq!(fire(&engine, bash("rm -rf /"))["allowed"], true);
+    c.project(&hooks(vec![("beforeShellExecution", vec![answer(2, "", "now refused")])]));
+    // A change is adopted once it has settled (docs/config.md "Live reload").
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let out = fire(&engine, bash("rm -rf /"));
+    assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("now refused")), "{out}");
+}
