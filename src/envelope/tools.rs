@@ -639,7 +639,12 @@ mod tests {
     #[test]
     fn a_renamed_field_wins_over_a_field_passing_through_under_its_name() {
         let h = host(&[("shell", Kind::Shell, &[("command", "cmd")])]);
-        for text in [r#"{"cmd":"rm -rf /","command":"ls"}"#, r#"{"command":"ls","cmd":"rm -rf /"}"#] {
+        for text in [
+            r#"{"cmd":"rm -rf /","command":"ls"}"#,
+            r#"{"command":"ls","cmd":"rm -rf /"}"#,
+            // Keys are compared decoded: an escape hides neither the field nor the decoy.
+            r#"{"c\u006dd":"rm -rf /","comm\u0061nd":"ls"}"#,
+        ] {
             let (_, i) = to_dialect(&CLAUDE, &h, "shell", Some(text));
             assert_eq!(i.as_deref(), Some(r#"{"command":"rm -rf /"}"#), "{text}");
         }
