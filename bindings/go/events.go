@@ -44,4 +44,10 @@ const (
 	EventBeforeModel         = "beforeModel"
 	EventAfterModel          = "afterModel"
 	EventBeforeToolSelection = "beforeToolSelection"
+	// Cursor's events with no engine event before (docs/dialects/cursor.md).
+	EventAfterAgentResponse = "afterAgentResponse"
+	EventAfterAgentThought  = "afterAgentThought"
+	EventBeforeTabFileRead  = "beforeTabFileRead"
+	EventAfterTabFileEdit   = "afterTabFileEdit"
+	EventWorkspaceOpen      = "workspaceOpen"
 )

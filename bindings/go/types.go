@@ -105,6 +105,10 @@ type Options struct {
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
 	// Gemini also runs Gemini CLI's hooks (docs/dialects/gemini.md); nil: off.
 	Gemini *DialectFiles `json:"gemini,omitempty"`
+	// Cursor also reads Cursor's .cursor/hooks.json files and runs their hooks as Cursor would
+	// (docs/dialects/cursor.md): true, or a map {"files": [...], "plugins": [...]} naming the
+	// host's own files and Cursor plugin directories besides. nil: off.
+	Cursor any `json:"cursor,omitempty"`
 	// Tools tells the engine what the host's tools are, so other harnesses' hooks see them under
 	// their own names and field names (docs/envelope.md "Host tools"), e.g.
 	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
@@ -445,7 +449,8 @@ type HookTrace struct {
 	Reason     string     `json:"reason,omitempty"`
 	Stderr     string     `json:"stderr,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	// Dialect is "claude" on Claude Code hooks, "gemini" on Gemini CLI hooks, "" on openHarness hooks.
+	// Dialect is the hook's dialect (docs/dialects.md): "claude", "codex", "cursor", "copilot" or
+	// "gemini"; "" on openHarness hooks.
 	Dialect string `json:"dialect,omitempty"`
 	// Source is the settings or plugin hooks.json file a Claude Code hook came from.
 	Source string `json:"source,omitempty"`

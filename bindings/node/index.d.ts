@@ -41,7 +41,13 @@ export type NonBlockingEvent =
   // Gemini CLI's model events
   | 'beforeModel'
   | 'afterModel'
-  | 'beforeToolSelection';
+  | 'beforeToolSelection'
+  // Cursor's events with no engine event before (docs/dialects/cursor.md)
+  | 'afterAgentResponse'
+  | 'afterAgentThought'
+  | 'beforeTabFileRead'
+  | 'afterTabFileEdit'
+  | 'workspaceOpen';
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
@@ -104,6 +110,9 @@ export interface HooksOptions {
   claudeProjectDir?: string;
   /** Also run Gemini CLI's hooks (docs/dialects/gemini.md): `true`, or the files and extension directories to read too. Default false. */
   gemini?: boolean | DialectFiles;
+  /** Also read Cursor's `.cursor/hooks.json` files (docs/dialects/cursor.md): `true`, or the host's own
+   * `files` and Cursor `plugins` (directories with `.cursor-plugin/plugin.json`) besides. Default false. */
+  cursor?: boolean | DialectFiles;
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
@@ -188,8 +197,8 @@ export interface HookTrace {
   stderr?: string;
   /** What went wrong (spawn failure, bad response, ...), when anything did. */
   error?: string;
-  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"), `"gemini"` on Gemini CLI hooks. */
-  dialect?: 'claude' | 'gemini';
+  /** The hook's dialect (docs/dialects.md): `"claude"`, `"codex"`, `"cursor"`, `"copilot"` or `"gemini"`; absent on openHarness hooks. */
+  dialect?: 'claude' | 'codex' | 'cursor' | 'copilot' | 'gemini';
   /** Claude Code hooks: the settings or plugin `hooks.json` file the hook came from. */
   source?: string;
   /** Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through. */
