@@ -1,0 +1,150 @@
+//! What a Codex hook reads on stdin (docs/dialects/codex.md "Stdin"): Claude Code's input (the
+//! engine's one builder of it, from the one parsed envelope) with Codex's order — `session_id`,
+//! `turn_id`, `transcript_path`, `cwd`, `hook_event_name`, `model`, `permission_mode` first — and
+//! the tool under its Codex name and fields (`Bash`, `apply_patch`, `spawn_agent`). Every other
+//! value's text passes through as received (a lone surrogate escape or `1e999` included, README
+//! "One envelope"); only a translated tool input is built anew. One line of compact JSON without
+//! a trailing newline, as Codex writes it. Fields the host did not give are absent.
+
+use super::{matcher, name_of, tools};
+use crate::envelope::claude::ClaudeInput;
+use crate::envelope::Envelope;
+use crate::response::json;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// Codex's leading fields, in its order (its schema structs).
+const LEADING: &[&str] = &[
+    "session_id",
+    "turn_id",
+    "agent_id",
+    "agent_type",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "model",
+    "permission_mode",
+];
+
+#[derive(Debug, Clone)]
+pub struct CodexInput {
+    /// The stdin line.
+    pub json: String,
+    /// The same, decoded: matchers read them.
+    pub fields: Map<String, Value>,
+    /// The host's tool name and input, for renaming a rewrite back.
+    pub host_tool: Option<String>,
+    pub host_input: Option<Value>,
+}
+
+impl CodexInput {
+    pub fn build(envelope: &Envelope, cwd: &Path) -> CodexInput {
+        let claude = ClaudeInput::build(envelope, cwd);
+        let obj = json::object(claude.json.trim_end()).expect("the Claude Code input is one JSON object");
+        let mut entries: Vec<(String, String)> =
+            obj.entries().map(|(k, v)| (k.to_string(), v.raw().to_string())).collect();
+        let host_tool = claude.get_str("tool_name").map(str::to_string);
+        let host_input = claude.fields.get("tool_input").cloned();
+        if let Some(tool) = &host_tool {
+            let name = tools::codex_name(tool);
+            if name != tool {
+                set(&mut entries, "tool_name", Value::String(name.to_string()).to_string());
+            }
+            if let Some(input) = host_input.as_ref().and_then(|i| tools::codex_input(tool, i)) {
+                set(&mut entries, "tool_input", input.to_string());
+            }
+        }
+        if let Some(name) = name_of(envelope.event) {
+            set(&mut entries, "hook_event_name", Value::String(name.to_string()).to_string());
+        }
+        let mut ordered = Vec::with_capacity(entries.len());
+        for key in LEADING {
+            if let Some(i) = entries.iter().position(|(k, _)| k == key) {
+                ordered.push(entries.remove(i));
+            }
+        }
+        ordered.extend(entries);
+        let mut line = String::with_capacity(ordered.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>() + 2);
+        let mut fields = Map::new();
+        line.push('{');
+        for (i, (key, raw)) in ordered.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            line.push_str(&Value::String(key.clone()).to_string());
+            line.push(':');
+            line.push_str(raw);
+            fields.insert(key.clone(), json::value(raw).and_then(json::Val::to_value).unwrap_or(Value::Null));
+        }
+        line.push('}');
+        CodexInput { json: line, fields, host_tool, host_input }
+    }
+
+    /// The values a matcher of this event is tested against: the field, and for a tool its
+    /// Codex aliases (`apply_patch` is also `Write` and `Edit`). Empty when the envelope lacks it.
+    pub fn matcher_values(&self, event: crate::event::Event) -> Vec<&str> {
+        let Some(field) = matcher::matcher_field(event) else { return Vec::new() };
+        let Some(value) = self.fields.get(field).and_then(Value::as_str) else { return Vec::new() };
+        let mut values = vec![value];
+        if field == "tool_name" {
+            values.extend(matcher::aliases(value));
+        }
+        values
+    }
+}
+
+fn set(entries: &mut Vec<(String, String)>, key: &str, raw: String) {
+    match entries.iter_mut().find(|(k, _)| k == key) {
+        Some(slot) => slot.1 = raw,
+        None => entries.push((key.to_string(), raw)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+
+    fn input(text: &str, event: Event) -> CodexInput {
+        CodexInput::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"))
+    }
+
+    #[test]
+    fn codex_order_and_own_fields() {
+        let i = input(
+            r#"{"event":"preToolUse","toolName":"Bash","sessionId":"s1","toolInput":{"command":"ls"},"toolUseId":"t1","permissionMode":"default","turnId":"u1","model":"gpt-5","odd":"\ud800","big":1e999}"#,
+            Event::PreToolUse,
+        );
+        assert_eq!(
+            i.json,
+            r#"{"session_id":"s1","turn_id":"u1","cwd":"/work","hook_event_name":"PreToolUse","model":"gpt-5","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1","odd":"\ud800","big":1e999}"#
+        );
+        assert_eq!(i.matcher_values(Event::PreToolUse), ["Bash"]);
+        let i = input(r#"{"event":"turnStop","stopHookActive":true}"#, Event::TurnStop);
+        assert_eq!(i.fields["hook_event_name"], "Stop");
+        assert!(i.matcher_values(Event::TurnStop).is_empty(), "Stop has no matcher");
+        let i = input(r#"{"event":"sessionStart","source":"resume"}"#, Event::SessionStart);
+        assert_eq!(i.matcher_values(Event::SessionStart), ["resume"]);
+    }
+
+    #[test]
+    fn tools_under_codex_names() {
+        let i = input(
+            r#"{"event":"preToolUse","tool_name":"Write","tool_input":{"file_path":"a","content":"x\n"}}"#,
+            Event::PreToolUse,
+        );
+        assert_eq!(i.fields["tool_name"], "apply_patch");
+        assert_eq!(i.fields["tool_input"]["command"], "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch");
+        assert_eq!(i.matcher_values(Event::PreToolUse), ["apply_patch", "Write", "Edit"]);
+        assert_eq!(i.host_tool.as_deref(), Some("Write"));
+        // openHarness's text form reaches a Codex Bash guard as `tool_input.command`.
+        let i = input(r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm -rf /"}"#, Event::PreToolUse);
+        assert_eq!(i.fields["tool_input"]["command"], "rm -rf /");
+        let i = input(r#"{"event":"preToolUse","toolName":"Task","toolInput":{"prompt":"go"}}"#, Event::PreToolUse);
+        assert_eq!(
+            (&i.fields["tool_name"], &i.fields["tool_input"]["message"]),
+            (&Value::from("spawn_agent"), &Value::from("go"))
+        );
+        assert_eq!(i.matcher_values(Event::PreToolUse), ["spawn_agent", "Agent"]);
+    }
+}

@@ -1,0 +1,117 @@
+//! The Codex dialect (docs/dialects/codex.md): OpenAI Codex CLI's hooks, run as Codex runs them.
+//! Data and pure functions only: which files ([`files`]), how one parses ([`parse`]), the event
+//! names ([`EVENTS`]), what a hook sees ([`input`], [`tools`]), which hooks a fire selects
+//! ([`matcher`]), how an answer reads ([`answer`]) and how the answers of one step merge
+//! ([`merge`]). Nothing here runs a process or reads a file.
+//!
+//! Codex borrows Claude Code's shape (event → matcher groups → handlers, the same stdin names and
+//! answer keys), and where its rules are Claude Code's this dialect calls the Claude Code code
+//! (the stdin builder, the one tolerant reader); where Codex differs — which answers it honours,
+//! its strict schemas, exit 2 only with stderr, every hook at once, the last finisher's rewrite,
+//! no de-duplication — the rules are written here.
+
+pub mod answer;
+pub mod files;
+pub mod input;
+pub mod matcher;
+pub mod merge;
+pub mod parse;
+pub mod tools;
+
+use crate::event::Event;
+use std::time::Duration;
+
+/// The dialect's name: the option, the trace's `dialect`, `oh-hooks check --codex`.
+pub const NAME: &str = "codex";
+
+/// Codex's ten events at the baseline oh-hooks follows (codex-cli 0.144–0.150), in Codex's own
+/// order (its "display order": within a file, events in this order are configuration order),
+/// each with the engine event it fires on.
+pub const EVENTS: &[(&str, Event)] = &[
+    ("PreToolUse", Event::PreToolUse),
+    ("PermissionRequest", Event::PermissionRequest),
+    ("PostToolUse", Event::PostToolUse),
+    ("PreCompact", Event::PreCompact),
+    ("PostCompact", Event::PostCompact),
+    ("SessionStart", Event::SessionStart),
+    ("UserPromptSubmit", Event::UserPromptSubmit),
+    ("SubagentStart", Event::SubagentStart),
+    ("SubagentStop", Event::SubagentStop),
+    ("Stop", Event::TurnStop),
+];
+
+/// Events of later Codex releases (not in the baseline): a file naming one loads, with a warning
+/// that those hooks do not run.
+pub const LATER_EVENTS: &[&str] = &["SessionEnd", "Interrupt", "StopFailure", "PreModelRequest", "PostModelResponse"];
+
+/// The engine event of a Codex event name.
+pub fn event_of(name: &str) -> Option<Event> {
+    EVENTS.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
+}
+
+/// Codex's name of an engine event (`hook_event_name`), when Codex has it.
+pub fn name_of(event: Event) -> Option<&'static str> {
+    EVENTS.iter().find(|(_, e)| *e == event).map(|(n, _)| *n)
+}
+
+/// Whether a Codex hook may refuse or hold up this event, so `fire` waits for the Codex hooks:
+/// a block (PreToolUse, PermissionRequest, UserPromptSubmit), "do not stop yet" (Stop,
+/// SubagentStop) or `continue: false` before a compaction (PreCompact).
+pub fn waits_for(event: Event) -> bool {
+    matches!(
+        event,
+        Event::PreToolUse
+            | Event::PermissionRequest
+            | Event::UserPromptSubmit
+            | Event::TurnStop
+            | Event::SubagentStop
+            | Event::PreCompact
+    )
+}
+
+/// A handler's timeout when it gives none: Codex's 600 seconds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Hooks never wait longer than this, whatever the file says (as for every dialect).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The shell a Codex command runs in: the user's shell, non-login, with `-c` (Codex core's
+/// `derive_exec_args(.., login = false)`). The user's shell is `SHELL` from the hooks'
+/// environment (options `env` first, then the host's) when it is an absolute path, else
+/// `/bin/sh`. A relative or empty `SHELL` is not trusted to name a program.
+pub fn shell(env_option: &[(String, String)], host_shell: Option<&str>) -> String {
+    let from_option = env_option.iter().rev().find(|(k, _)| k == "SHELL").map(|(_, v)| v.as_str());
+    match from_option.or(host_shell) {
+        Some(s) if s.starts_with('/') && !s.contains('\0') => s.to_string(),
+        _ => "/bin/sh".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ten_events_both_ways() {
+        assert_eq!(EVENTS.len(), 10);
+        for (n, e) in EVENTS {
+            assert_eq!(event_of(n), Some(*e));
+            assert_eq!(name_of(*e), Some(*n));
+            // Codex uses Claude Code's names for the events they share.
+            assert_eq!(e.claude_name(), Some(*n));
+        }
+        assert_eq!(event_of("Stop"), Some(Event::TurnStop));
+        assert_eq!(event_of("SessionEnd"), None);
+        assert_eq!(event_of("preToolUse"), None);
+        assert!(waits_for(Event::TurnStop) && !waits_for(Event::PostToolUse) && !waits_for(Event::SessionStart));
+    }
+
+    #[test]
+    fn the_users_shell_non_login() {
+        let env = vec![("SHELL".to_string(), "/bin/bash".to_string())];
+        assert_eq!(shell(&env, Some("/usr/bin/zsh")), "/bin/bash");
+        assert_eq!(shell(&[], Some("/usr/bin/zsh")), "/usr/bin/zsh");
+        assert_eq!(shell(&[], Some("zsh")), "/bin/sh");
+        assert_eq!(shell(&[], None), "/bin/sh");
+    }
+}
