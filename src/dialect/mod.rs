@@ -28,7 +28,7 @@ use std::time::Duration;
 
 /// Every dialect besides openHarness's own, in walk order (README "Merging": each layer kind's
 /// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude];
+pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &codex::Codex];
 
 /// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
 pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {
@@ -299,6 +299,9 @@ pub struct Answer {
     pub failure: Option<String>,
     /// Outcome keys with no 1.1 equivalent, under the dialect's names (`llmRequest`, …).
     pub extra: Map<String, Value>,
+    /// When the hook finished (set by the run path): a dialect whose harness keeps the answer
+    /// of the hook that finished last (Codex's rewrite) merges by it.
+    pub finished: Option<std::time::Instant>,
 }
 
 impl Answer {
@@ -386,6 +389,13 @@ pub trait Dialect: Send + Sync {
     /// the view's is replaced in an exec-form command's words.
     fn hook_vars(&self, _hook: &Hook) -> Vec<(&'static str, String)> {
         Vec::new()
+    }
+
+    /// The shell a command hook without `args` runs in, with `-c`, when the harness uses the
+    /// user's shell rather than `/bin/sh` (Codex); `env` reads the hooks' environment (options
+    /// `env` over the host's). `None`: `/bin/sh -c`, or directly when the command is plain words.
+    fn shell(&self, _env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        None
     }
 
     /// Whether one step's hooks run one after another instead of in parallel.

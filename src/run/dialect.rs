@@ -47,10 +47,17 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     let answer = match &hook.handler {
         Handler::Command { command, args } => {
             let hook_vars = dialect.hook_vars(hook);
-            let exec_argv: Option<Vec<String>> = args.as_ref().map(|args| {
-                let substitute = |s: &str| substitute(s, &cx.view.vars, &hook_vars);
-                std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect()
-            });
+            // A harness that runs commands in the user's shell (`$SHELL -c`): that shell,
+            // started directly with the command as one word.
+            let user_shell = if args.is_none() { dialect.shell(&|name| cx.base.env.get(name)) } else { None };
+            let exec_argv: Option<Vec<String>> = match (args, user_shell) {
+                (Some(args), _) => {
+                    let substitute = |s: &str| substitute(s, &cx.view.vars, &hook_vars);
+                    Some(std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect())
+                }
+                (None, Some(shell)) => Some(vec![shell, "-c".to_string(), command.clone()]),
+                (None, None) => None,
+            };
             let mut vars = cx.base.envelope.vars().to_vec();
             vars.extend(cx.view.vars.iter().cloned());
             vars.extend(hook_vars);
@@ -188,7 +195,8 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     finish(answer, trace, start, cx, warning)
 }
 
-fn finish(answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
+fn finish(mut answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
+    answer.finished = Some(Instant::now());
     trace.duration_ms = millis(start.elapsed());
     trace.result = super::cancelled_or(cx.base.cancel, answer.label());
     trace.reason = answer.reason.clone();

@@ -22,7 +22,7 @@
 //!   last one, and output past `maxOutputBytes` on an event the hook can refuse blocks.
 
 use crate::event::Event;
-use crate::response::claude::Ran;
+use crate::dialect::{Answer, Raw};
 use crate::response::json::{self, Kind, Obj, Val};
 use crate::response::Permission;
 use serde_json::Value;
@@ -49,6 +49,22 @@ pub struct CodexAnswer {
 }
 
 impl CodexAnswer {
+    /// In the engine's terms: a PermissionRequest deny blocks (it ends the walk); feedback on
+    /// PostToolUse is the outcome's `reason`.
+    pub fn into_answer(self) -> Answer {
+        Answer {
+            block: self.block || self.permission == Some(Permission::Deny),
+            permission: self.permission,
+            reason: self.reason.or(self.feedback),
+            context: self.context,
+            updated_input: self.updated_input,
+            stop: self.stop,
+            system_message: self.system_message,
+            failure: self.failure,
+            ..Answer::default()
+        }
+    }
+
     /// The trace's `result`.
     pub fn label(&self) -> &'static str {
         match (self.block, self.permission) {
@@ -95,18 +111,20 @@ fn trimmed(bytes: &[u8]) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
-pub fn read(event: Event, ran: &Ran) -> CodexAnswer {
+pub fn read(event: Event, ran: &Raw) -> CodexAnswer {
     let code = match (&ran.failed, ran.exit) {
-        // Size never decides: an answer too large to read may have been a deny.
-        (Some(why), Some(0))
-            if ran.overflow
-                && matches!(event, Event::PreToolUse | Event::PermissionRequest | Event::UserPromptSubmit) =>
-        {
+        // Size never decides: an answer too large to read may have been a deny. (On a
+        // non-zero exit Codex reads no stdout at all; exit 2 reads stderr.)
+        (None, Some(0)) if ran.overflow => {
+            let why = format!("stdout exceeded maxOutputBytes ({} bytes)", ran.max_output_bytes);
+            if !matches!(event, Event::PreToolUse | Event::PermissionRequest | Event::UserPromptSubmit) {
+                return CodexAnswer::failed(why);
+            }
             let mut a = CodexAnswer::blocks(
                 event,
                 format!("Codex hook `{}`: {why}; its answer was not read, so it blocks", ran.name),
             );
-            a.failure = Some(why.clone());
+            a.failure = Some(why);
             return a;
         }
         (Some(why), _) => return CodexAnswer::failed(why.clone()),
@@ -488,12 +506,12 @@ mod tests {
     fn answer(event: Event, exit: i32, stdout: &str, stderr: &str) -> CodexAnswer {
         read(
             event,
-            &Ran {
+            &Raw {
                 exit: Some(exit),
                 stdout: stdout.as_bytes(),
                 stderr: stderr.as_bytes(),
                 name: "h",
-                ..Ran::default()
+                ..Raw::default()
             },
         )
     }
@@ -633,11 +651,11 @@ mod tests {
         assert!(pre(&format!(r#"{{"decision":"block","reason":"deep","x":{deep}}}"#)).block, "any depth");
         let bad = read(
             Event::PreToolUse,
-            &Ran {
+            &Raw {
                 exit: Some(0),
                 stdout: b"{\"decision\":\"block\",\"reason\":\"cut \xff\"}",
                 name: "h",
-                ..Ran::default()
+                ..Raw::default()
             },
         );
         assert!(bad.block, "invalid UTF-8");
@@ -701,22 +719,23 @@ mod tests {
 
     #[test]
     fn failures_and_overflow() {
-        let ran = |failed: &str, exit: Option<i32>, overflow: bool| Ran {
+        let ran = |failed: Option<&str>, exit: Option<i32>, overflow: bool| Raw {
             exit,
-            failed: Some(failed.to_string()),
+            failed: failed.map(str::to_string),
             overflow,
+            max_output_bytes: 10,
             name: "h",
-            ..Ran::default()
+            ..Raw::default()
         };
-        let a = read(Event::PreToolUse, &ran("timed out after 1 s", None, false));
+        let a = read(Event::PreToolUse, &ran(Some("timed out after 1 s"), None, false));
         assert!(!a.block && a.failure.is_some(), "a timeout fails open");
-        let a = read(Event::PreToolUse, &ran("stdout exceeded maxOutputBytes", Some(0), true));
-        assert!(a.block && a.reason.unwrap().contains("so it blocks"), "size never decides");
-        let a = read(Event::PermissionRequest, &ran("stdout exceeded maxOutputBytes", Some(0), true));
+        let a = read(Event::PreToolUse, &ran(None, Some(0), true));
+        assert!(a.block && a.reason.unwrap().contains("exceeded maxOutputBytes (10 bytes); its answer was not read, so it blocks"), "size never decides");
+        let a = read(Event::PermissionRequest, &ran(None, Some(0), true));
         assert_eq!(a.permission, Some(Permission::Deny));
-        let a = read(Event::TurnStop, &ran("stdout exceeded maxOutputBytes", Some(0), true));
-        assert!(!a.block, "on Stop a block means keep going: the overflow stays a failure");
-        let a = read(Event::PreToolUse, &ran("stdout exceeded maxOutputBytes", Some(1), true));
+        let a = read(Event::TurnStop, &ran(None, Some(0), true));
+        assert!(!a.block && a.failure.is_some(), "on Stop a block means keep going: the overflow stays a failure");
+        let a = read(Event::PreToolUse, &ran(None, Some(1), true));
         assert!(!a.block, "exit 1: Codex would not read stdout at all");
     }
 }

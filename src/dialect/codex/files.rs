@@ -9,8 +9,7 @@
 //! Whether a file exists, can be read, is trusted or has changed is the one loader's business;
 //! this only names the files.
 
-use crate::config::layers::Kind;
-use crate::options::ClaudePlugin;
+use crate::dialect::{File, Kind, Place, Plugin};
 use std::path::{Path, PathBuf};
 
 /// How a Codex file is written.
@@ -23,72 +22,55 @@ pub enum Format {
     Toml,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct CodexFile {
-    pub path: PathBuf,
-    pub kind: Kind,
-    pub format: Format,
-    /// A plugin's `hooks/hooks.json`: its hooks get `PLUGIN_ROOT`/`CLAUDE_PLUGIN_ROOT` and the
-    /// `_DATA` pair.
-    pub plugin: Option<ClaudePlugin>,
+/// A `.toml` file is a `config.toml`; anything else a `hooks.json`.
+pub fn format(path: &Path) -> Format {
+    if path.extension().is_some_and(|e| e == "toml") {
+        Format::Toml
+    } else {
+        Format::Json
+    }
 }
 
-/// What the `codex` option asks for.
-#[derive(Debug, Clone, Default)]
-pub struct Wanted<'a> {
-    /// `codex: true` (or the object form): the user's and the project's files.
-    pub on: bool,
-    /// The user layer and the project layers may each be switched off by option `layers`.
-    pub user: bool,
-    pub project: bool,
-    /// `{"files": [...]}`: own layers the host names (enterprise, managed).
-    pub files: &'a [PathBuf],
-    pub plugins: &'a [ClaudePlugin],
-}
-
-pub fn files(home: Option<&Path>, cwd: &Path, wanted: &Wanted) -> Vec<CodexFile> {
+pub fn files(place: &Place) -> Vec<File> {
     let mut list = Vec::new();
-    let file = |path: PathBuf, kind, format| CodexFile { path, kind, format, plugin: None };
-    if wanted.on && wanted.user {
-        if let Some(home) = home {
-            list.push(file(home.join(".codex/hooks.json"), Kind::Own, Format::Json));
-            list.push(file(home.join(".codex/config.toml"), Kind::Own, Format::Toml));
+    let file = |path: PathBuf, kind| File { path, kind, plugin: None, change_source: None };
+    if place.chosen.on && place.user {
+        if let Some(home) = place.home {
+            list.push(file(home.join(".codex/hooks.json"), Kind::Own));
+            list.push(file(home.join(".codex/config.toml"), Kind::Own));
         }
     }
-    for path in wanted.files {
-        let format = if path.extension().is_some_and(|e| e == "toml") { Format::Toml } else { Format::Json };
-        list.push(file(path.clone(), Kind::Own, format));
-    }
-    for plugin in wanted.plugins {
-        list.push(CodexFile {
+    list.extend(place.chosen.files.iter().map(|path| file(path.clone(), Kind::Own)));
+    for plugin in &place.chosen.plugins {
+        list.push(File {
             path: plugin.root.join("hooks/hooks.json"),
             kind: Kind::Own,
-            format: Format::Json,
             plugin: Some(plugin.clone()),
+            change_source: None,
         });
     }
-    if wanted.on && wanted.project {
-        list.push(file(cwd.join(".codex/hooks.json"), Kind::Project, Format::Json));
-        list.push(file(cwd.join(".codex/config.toml"), Kind::Project, Format::Toml));
+    if place.chosen.on && place.project {
+        list.push(file(place.cwd.join(".codex/hooks.json"), Kind::Project));
+        list.push(file(place.cwd.join(".codex/config.toml"), Kind::Project));
     }
     list
 }
 
 /// The environment of a plugin's hooks: Codex sets both spellings of root and data.
-pub fn plugin_env(plugin: &ClaudePlugin) -> Vec<(String, String)> {
+pub fn plugin_env(plugin: &Plugin) -> Vec<(&'static str, String)> {
     let root = plugin.root.display().to_string();
-    let mut env = vec![("PLUGIN_ROOT".to_string(), root.clone()), ("CLAUDE_PLUGIN_ROOT".to_string(), root)];
+    let mut env = vec![("PLUGIN_ROOT", root.clone()), ("CLAUDE_PLUGIN_ROOT", root)];
     if let Some(data) = &plugin.data {
         let data = data.display().to_string();
-        env.push(("PLUGIN_DATA".to_string(), data.clone()));
-        env.push(("CLAUDE_PLUGIN_DATA".to_string(), data));
+        env.push(("PLUGIN_DATA", data.clone()));
+        env.push(("CLAUDE_PLUGIN_DATA", data));
     }
     env
 }
 
 /// Codex replaces the `${…}` placeholders of a plugin hook's command textually at load (only the
 /// braced form; `$PLUGIN_ROOT` is the shell's, which sees the same value in the environment).
-pub fn substitute(command: &str, plugin: &ClaudePlugin) -> String {
+pub fn substitute(command: &str, plugin: &Plugin) -> String {
     let mut out = command.to_string();
     for (name, value) in plugin_env(plugin) {
         out = out.replace(&format!("${{{name}}}"), &value);
@@ -99,15 +81,27 @@ pub fn substitute(command: &str, plugin: &ClaudePlugin) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::Chosen;
 
     #[test]
     fn own_files_first_project_last_json_before_toml() {
-        let plugins = [ClaudePlugin { root: "/plug".into(), data: None }];
-        let extra = [PathBuf::from("/etc/codex/managed.toml"), PathBuf::from("/etc/codex/hooks.json")];
-        let wanted = Wanted { on: true, user: true, project: true, files: &extra, plugins: &plugins };
-        let got: Vec<(String, Kind, Format)> = files(Some(Path::new("/h")), Path::new("/w"), &wanted)
+        let chosen = Chosen {
+            on: true,
+            files: vec![PathBuf::from("/etc/codex/managed.toml"), PathBuf::from("/etc/codex/hooks.json")],
+            plugins: vec![Plugin { root: "/plug".into(), data: None }],
+            project_dir: None,
+        };
+        let place = |chosen| Place {
+            cwd: Path::new("/w"),
+            home: Some(Path::new("/h")),
+            user: true,
+            project: true,
+            local: true,
+            chosen,
+        };
+        let got: Vec<(String, Kind, Format)> = files(&place(&chosen))
             .into_iter()
-            .map(|f| (f.path.display().to_string(), f.kind, f.format))
+            .map(|f| (f.path.display().to_string(), f.kind, format(&f.path)))
             .collect();
         assert_eq!(
             got,
@@ -121,21 +115,18 @@ mod tests {
                 ("/w/.codex/config.toml".into(), Kind::Project, Format::Toml),
             ]
         );
-        let off = Wanted { plugins: &plugins, ..Wanted::default() };
-        assert_eq!(files(Some(Path::new("/h")), Path::new("/w"), &off).len(), 1, "plugins alone");
+        let off = Chosen { on: false, ..chosen.clone() };
+        assert_eq!(files(&place(&off)).len(), 3, "files and plugins alone");
     }
 
     #[test]
     fn plugin_variables() {
-        let p = ClaudePlugin { root: "/p".into(), data: Some("/d".into()) };
+        let p = Plugin { root: "/p".into(), data: Some("/d".into()) };
         assert_eq!(
-            substitute(
-                "${PLUGIN_ROOT}/a ${CLAUDE_PLUGIN_ROOT}/b ${PLUGIN_DATA} ${CLAUDE_PLUGIN_DATA} $PLUGIN_ROOT",
-                &p
-            ),
+            substitute("${PLUGIN_ROOT}/a ${CLAUDE_PLUGIN_ROOT}/b ${PLUGIN_DATA} ${CLAUDE_PLUGIN_DATA} $PLUGIN_ROOT", &p),
             "/p/a /p/b /d /d $PLUGIN_ROOT"
         );
-        let p = ClaudePlugin { root: "/p".into(), data: None };
+        let p = Plugin { root: "/p".into(), data: None };
         assert_eq!(substitute("${PLUGIN_DATA}/x", &p), "${PLUGIN_DATA}/x");
         assert_eq!(plugin_env(&p).len(), 2);
     }

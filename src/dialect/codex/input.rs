@@ -7,7 +7,7 @@
 //! a trailing newline, as Codex writes it. Fields the host did not give are absent.
 
 use super::{matcher, name_of, tools};
-use crate::envelope::claude::ClaudeInput;
+use crate::dialect::{claude, View};
 use crate::envelope::Envelope;
 use crate::response::json;
 use serde_json::{Map, Value};
@@ -26,21 +26,26 @@ const LEADING: &[&str] = &[
     "permission_mode",
 ];
 
+/// The Codex view of one envelope: the stdin line, its fields decoded (matchers read them), and
+/// the host's tool name and input (a rewrite is renamed back against them).
 #[derive(Debug, Clone)]
 pub struct CodexInput {
-    /// The stdin line.
     pub json: String,
-    /// The same, decoded: matchers read them.
     pub fields: Map<String, Value>,
-    /// The host's tool name and input, for renaming a rewrite back.
     pub host_tool: Option<String>,
     pub host_input: Option<Value>,
 }
 
 impl CodexInput {
+    /// The engine's view of it: Codex sets no variable for every hook (plugin hooks get theirs).
+    pub fn into_view(self) -> View {
+        View { stdin: self.json, fields: self.fields, vars: Vec::new() }
+    }
+
     pub fn build(envelope: &Envelope, cwd: &Path) -> CodexInput {
-        let claude = ClaudeInput::build(envelope, cwd);
-        let obj = json::object(claude.json.trim_end()).expect("the Claude Code input is one JSON object");
+        // Claude Code's input, from the one parsed envelope (each value as received).
+        let claude = claude::view::build(envelope, cwd);
+        let obj = json::object(claude.stdin.trim_end()).expect("the Claude Code input is one JSON object");
         let mut entries: Vec<(String, String)> =
             obj.entries().map(|(k, v)| (k.to_string(), v.raw().to_string())).collect();
         let host_tool = claude.get_str("tool_name").map(str::to_string);

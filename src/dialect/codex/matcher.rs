@@ -9,6 +9,7 @@
 //! only and never appear on stdin.
 
 use crate::event::Event;
+use crate::matcher::claude::ClaudeMatcher;
 use std::sync::Arc;
 
 /// Compiled-size limit of one matcher regex (a hostile file cannot make one costly).
@@ -57,6 +58,21 @@ impl CodexMatcher {
                 let first = e.to_string().lines().last().unwrap_or("").trim().to_string();
                 format!("matcher `{text}` is not a valid Rust regex ({first}); Codex skips this group")
             })
+    }
+
+    /// The same matcher as the engine's common hook carries it (`Names` and `Any` alike; a
+    /// regex, already compiled by Codex's own `regex` syntax, is the same pattern).
+    pub fn to_engine(&self, text: &str) -> Result<ClaudeMatcher, String> {
+        Ok(match self {
+            CodexMatcher::Any => ClaudeMatcher::Any,
+            CodexMatcher::Names(n) => ClaudeMatcher::Names(n.clone()),
+            CodexMatcher::Regex(_) => ClaudeMatcher::Regex(Arc::new(
+                fancy_regex::RegexBuilder::new(text)
+                    .delegate_size_limit(SIZE_LIMIT)
+                    .build()
+                    .map_err(|e| format!("matcher `{text}` cannot be compiled ({e})"))?,
+            )),
+        })
     }
 
     /// `values`: the matcher inputs of the fire (a tool name and its aliases); empty when the

@@ -18,8 +18,102 @@ pub mod merge;
 pub mod parse;
 pub mod tools;
 
+use crate::dialect::{Answer, Decision, Dialect, File, Hook, Parser, Place, Raw, Site, View};
+use crate::envelope::Envelope;
 use crate::event::Event;
+use serde_json::Value;
 use std::time::Duration;
+
+/// The variables Codex sets for plugin hooks; the host's values of these never reach a hook.
+pub const VARIABLES: &[&str] = &["PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT", "PLUGIN_DATA", "CLAUDE_PLUGIN_DATA"];
+
+pub struct Codex;
+
+impl Dialect for Codex {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn files(&self, place: &Place) -> Vec<File> {
+        files::files(place)
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::new(parse::CodexParser::default())
+    }
+
+    fn event_name(&self, event: Event) -> Option<&'static str> {
+        name_of(event)
+    }
+
+    fn event(&self, name: &str) -> Option<Event> {
+        event_of(name)
+    }
+
+    fn can_block(&self, event: Event) -> bool {
+        waits_for(event)
+    }
+
+    fn variables(&self) -> &'static [&'static str] {
+        VARIABLES
+    }
+
+    fn view(&self, envelope: &Envelope, site: &Site) -> View {
+        input::CodexInput::build(envelope, site.cwd).into_view()
+    }
+
+    /// Codex's matchers against the event's field (a tool name with its aliases); UserPromptSubmit
+    /// and Stop take every hook. Nothing else filters: no `if` rules, no de-duplication.
+    fn select(&self, event: Event, hooks: &[&Hook], view: &View, _site: &Site) -> Vec<usize> {
+        let Some(field) = matcher::matcher_field(event) else { return (0..hooks.len()).collect() };
+        let value = view.get_str(field);
+        let mut values: Vec<&str> = value.into_iter().collect();
+        if field == "tool_name" {
+            values.extend(value.map(matcher::aliases).unwrap_or_default());
+        }
+        let runs = |hook: &Hook| match &hook.matcher {
+            crate::matcher::claude::ClaudeMatcher::Any => true,
+            m => values.iter().any(|v| m.matches(Some(v))),
+        };
+        (0..hooks.len()).filter(|i| runs(hooks[*i])).collect()
+    }
+
+    fn timeout(&self, hook: &Hook, _event: Event) -> Duration {
+        hook.timeout.unwrap_or(DEFAULT_TIMEOUT)
+    }
+
+    fn hook_vars(&self, hook: &Hook) -> Vec<(&'static str, String)> {
+        hook.plugin.as_ref().map(files::plugin_env).unwrap_or_default()
+    }
+
+    fn shell(&self, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        Some(shell(env("SHELL").as_deref()))
+    }
+
+    fn read(&self, event: Event, _hook: &Hook, raw: &Raw) -> Answer {
+        answer::read(event, raw).into_answer()
+    }
+
+    fn merge(&self, event: Event, answers: &[Answer]) -> Decision {
+        merge::merge(event, answers)
+    }
+
+    /// A Codex rewrite in the host's field names (an `apply_patch` back to the host's write or
+    /// edit). One the host's tool cannot take is dropped: the host's input stays as it was,
+    /// which is what Codex does with a hook whose answer it cannot apply.
+    fn to_host_input(&self, envelope: &Envelope, input: Value) -> Value {
+        let seen = input::CodexInput::build(envelope, std::path::Path::new("/"));
+        let Some(tool) = &seen.host_tool else { return input };
+        match tools::host_input(tool, seen.host_input.as_ref(), &input) {
+            Ok(v) => v,
+            Err(_) => seen.host_input.unwrap_or(input),
+        }
+    }
+}
 
 /// The dialect's name: the option, the trace's `dialect`, `oh-hooks check --codex`.
 pub const NAME: &str = "codex";
@@ -77,11 +171,10 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The shell a Codex command runs in: the user's shell, non-login, with `-c` (Codex core's
 /// `derive_exec_args(.., login = false)`). The user's shell is `SHELL` from the hooks'
-/// environment (options `env` first, then the host's) when it is an absolute path, else
-/// `/bin/sh`. A relative or empty `SHELL` is not trusted to name a program.
-pub fn shell(env_option: &[(String, String)], host_shell: Option<&str>) -> String {
-    let from_option = env_option.iter().rev().find(|(k, _)| k == "SHELL").map(|(_, v)| v.as_str());
-    match from_option.or(host_shell) {
+/// environment (options `env` over the host's) when it is an absolute path, else `/bin/sh`: a
+/// relative or empty `SHELL` is not trusted to name a program.
+pub fn shell(shell_var: Option<&str>) -> String {
+    match shell_var {
         Some(s) if s.starts_with('/') && !s.contains('\0') => s.to_string(),
         _ => "/bin/sh".to_string(),
     }
@@ -98,7 +191,7 @@ mod tests {
             assert_eq!(event_of(n), Some(*e));
             assert_eq!(name_of(*e), Some(*n));
             // Codex uses Claude Code's names for the events they share.
-            assert_eq!(e.claude_name(), Some(*n));
+            assert_eq!(crate::dialect::claude::events::name(*e), Some(*n));
         }
         assert_eq!(event_of("Stop"), Some(Event::TurnStop));
         assert_eq!(event_of("SessionEnd"), None);
@@ -108,10 +201,9 @@ mod tests {
 
     #[test]
     fn the_users_shell_non_login() {
-        let env = vec![("SHELL".to_string(), "/bin/bash".to_string())];
-        assert_eq!(shell(&env, Some("/usr/bin/zsh")), "/bin/bash");
-        assert_eq!(shell(&[], Some("/usr/bin/zsh")), "/usr/bin/zsh");
-        assert_eq!(shell(&[], Some("zsh")), "/bin/sh");
-        assert_eq!(shell(&[], None), "/bin/sh");
+        assert_eq!(shell(Some("/usr/bin/zsh")), "/usr/bin/zsh");
+        assert_eq!(shell(Some("zsh")), "/bin/sh");
+        assert_eq!(shell(Some("")), "/bin/sh");
+        assert_eq!(shell(None), "/bin/sh");
     }
 }

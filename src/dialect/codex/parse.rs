@@ -10,12 +10,12 @@
 //! are ignored as Codex ignores them (with a warning, so nothing is silently dropped).
 //! Identical handlers are kept: Codex runs each as often as it is configured.
 
-use super::files::{substitute, CodexFile, Format};
+use super::files::{format, substitute, Format};
 use super::matcher::{matcher_field, CodexMatcher};
 use super::{event_of, EVENTS, LATER_EVENTS, MAX_TIMEOUT};
-use crate::config::MAX_FILE_BYTES;
+use crate::dialect::{File, Handler, Hook, Plugin, MAX_FILE_BYTES};
 use crate::event::Event;
-use crate::options::ClaudePlugin;
+use crate::matcher::claude::ClaudeMatcher;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -32,6 +32,8 @@ pub struct CodexHook {
     /// shell with `-c`.
     pub command: String,
     pub matcher: CodexMatcher,
+    /// The same, as the engine's common hook carries it.
+    pub claude_matcher: ClaudeMatcher,
     /// The matcher as written (`None`: absent, or ignored on this event).
     pub matcher_text: Option<String>,
     /// Codex's `timeout` in seconds (at least 1), else 600.
@@ -42,7 +44,7 @@ pub struct CodexHook {
     /// The Codex event name as written (`Stop` for `turnStop`).
     pub event_name: &'static str,
     pub source: PathBuf,
-    pub plugin: Option<ClaudePlugin>,
+    pub plugin: Option<Plugin>,
     /// Codex's hook key, `<file>:<event_label>:<group>:<handler>` (for `oh-hooks check`).
     pub key: String,
 }
@@ -66,9 +68,6 @@ impl CodexHook {
 /// One file's contribution.
 #[derive(Debug, Default)]
 pub struct Parsed {
-    /// `[features] hooks = false` (or the deprecated `codex_hooks`) in a `config.toml`: Codex's
-    /// switch for its hooks, read as this file's `disableAllHooks`.
-    pub disable_all: Option<bool>,
     pub hooks: Vec<(Event, CodexHook)>,
     pub warnings: Vec<String>,
 }
@@ -77,7 +76,54 @@ pub struct Parsed {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rejected(pub String);
 
-pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
+/// The parser of one load: the regex matchers of all its files, each distinct text compiled once
+/// and at most [`MAX_REGEX_MATCHERS`] of them.
+#[derive(Default)]
+pub struct CodexParser {
+    regexes: HashMap<String, (CodexMatcher, ClaudeMatcher)>,
+}
+
+impl crate::dialect::Parser for CodexParser {
+    fn parse(&mut self, file: &File, bytes: &[u8]) -> crate::dialect::Parsed {
+        match parse(file, bytes, &mut self.regexes) {
+            Ok(p) => crate::dialect::Parsed {
+                disable_all: None,
+                hooks: p.hooks.into_iter().map(|(e, h)| (e, h.into_hook())).collect(),
+                warnings: p.warnings,
+            },
+            Err(Rejected(why)) => crate::dialect::Parsed { warnings: vec![why], ..Default::default() },
+        }
+    }
+}
+
+impl CodexHook {
+    /// The engine's common hook: always run by the user's shell (`argv: None`), never
+    /// de-duplicated (each configured handler has its own identity, Codex's hook key).
+    pub fn into_hook(self) -> Hook {
+        Hook {
+            dialect: 0,
+            handler: Handler::Command { command: self.command, args: None },
+            matcher: self.claude_matcher,
+            matcher_text: self.matcher_text,
+            if_rule: None,
+            if_text: None,
+            timeout: Some(self.timeout),
+            is_async: self.is_async,
+            fail_closed: false,
+            source: self.source,
+            plugin: self.plugin,
+            argv: None,
+            identity: self.key,
+            from_project: false,
+        }
+    }
+}
+
+pub fn parse(
+    file: &File,
+    bytes: &[u8],
+    regexes: &mut HashMap<String, (CodexMatcher, ClaudeMatcher)>,
+) -> Result<Parsed, Rejected> {
     let name = file.path.display().to_string();
     let reject = |at: &str, why: String| {
         let at = if at.is_empty() { String::new() } else { format!("`{at}`: ") };
@@ -90,7 +136,8 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
         ));
     }
     let mut parsed = Parsed::default();
-    let (top, hooks_at) = match file.format {
+    let file_format = format(&file.path);
+    let (top, hooks_at) = match file_format {
         Format::Json => {
             let value: Value =
                 serde_json::from_slice(bytes).map_err(|e| reject("", format!("not valid JSON ({e})")))?;
@@ -102,16 +149,15 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
                 .parse()
                 .map_err(|e: toml::de::Error| reject("", format!("not valid TOML ({})", e.message().trim())))?;
             let value = Value::Object(table.into_iter().map(|(k, v)| (k, from_toml(v))).collect());
+            // Codex's switch for its own hooks. Read as `disableAllHooks` it would switch off
+            // every dialect's hooks, the user's openHarness guards included; the host turns
+            // Codex hooks on and off with the `codex` option instead.
             if let Some(features) = value.get("features").and_then(Value::as_object) {
-                // `hooks` wins over its deprecated alias when both are given.
-                for key in ["codex_hooks", "hooks"] {
-                    match features.get(key) {
-                        None => {}
-                        Some(Value::Bool(on)) => parsed.disable_all = Some(!on),
-                        Some(other) => parsed.warnings.push(format!(
-                            "{name}: `features.{key}` is {}, expected true or false; ignored",
-                            kind(other)
-                        )),
+                for key in ["hooks", "codex_hooks"] {
+                    if features.get(key) == Some(&Value::Bool(false)) {
+                        parsed.warnings.push(format!(
+                            "{name}: `features.{key} = false` is Codex's own switch and is not applied: the host runs Codex hooks while its `codex` option is on"
+                        ));
                     }
                 }
             }
@@ -127,7 +173,7 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
         Some(other) => return Err(reject(hooks_at, format!("is {}, expected an object of event names", kind(other)))),
     };
     for key in events.keys() {
-        if event_of(key).is_some() || (file.format == Format::Toml && key == "state") {
+        if event_of(key).is_some() || (file_format == Format::Toml && key == "state") {
             continue;
         }
         let why = if LATER_EVENTS.contains(&key.as_str()) {
@@ -142,7 +188,6 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
         };
         parsed.warnings.push(format!("{name}: `hooks.{key}`: {why}"));
     }
-    let mut regexes: HashMap<String, CodexMatcher> = HashMap::new();
     // Every hook is built first and kept only when the whole file loads.
     let mut hooks = Vec::new();
     let mut warnings = Vec::new();
@@ -179,7 +224,7 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
             for (h, handler) in handlers.iter().enumerate() {
                 let at = format!("{at}.hooks[{h}]");
                 match handler_of(handler).map_err(|(key, why)| reject(&join(&at, key), why))? {
-                    Handler::Command { command, timeout, is_async, status_message } => {
+                    Entry::Command { command, timeout, is_async, status_message } => {
                         if command.trim().is_empty() {
                             warnings.push(format!("{name}: skipped `{at}`: `command` is empty (Codex skips it)"));
                             continue;
@@ -191,6 +236,7 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
                         built.push(CodexHook {
                             command,
                             matcher: CodexMatcher::Any,
+                            claude_matcher: ClaudeMatcher::Any,
                             matcher_text: None,
                             timeout,
                             is_async,
@@ -201,7 +247,7 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
                             key: format!("{}:{label}:{g}:{h}", file.path.display()),
                         });
                     }
-                    Handler::Unsupported(type_name) => warnings.push(format!(
+                    Entry::Unsupported(type_name) => warnings.push(format!(
                         "{name}: skipped `{at}`: `{type_name}` hooks are not supported by Codex yet (Codex skips them too)"
                     )),
                 }
@@ -213,22 +259,23 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
                     warnings.push(format!(
                         "{name}: `{at}.matcher` `{text}` is ignored: Codex runs {event_name} hooks for every fire"
                     ));
-                    (CodexMatcher::Any, None)
+                    ((CodexMatcher::Any, ClaudeMatcher::Any), None)
                 }
-                (_, None) => (CodexMatcher::Any, None),
+                (_, None) => ((CodexMatcher::Any, ClaudeMatcher::Any), None),
                 (Some(_), Some(text)) => {
                     let compiled = match regexes.get(&text) {
                         Some(m) => Ok(m.clone()),
                         None => CodexMatcher::parse(&text).and_then(|m| {
+                            let engine = m.to_engine(&text)?;
                             if matches!(m, CodexMatcher::Regex(_)) {
                                 if regexes.len() >= MAX_REGEX_MATCHERS {
                                     return Err(format!(
-                                        "more than {MAX_REGEX_MATCHERS} distinct regex matchers in one file; this one is not compiled"
+                                        "more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Codex files; this one is not compiled"
                                     ));
                                 }
-                                regexes.insert(text.clone(), m.clone());
+                                regexes.insert(text.clone(), (m.clone(), engine.clone()));
                             }
-                            Ok(m)
+                            Ok((m, engine))
                         }),
                     };
                     match compiled {
@@ -241,7 +288,8 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
                 }
             };
             for mut hook in built {
-                hook.matcher = matcher.clone();
+                hook.matcher = matcher.0.clone();
+                hook.claude_matcher = matcher.1.clone();
                 hook.matcher_text = matcher_text.clone();
                 hooks.push((*event, hook));
             }
@@ -252,7 +300,7 @@ pub fn parse(file: &CodexFile, bytes: &[u8]) -> Result<Parsed, Rejected> {
     Ok(parsed)
 }
 
-enum Handler {
+enum Entry {
     Command {
         command: String,
         timeout: Duration,
@@ -264,7 +312,7 @@ enum Handler {
 }
 
 /// A handler as Codex's tagged enum reads it; the error names the key (`""`: the handler).
-fn handler_of(value: &Value) -> Result<Handler, (&'static str, String)> {
+fn handler_of(value: &Value) -> Result<Entry, (&'static str, String)> {
     let Value::Object(h) = value else {
         return Err((
             "",
@@ -283,8 +331,8 @@ fn handler_of(value: &Value) -> Result<Handler, (&'static str, String)> {
     };
     match type_name {
         "command" => {}
-        "prompt" => return Ok(Handler::Unsupported("prompt")),
-        "agent" => return Ok(Handler::Unsupported("agent")),
+        "prompt" => return Ok(Entry::Unsupported("prompt")),
+        "agent" => return Ok(Entry::Unsupported("agent")),
         other => {
             return Err((
                 "type",
@@ -320,7 +368,7 @@ fn handler_of(value: &Value) -> Result<Handler, (&'static str, String)> {
         Some(Value::Bool(b)) => *b,
         Some(other) => return Err(("async", format!("is {}, expected true or false", kind(other)))),
     };
-    Ok(Handler::Command { command, timeout, is_async, status_message })
+    Ok(Entry::Command { command, timeout, is_async, status_message })
 }
 
 fn join(at: &str, key: &str) -> String {
@@ -377,15 +425,19 @@ fn kind(v: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::layers::Kind;
+    use crate::dialect::Kind;
     use std::path::Path;
 
-    fn file(path: &str, format: Format) -> CodexFile {
-        CodexFile { path: PathBuf::from(path), kind: Kind::Own, format, plugin: None }
+    fn file(path: &str) -> File {
+        File { path: PathBuf::from(path), kind: Kind::Own, plugin: None, change_source: None }
+    }
+
+    fn parse(file: &File, bytes: &[u8]) -> Result<Parsed, Rejected> {
+        super::parse(file, bytes, &mut HashMap::new())
     }
 
     fn json(text: &str) -> Result<Parsed, Rejected> {
-        parse(&file("/h/.codex/hooks.json", Format::Json), text.as_bytes())
+        parse(&file("/h/.codex/hooks.json"), text.as_bytes())
     }
 
     fn commands(p: &Parsed) -> Vec<(&str, &str)> {
@@ -523,28 +575,28 @@ timeout = 5
 [hooks.state."/h/.codex/hooks.json:pre_tool_use:0:0"]
 trusted_hash = "abc"
 "#;
-        let p = parse(&file("/h/.codex/config.toml", Format::Toml), text.as_bytes()).unwrap();
-        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
-        assert_eq!(p.disable_all, Some(true));
+        let p = parse(&file("/h/.codex/config.toml"), text.as_bytes()).unwrap();
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(p.warnings[0].contains("`features.hooks = false` is Codex's own switch and is not applied"));
         assert_eq!(commands(&p), [("preToolUse", "guard.sh")]);
         assert_eq!(p.hooks[0].1.timeout, Duration::from_secs(5));
         let bad =
             "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"x\"\ntimeout = 5.0\n";
-        let Rejected(msg) = parse(&file("/c.toml", Format::Toml), bad.as_bytes()).unwrap_err();
+        let Rejected(msg) = parse(&file("/c.toml"), bad.as_bytes()).unwrap_err();
         assert!(msg.contains("`hooks.PreToolUse[0].hooks[0].timeout`: is 5.0"), "{msg}");
-        let Rejected(msg) = parse(&file("/c.toml", Format::Toml), b"[hooks\n").unwrap_err();
+        let Rejected(msg) = parse(&file("/c.toml"), b"[hooks\n").unwrap_err();
         assert!(msg.contains("not valid TOML"), "{msg}");
-        let p = parse(&file("/c.toml", Format::Toml), b"model = 'x'\n").unwrap();
-        assert!(p.hooks.is_empty() && p.disable_all.is_none());
+        let p = parse(&file("/c.toml"), b"model = 'x'\n").unwrap();
+        assert!(p.hooks.is_empty() && p.warnings.is_empty());
     }
 
     #[test]
     fn plugin_placeholders_are_replaced_at_load() {
-        let f = CodexFile {
+        let f = File {
             path: PathBuf::from("/p/hooks/hooks.json"),
             kind: Kind::Own,
-            format: Format::Json,
-            plugin: Some(ClaudePlugin { root: Path::new("/p").into(), data: Some(Path::new("/d").into()) }),
+            plugin: Some(Plugin { root: Path::new("/p").into(), data: Some(Path::new("/d").into()) }),
+            change_source: None,
         };
         let p = parse(&f, br#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"${PLUGIN_ROOT}/s.sh ${CLAUDE_PLUGIN_DATA}"}]}]}}"#)
             .unwrap();
