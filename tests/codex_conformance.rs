@@ -250,11 +250,9 @@ fn plugin_hooks_get_plugin_root_and_data_both_spellings() {
     let data = c.file("plugin-data");
     let log = c.file("log");
     // `${PLUGIN_ROOT}` is replaced in the command at load, as Codex does.
-    let handler = command(format!(
-        "node ${{PLUGIN_ROOT}}/../../../{} {} plugin",
-        script("record.js").trim_start_matches('/'),
-        q(log.to_str().unwrap())
-    ));
+    std::fs::create_dir_all(&plugin).unwrap();
+    std::fs::copy(script("record.js"), plugin.join("record.js")).unwrap();
+    let handler = command(format!("node ${{PLUGIN_ROOT}}/record.js {} plugin", q(log.to_str().unwrap())));
     Cx::write(&plugin.join("hooks/hooks.json"), &hooks("SessionStart", None, vec![handler]).to_string());
     let out = c.fire_with(
         json!({ "codex": { "plugins": [ { "root": plugin, "data": data } ] }, "waitNonBlocking": true }),
@@ -320,13 +318,16 @@ fn identical_handlers_run_as_often_as_configured() {
 }
 
 #[test]
-fn features_hooks_false_switches_off_that_kinds_codex_hooks() {
+fn features_hooks_false_is_not_a_switch_for_every_dialect() {
+    // Read as `disableAllHooks`, Codex's own switch in the user's config.toml would turn off
+    // every hook, the user's openHarness guard included: it is reported, not applied.
     let c = Cx::new();
     c.user(&hooks("PreToolUse", Some("Bash"), vec![command(sh(&["bash", &script("guard.sh")]))]));
     c.user_toml("[features]\nhooks = false\n");
+    Cx::write(&c.home.path().join(".oh/config.yaml"), "hooks:\n  preToolUse:\n    - command: exit 1\n");
     let out = c.fire(bash("rm -rf /"));
-    assert_eq!(out["allowed"], true, "the user switched their Codex hooks off: {out}");
-    assert!(codex_traces(&out).is_empty(), "{out}");
+    assert_eq!(out["allowed"], false, "{out}");
+    assert!(warnings(&out).contains("`features.hooks = false` is Codex's own switch and is not applied"), "{out}");
 }
 
 // ---------------------------------------------------------------------------------------------
