@@ -103,6 +103,10 @@ type Options struct {
 	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
 	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+	// Codex also runs Codex's hooks (~/.codex/hooks.json, config.toml [hooks], the project's
+	// .codex/) as Codex would (docs/dialects/codex.md): true, or
+	// map[string]any{"files": []string{...}, "plugins": []any{...}}. nil: off.
+	Codex any `json:"codex,omitempty"`
 }
 
 // ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.
@@ -403,7 +407,7 @@ type HookTrace struct {
 	Reason     string     `json:"reason,omitempty"`
 	Stderr     string     `json:"stderr,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	// Dialect is "claude" on Claude Code hooks, "" on openHarness hooks.
+	// Dialect is "claude" on Claude Code hooks, "codex" on Codex hooks, "" on openHarness hooks.
 	Dialect string `json:"dialect,omitempty"`
 	// Source is the settings or plugin hooks.json file a Claude Code hook came from.
 	Source string `json:"source,omitempty"`
