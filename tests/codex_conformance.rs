@@ -792,3 +792,25 @@ fn an_untrusted_cwd_does_not_open_the_projects_codex_files() {
     assert_eq!(out["allowed"], false, "the user's guard still applies: {out}");
     assert!(warnings(&out).contains(&path(&fifo)), "{out}");
 }
+
+#[test]
+fn an_apply_patch_rewrite_comes_back_in_the_hosts_edit_fields() {
+    let edit = json!({ "event": "preToolUse", "toolName": "Edit",
+        "toolInput": { "file_path": "src/a.rs", "old_string": "let x = 1;", "new_string": "let x = 2;" } });
+    let rewrite = |patch: &str| {
+        json_answer(json!({ "hookSpecificOutput": { "hookEventName": "PreToolUse", "permissionDecision": "allow",
+            "updatedInput": { "command": patch } } }))
+    };
+    let c = Cx::new();
+    c.user(&hooks("PreToolUse", Some("apply_patch"), vec![rewrite("*** Begin Patch\n*** Update File: src/a.rs\n@@\n-let x = 1;\n+let x = 3;\n*** End Patch")]));
+    let out = c.fire(edit.clone());
+    assert_eq!(out["updatedInput"], json!({ "file_path": "src/a.rs", "old_string": "let x = 1;", "new_string": "let x = 3;" }), "{out}");
+    // Two files cannot be one Edit: the host's input stays as it was (Codex fails such a hook).
+    let c = Cx::new();
+    c.user(&hooks("PreToolUse", Some("Edit"), vec![rewrite("*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Delete File: /etc/passwd\n*** End Patch")]));
+    let out = c.fire(edit.clone());
+    assert_eq!(out["allowed"], true, "{out}");
+    if let Some(input) = out.get("updatedInput") {
+        assert_eq!(input, &edit["toolInput"], "{out}");
+    }
+}
