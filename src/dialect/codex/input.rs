@@ -27,7 +27,8 @@ const LEADING: &[&str] = &[
 ];
 
 /// The Codex view of one envelope: the stdin line, its fields decoded (matchers read them), and
-/// the host's tool name and input (a rewrite is renamed back against them).
+/// the host's tool name and, when Codex sees it in other fields, its input (a rewrite is renamed
+/// back against them).
 #[derive(Debug, Clone)]
 pub struct CodexInput {
     pub json: String,
@@ -43,24 +44,27 @@ impl CodexInput {
     }
 
     pub fn build(envelope: &Envelope, cwd: &Path) -> CodexInput {
-        // Claude Code's input, from the one parsed envelope (each value as received).
-        let claude = claude::view::build(envelope, cwd);
+        // Claude Code's input, from the one parsed envelope (each value as received), and its
+        // fields already decoded: only the fields Codex names differently are made anew.
+        let mut claude = claude::view::build(envelope, cwd);
+        let mut fields = std::mem::take(&mut claude.fields);
         let obj = json::object(claude.stdin.trim_end()).expect("the Claude Code input is one JSON object");
-        let mut entries: Vec<(String, String)> =
-            obj.entries().map(|(k, v)| (k.to_string(), v.raw().to_string())).collect();
-        let host_tool = claude.get_str("tool_name").map(str::to_string);
-        let host_input = claude.fields.get("tool_input").cloned();
+        let mut entries: Vec<(&str, std::borrow::Cow<str>)> =
+            obj.entries().map(|(k, v)| (k, std::borrow::Cow::Borrowed(v.raw()))).collect();
+        let host_tool = fields.get("tool_name").and_then(Value::as_str).map(str::to_string);
+        let mut host_input = None;
         if let Some(tool) = &host_tool {
             let name = tools::codex_name(tool);
             if name != tool {
-                set(&mut entries, "tool_name", Value::String(name.to_string()).to_string());
+                set(&mut entries, &mut fields, "tool_name", Value::String(name.to_string()));
             }
-            if let Some(input) = host_input.as_ref().and_then(|i| tools::codex_input(tool, i)) {
-                set(&mut entries, "tool_input", input.to_string());
+            if let Some(input) = fields.get("tool_input").and_then(|i| tools::codex_input(tool, i)) {
+                host_input = fields.get("tool_input").cloned();
+                set(&mut entries, &mut fields, "tool_input", input);
             }
         }
         if let Some(name) = name_of(envelope.event) {
-            set(&mut entries, "hook_event_name", Value::String(name.to_string()).to_string());
+            set(&mut entries, &mut fields, "hook_event_name", Value::String(name.to_string()));
         }
         let mut ordered = Vec::with_capacity(entries.len());
         for key in LEADING {
@@ -70,16 +74,14 @@ impl CodexInput {
         }
         ordered.extend(entries);
         let mut line = String::with_capacity(ordered.iter().map(|(k, v)| k.len() + v.len() + 4).sum::<usize>() + 2);
-        let mut fields = Map::new();
         line.push('{');
         for (i, (key, raw)) in ordered.iter().enumerate() {
             if i > 0 {
                 line.push(',');
             }
-            line.push_str(&Value::String(key.clone()).to_string());
+            line.push_str(&Value::String(key.to_string()).to_string());
             line.push(':');
             line.push_str(raw);
-            fields.insert(key.clone(), json::value(raw).and_then(json::Val::to_value).unwrap_or(Value::Null));
         }
         line.push('}');
         CodexInput { json: line, fields, host_tool, host_input }
@@ -98,11 +100,14 @@ impl CodexInput {
     }
 }
 
-fn set(entries: &mut Vec<(String, String)>, key: &str, raw: String) {
-    match entries.iter_mut().find(|(k, _)| k == key) {
+/// A field Codex names or shapes differently: its text on the stdin line and its value.
+fn set<'a>(entries: &mut Vec<(&'a str, std::borrow::Cow<'a, str>)>, fields: &mut Map<String, Value>, key: &'a str, value: Value) {
+    let raw = std::borrow::Cow::Owned(value.to_string());
+    match entries.iter_mut().find(|(k, _)| *k == key) {
         Some(slot) => slot.1 = raw,
-        None => entries.push((key.to_string(), raw)),
+        None => entries.push((key, raw)),
     }
+    fields.insert(key.to_string(), value);
 }
 
 #[cfg(test)]
