@@ -814,3 +814,32 @@ fn an_apply_patch_rewrite_comes_back_in_the_hosts_edit_fields() {
         assert_eq!(input, &edit["toolInput"], "{out}");
     }
 }
+
+#[test]
+fn continue_false_stops_and_refuses_only_where_codex_hooks_can_refuse() {
+    let halt = json!({ "continue": false, "stopReason": "not now" });
+    let c = Cx::new();
+    c.user(&json!({ "hooks": {
+        "PreCompact": [ { "hooks": [ json_answer(halt.clone()) ] } ],
+        "Stop": [ { "hooks": [ json_answer(halt.clone()), json_answer(json!({ "decision": "block", "reason": "keep going" })) ] } ],
+        "SubagentStart": [ { "hooks": [ json_answer(halt.clone()) ] } ]
+    } }));
+    let out = c.fire(json!({ "event": "preCompact", "trigger": "auto" }));
+    assert_eq!((out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()), (json!(false), json!(false), json!("not now")), "{out}");
+    // On Stop, `continue: false` beats a block: the agent stops; nothing is refused.
+    let out = c.fire(json!({ "event": "turnStop" }));
+    assert_eq!((out["allowed"].clone(), out["continue"].clone()), (json!(true), json!(false)), "{out}");
+    let out = c.fire_with(json!({ "waitNonBlocking": true }), json!({ "event": "subagentStart", "agent_type": "x" }));
+    assert!(out.get("continue").is_none(), "SubagentStart ignores continue: false: {out}");
+}
+
+#[test]
+fn async_hooks_run_in_the_background_and_decide_nothing() {
+    let c = Cx::new();
+    let marker = c.file("async-ran");
+    c.user(&hooks("PreToolUse", None, vec![json!({ "type": "command", "async": true,
+        "command": format!("touch {}; echo 'would block' >&2; exit 2", q(marker.to_str().unwrap())) })]));
+    let out = c.fire(bash("rm -rf /"));
+    assert_eq!(out["allowed"], true, "{out}");
+    assert!(common::process::wait_until(Duration::from_secs(10), || marker.exists()), "the async hook ran");
+}
