@@ -256,9 +256,12 @@ pub fn parse(
             // validating, so any string (even `[`) matches everything there.
             let (matcher, matcher_text) = match (matcher_field(*event), matcher_text) {
                 (None, Some(text)) => {
-                    warnings.push(format!(
-                        "{name}: `{at}.matcher` `{text}` is ignored: Codex runs {event_name} hooks for every fire"
-                    ));
+                    // `""` and `"*"` mean "every fire" anyway: only a real filter is worth a word.
+                    if !text.is_empty() && text != "*" {
+                        warnings.push(format!(
+                            "{name}: `{at}.matcher` `{text}` is ignored: Codex runs {event_name} hooks for every fire"
+                        ));
+                    }
                     ((CodexMatcher::Any, ClaudeMatcher::Any), None)
                 }
                 (_, None) => ((CodexMatcher::Any, ClaudeMatcher::Any), None),
@@ -531,6 +534,8 @@ mod tests {
             "identical handlers both kept: Codex runs each as configured"
         );
         assert!(p.hooks[2].1.matcher.matches(&[]), "a matcher on UserPromptSubmit is ignored, even `[`");
+        let quiet = json(r#"{"hooks": {"Stop": [{"matcher": "*", "hooks": [{"type": "command", "command": "s"}]}]}}"#).unwrap();
+        assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
         let all = p.warnings.join("\n");
         for needle in [
             "skipped `hooks.PreToolUse[0].hooks[0]`: `prompt` hooks are not supported",
