@@ -80,7 +80,7 @@ fire_codex 0 $codex/envelopes/prompt.json          "Codex: plain stdout of promp
 fire_codex 1 $codex/envelopes/stop.json            "Codex: the Stop hook keeps the turn going (allowed false = do not stop)"
 fire_codex 0 $codex/envelopes/stop-tests-pass.json "Codex: once the tests pass, the turn may end"
 
-# The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
+# The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
 harness=target/demo-harness

@@ -180,6 +180,11 @@ fn parse_args() -> Result<Parsed, String> {
         }
     }
     for (key, value) in flags {
+        // `--cursor` with `--options '{"cursor": {"plugins": [...]}}'`: the object form already
+        // turns the dialect on, and its files and plugins must not be dropped by the flag.
+        if dialect_flag(&format!("--{key}")).is_some() && options.get(key).is_some_and(Value::is_object) {
+            continue;
+        }
         options.insert(key.to_string(), value);
     }
     Ok(Parsed::Run(Args { command, options, envelope, callbacks }))

@@ -56,6 +56,8 @@ pub struct Entry {
     pub plugin: Option<Plugin>,
     /// What a `configChange` envelope's `source` says when this file changed.
     pub change_source: Option<&'static str>,
+    /// A directory of files ending with this ([`dialect::File::dir`]).
+    pub dir: Option<&'static str>,
 }
 
 /// The sources the options name, in layer order.
@@ -67,6 +69,7 @@ pub fn entries(options: &Options) -> Vec<Entry> {
         required: false,
         plugin: None,
         change_source: None,
+        dir: None,
     };
     let mut list = match &options.source {
         Source::Layers { user, project, local } => {
@@ -107,6 +110,7 @@ pub fn entries(options: &Options) -> Vec<Entry> {
             required: false,
             plugin: f.plugin,
             change_source: f.change_source,
+            dir: f.dir,
         }));
     }
     list
@@ -189,27 +193,35 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             }
             Dialect::Registered(d) => {
                 let Origin::File(path) = &entry.origin else { continue };
-                let Some(bytes) = read_entry(path, entry.required)? else { continue };
-                let file = dialect::File {
-                    path: path.clone(),
-                    kind: entry.kind,
-                    plugin: entry.plugin.clone(),
-                    change_source: entry.change_source,
+                // A directory entry is each of its files, in name order (Copilot's `hooks/*.json`).
+                let paths = match entry.dir {
+                    None => vec![path.clone()],
+                    Some(suffix) => directory_files(path, suffix, &mut config.warnings)?,
                 };
-                // A bad entry (or a whole bad file) is skipped with a warning, as the harnesses do.
-                let parsed = parsers[d].get_or_insert_with(|| REGISTRY[d].parser()).parse(&file, &bytes);
-                config.warnings.extend(parsed.warnings);
-                if entry.plugin.is_some() {
-                    if let Some(value) = parsed.disable_all {
-                        config.warnings.push(format!(
-                            "{}: `disableAllHooks: {value}` ignored: a plugin's hooks file cannot switch hooks off (only your own settings and the host can)",
-                            path.display()
-                        ));
+                for path in &paths {
+                    let Some(bytes) = read_entry(path, entry.required)? else { continue };
+                    let file = dialect::File {
+                        path: path.clone(),
+                        kind: entry.kind,
+                        plugin: entry.plugin.clone(),
+                        change_source: entry.change_source,
+                        dir: None,
+                    };
+                    // A bad entry (or a whole bad file) is skipped with a warning, as the harnesses do.
+                    let parsed = parsers[d].get_or_insert_with(|| REGISTRY[d].parser()).parse(&file, &bytes);
+                    config.warnings.extend(parsed.warnings);
+                    if entry.plugin.is_some() {
+                        if let Some(value) = parsed.disable_all {
+                            config.warnings.push(format!(
+                                "{}: `disableAllHooks: {value}` ignored: a plugin's hooks file cannot switch hooks off (only your own settings and the host can)",
+                                path.display()
+                            ));
+                        }
+                    } else {
+                        set_disabled(entry.dialect, entry.kind, parsed.disable_all);
                     }
-                } else {
-                    set_disabled(entry.dialect, entry.kind, parsed.disable_all);
+                    dialect_hooks.extend(parsed.hooks.into_iter().map(|(event, hook)| (entry.kind, d, event, hook)));
                 }
-                dialect_hooks.extend(parsed.hooks.into_iter().map(|(event, hook)| (entry.kind, d, event, hook)));
             }
         }
     }
@@ -257,6 +269,55 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
 /// A file's bytes; `None` when it does not exist (and need not). A file that exists and cannot
 /// be read right now is [`Failure::Read`]: never "no hooks"; one that is not a regular file (a
 /// FIFO, a directory) is [`Failure::Invalid`].
+/// A directory holds at most this many files of an entry (real ones hold a handful); more are
+/// left out with a warning, so a hostile directory costs a bounded load.
+pub const MAX_DIR_FILES: usize = 256;
+
+/// The files of a directory entry whose names end with `suffix`, in name order. A missing
+/// directory has none; one that exists and cannot be listed is [`Failure::Read`] (no read
+/// error is a verdict); an entry that is not a regular file is left out with a warning.
+fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, Failure> {
+    let listing = match std::fs::read_dir(dir) {
+        Ok(l) => l,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            warnings.push(format!("{} is not a directory; nothing in it was loaded", dir.display()));
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(Failure::Read(io_error(dir, &e))),
+    };
+    let mut names = Vec::new();
+    for item in listing {
+        let item = item.map_err(|e| Failure::Read(io_error(dir, &e)))?;
+        let name = item.file_name();
+        if name.to_str().is_some_and(|n| n.ends_with(suffix)) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    if names.len() > MAX_DIR_FILES {
+        warnings.push(format!(
+            "{}: {} files, more than the {MAX_DIR_FILES} a hooks directory may have; the ones after {} in name order were not loaded",
+            dir.display(),
+            names.len(),
+            names[MAX_DIR_FILES - 1].to_string_lossy()
+        ));
+        names.truncate(MAX_DIR_FILES);
+    }
+    let mut files = Vec::with_capacity(names.len());
+    for name in names {
+        let path = dir.join(name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => files.push(path),
+            Ok(_) => warnings.push(format!("{} is not a regular file; not loaded", path.display())),
+            // Gone since the listing, or a dangling link: nothing to read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Failure::Read(io_error(&path, &e))),
+        }
+    }
+    Ok(files)
+}
+
 fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, Failure> {
     match super::read_regular_file(path) {
         Ok(bytes) => Ok(Some(bytes)),

@@ -18,6 +18,7 @@
 pub mod claude;
 pub mod codex;
 
+use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::{ClaudeMatcher, PermissionRule};
@@ -102,6 +103,10 @@ pub struct File {
     /// What a `configChange` envelope's `source` says when this file changed (Claude Code's
     /// ConfigChange matcher tests it: `user_settings`, `project_settings`, `local_settings`).
     pub change_source: Option<&'static str>,
+    /// `Some(suffix)`: `path` is a directory, and each file in it whose name ends with `suffix`
+    /// is one file of this entry, in name order (Copilot's `hooks/*.json`). The loader lists it;
+    /// the watcher notices a file added, removed or changed in it.
+    pub dir: Option<&'static str>,
 }
 
 /// One file's contribution. A file the dialect rejects whole is no hooks and a warning.
@@ -161,6 +166,24 @@ pub struct Hook {
     pub identity: String,
     /// From a project layer (trust-gated): dropped when trust is withdrawn.
     pub from_project: bool,
+    /// The dialect's own event the hook was written under when several of the dialect's events
+    /// fire with one engine event (Cursor's `beforeShellExecution` fires with `preToolUse`;
+    /// Copilot's PascalCase names): the hook sees the view's [`Variant`] of that name. `None`:
+    /// the engine event's own view.
+    pub event_name: Option<&'static str>,
+    /// How many times per conversation the hook may keep the agent going (Cursor's
+    /// `loop_limit`); `None`: no cap, or the dialect has none.
+    pub loop_limit: Option<u64>,
+    /// The directory the hook runs in; `None`: the engine's `cwd`.
+    pub cwd: Option<PathBuf>,
+    /// The handler's own environment, over the engine's and the view's variables (Gemini CLI's
+    /// `env`).
+    pub env: Vec<(String, String)>,
+    /// Its group asks that the step's hooks run one after another (Gemini CLI's `sequential`;
+    /// [`Dialect::sequential`] decides).
+    pub sequential: bool,
+    /// The handler's `name` where its dialect has one (Gemini CLI).
+    pub name: Option<String>,
 }
 
 impl Hook {
@@ -211,6 +234,12 @@ impl Hook {
         if self.fail_closed {
             s.push_str("  [onFailure block]");
         }
+        if let Some(name) = self.event_name {
+            s.push_str(&format!("  [{name}]"));
+        }
+        if let Some(limit) = self.loop_limit {
+            s.push_str(&format!("  [loop_limit {limit}]"));
+        }
         s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display()));
         s
     }
@@ -222,6 +251,9 @@ pub struct Site<'a> {
     pub home: Option<&'a Path>,
     /// The dialect's project directory ([`Chosen::project_dir`], else `cwd`).
     pub project_dir: &'a Path,
+    /// The host's tools (option `tools`): a view shows a known tool under the dialect's own
+    /// name and field names ([`crate::envelope::tools`], README "Host tools").
+    pub tools: &'a HostTools,
 }
 
 /// What a dialect's hooks see of one envelope, built from the one parsed [`Envelope`] (never a
@@ -235,6 +267,20 @@ pub struct View {
     /// Variables every hook of the dialect gets besides the envelope's (`CLAUDE_PROJECT_DIR`);
     /// an HTTP hook's headers may interpolate them.
     pub vars: Vec<(&'static str, String)>,
+    /// The dialect's other events this fire raises with the engine event (Cursor's
+    /// tool-specific events, README "Host tools"; Copilot's PascalCase payload), each with what
+    /// its hooks see; a hook whose [`Hook::event_name`] is one of them gets that stdin.
+    pub variants: Vec<Variant>,
+}
+
+/// What the hooks of one more of a dialect's events see in a fire (see [`View::variants`]).
+#[derive(Debug, Clone, Default)]
+pub struct Variant {
+    pub event: &'static str,
+    /// Empty: the view's own stdin (the variant of the engine event's own dialect event).
+    pub stdin: String,
+    /// The value its matchers test (`None`: the event has no matcher).
+    pub matcher_value: Option<String>,
 }
 
 impl View {
@@ -244,6 +290,19 @@ impl View {
 
     pub fn tool_input(&self) -> Option<&Map<String, Value>> {
         self.fields.get("tool_input").and_then(Value::as_object)
+    }
+
+    /// The variant of the dialect event `name`, when this fire raises it.
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.event == name)
+    }
+
+    /// The stdin `hook` gets: its event's variant's, else the view's own.
+    pub fn stdin_for(&self, hook: &Hook) -> &str {
+        match hook.event_name.and_then(|n| self.variant(n)) {
+            Some(v) if !v.stdin.is_empty() => &v.stdin,
+            _ => &self.stdin,
+        }
     }
 }
 
@@ -399,21 +458,43 @@ pub trait Dialect: Send + Sync {
         None
     }
 
-    /// Whether one step's hooks run one after another instead of in parallel.
-    fn sequential(&self, _event: Event) -> bool {
+    /// The program and arguments a command hook runs on this view, when the dialect decides
+    /// them itself (Gemini CLI: `bash -c` with the view's variables expanded in the command);
+    /// `None`: the engine's shell form or exec form. Pure.
+    fn command(&self, _hook: &Hook, _view: &View) -> Option<Vec<String>> {
+        None
+    }
+
+    /// Whether one step's `hooks` (those selected, in order) run one after another instead of
+    /// in parallel, each with its own timeout and turn. Pure.
+    fn sequential(&self, _event: Event, _hooks: &[&Hook]) -> bool {
         false
+    }
+
+    /// In a sequential step, what the next hook sees after a hook gave `answer` (`None`: the
+    /// same view). Pure.
+    fn next_view(&self, _event: Event, _view: &View, _answer: &Answer) -> Option<View> {
+        None
     }
 
     /// Reads one hook's answer. PURE: no I/O, no traces, no state; on top of the one tolerant
     /// reader (`response/json.rs`). Called by the run path once per hook that ran.
     fn read(&self, event: Event, hook: &Hook, raw: &Raw) -> Answer;
 
+    /// [`Dialect::read`] for a dialect whose reading depends on the fire as well (Cursor: a
+    /// follow-up counts only under the hook's `loop_limit` against the envelope's `loopCount`).
+    /// PURE. The run path calls this one.
+    fn read_in(&self, event: Event, hook: &Hook, raw: &Raw, _view: &View) -> Answer {
+        self.read(event, hook, raw)
+    }
+
     /// Combines one step's answers (in configuration order). PURE. Called once per step.
     fn merge(&self, event: Event, answers: &[Answer]) -> Decision;
 
-    /// A rewritten tool input as the host names its fields (the host-tools table, README
-    /// "Host tools"): the one place a rewrite goes back to the host's names. Pure.
-    fn to_host_input(&self, _envelope: &Envelope, input: Value) -> Value {
+    /// A rewritten tool input as the host names its fields (the dialect's table in
+    /// [`crate::envelope::tools`] and the host's `tools`, README "Host tools"): the one place a
+    /// rewrite goes back to the host's names. Pure.
+    fn to_host_input(&self, _envelope: &Envelope, _tools: &HostTools, input: Value) -> Value {
         input
     }
 }

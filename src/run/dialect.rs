@@ -47,20 +47,26 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     let answer = match &hook.handler {
         Handler::Command { command, args } => {
             let hook_vars = dialect.hook_vars(hook);
-            // A harness that runs commands in the user's shell (`$SHELL -c`): that shell,
-            // started directly with the command as one word.
-            let user_shell = if args.is_none() { dialect.shell(&|name| cx.base.env.get(name)) } else { None };
-            let exec_argv: Option<Vec<String>> = match (args, user_shell) {
-                (Some(args), _) => {
+            // The dialect's own command line (Gemini CLI's `bash -c`), else the exec form, else
+            // the user's shell of a harness that runs commands in it (Codex's `$SHELL -c`),
+            // started directly with the command as one word; else `/bin/sh -c` or plain words.
+            let exec_argv: Option<Vec<String>> = dialect.command(hook, cx.view).or_else(|| match args {
+                Some(args) => {
                     let substitute = |s: &str| substitute(s, &cx.view.vars, &hook_vars);
                     Some(std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect())
                 }
-                (None, Some(shell)) => Some(vec![shell, "-c".to_string(), command.clone()]),
-                (None, None) => None,
-            };
-            let mut vars = cx.base.envelope.vars().to_vec();
+                None => dialect
+                    .shell(&|name| cx.base.env.get(name))
+                    .map(|shell| vec![shell, "-c".to_string(), command.clone()]),
+            });
+            let mut vars: Vec<(&str, String)> = cx.base.envelope.vars().to_vec();
             vars.extend(cx.view.vars.iter().cloned());
             vars.extend(hook_vars);
+            // The hook's own `env` goes over everything else (a later entry wins).
+            for (k, v) in &hook.env {
+                vars.retain(|(n, _)| n != k);
+                vars.push((k.as_str(), v.clone()));
+            }
             // Should the direct start fail after all (a script without `#!`), the shell's
             // fallback runs the same words, quoted, never the bare command.
             let quoted: Option<String> = exec_argv.as_ref().map(|words| {
@@ -70,10 +76,10 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
                 command: quoted.as_deref().unwrap_or(command),
                 argv: exec_argv.as_deref().or(hook.argv.as_deref()),
                 exec_form: exec_argv.is_some(),
-                cwd: cx.base.cwd,
+                cwd: hook.cwd.as_deref().unwrap_or(cx.base.cwd),
                 env: cx.base.env,
                 vars: &vars,
-                stdin: Some(cx.view.stdin.as_bytes()),
+                stdin: Some(cx.view.stdin_for(hook).as_bytes()),
                 capture_stdout: true,
                 max_stdout: cx.base.max_output_bytes,
                 timeout,
@@ -103,7 +109,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
             } else {
                 None
             };
-            dialect.read(
+            dialect.read_in(
                 event,
                 hook,
                 &Raw {
@@ -116,21 +122,23 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
                     overflow: finished.stdout_overflow,
                     ..base
                 },
+                cx.view,
             )
         }
         Handler::Http { url, headers, allowed_env_vars } => {
             trace.timed_out = Some(false);
             let headers: Vec<(String, String)> =
                 headers.iter().map(|(k, v)| (k.clone(), interpolate(v, allowed_env_vars, cx))).collect();
-            let body = cx.view.stdin.trim_end();
+            let body = cx.view.stdin_for(hook).trim_end();
             let failed = |why: String, overflow: bool| Raw { exit: Some(0), failed: Some(why), overflow, ..base };
             let raw = match cx.base.http.post(url, body, &headers, timeout, cx.base.max_output_bytes, cx.base.cancel) {
                 Reply::Body(status, bytes) => {
                     trace.status = Some(status);
-                    let answer = dialect.read(
+                    let answer = dialect.read_in(
                         event,
                         hook,
                         &Raw { via: Via::Http { status }, exit: Some(0), stdout: &bytes, ..base },
+                        cx.view,
                     );
                     return finish(answer, trace, start, cx, None);
                 }
@@ -149,7 +157,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
                     failed(if late { timed_out(timeout) } else { message }, false)
                 }
             };
-            dialect.read(event, hook, &raw)
+            dialect.read_in(event, hook, &raw, cx.view)
         }
         // The host function registered under the hook's type answers it, given the hook's own
         // fields and the dialect's input, like an HTTP hook's body. None registered: the hook is
@@ -162,7 +170,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
             }
             Some(f) => {
                 let hook_fields = serde_json::to_string(fields).unwrap_or_else(|_| "{}".to_string());
-                let request = format!(r#"{{"hook":{hook_fields},"input":{}}}"#, cx.view.stdin);
+                let request = format!(r#"{{"hook":{hook_fields},"input":{}}}"#, cx.view.stdin_for(hook));
                 let asked = host::ask(cx.base.engine_id, &*f, &request, timeout, cx.base.cancel);
                 let late = asked == Asked::TimedOut;
                 trace.timed_out = Some(late);
@@ -178,16 +186,20 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
                             // A model's verdict `{ok, reason, impossible}` or a command hook's JSON.
                             Raw { via: Via::Callback, stdout: &body, name, ..base }
                         };
-                        dialect.read(event, hook, &raw)
+                        dialect.read_in(event, hook, &raw, cx.view)
                     }
-                    Asked::TimedOut => dialect.read(
+                    Asked::TimedOut => dialect.read_in(
                         event,
                         hook,
                         &Raw { timed_out: true, failed: Some(timed_out(timeout)), name, ..base },
+                        cx.view,
                     ),
-                    Asked::Cancelled => {
-                        dialect.read(event, hook, &Raw { failed: Some("cancelled".to_string()), name, ..base })
-                    }
+                    Asked::Cancelled => dialect.read_in(
+                        event,
+                        hook,
+                        &Raw { failed: Some("cancelled".to_string()), name, ..base },
+                        cx.view,
+                    ),
                 }
             }
         },

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
-const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
+pub(crate) const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
 /// Claude Code's default timeout for this hook on `event` (the reference's "Common fields").
 pub fn default_timeout(hook: &Hook, event: Event) -> Duration {
@@ -42,7 +42,7 @@ pub fn timeout_for(hook: &Hook, event: Event) -> Duration {
 /// local settings, the host's own `files`, then each plugin's `hooks/hooks.json`. Present or not
 /// (one created later is noticed by the watcher).
 pub fn files(place: &Place) -> Vec<File> {
-    let file = |path: PathBuf, kind, change_source| File { path, kind, plugin: None, change_source };
+    let file = |path: PathBuf, kind, change_source| File { path, kind, plugin: None, change_source, dir: None };
     let mut files = Vec::new();
     if place.chosen.on {
         if let (true, Some(home)) = (place.user, place.home) {
@@ -62,6 +62,7 @@ pub fn files(place: &Place) -> Vec<File> {
             kind: Kind::Own,
             plugin: Some(plugin.clone()),
             change_source: None,
+            dir: None,
         });
     }
     files
@@ -393,10 +394,16 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
         argv,
         identity,
         from_project: false,
+        event_name: None,
+        loop_limit: None,
+        cwd: None,
+        env: Vec::new(),
+        sequential: false,
+        name: None,
     })
 }
 
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -33,7 +33,7 @@ pub fn format(path: &Path) -> Format {
 
 pub fn files(place: &Place) -> Vec<File> {
     let mut list = Vec::new();
-    let file = |path: PathBuf, kind| File { path, kind, plugin: None, change_source: None };
+    let file = |path: PathBuf, kind| File { path, kind, plugin: None, change_source: None, dir: None };
     if place.chosen.on && place.user {
         if let Some(home) = place.home {
             list.push(file(home.join(".codex/hooks.json"), Kind::Own));
@@ -47,6 +47,7 @@ pub fn files(place: &Place) -> Vec<File> {
             kind: Kind::Own,
             plugin: Some(plugin.clone()),
             change_source: None,
+            dir: None,
         });
     }
     if place.chosen.on && place.project {

@@ -6,8 +6,11 @@
 //! "One envelope"); only a translated tool input is built anew. One line of compact JSON without
 //! a trailing newline, as Codex writes it. Fields the host did not give are absent.
 
-use super::{matcher, name_of, tools};
+use super::tools as codex_tools;
+use super::{matcher, name_of};
 use crate::dialect::{claude, View};
+use crate::envelope::tools::{self, HostTools};
+use std::borrow::Cow;
 use crate::envelope::Envelope;
 use crate::response::json;
 use serde_json::{Map, Value};
@@ -40,25 +43,33 @@ pub struct CodexInput {
 impl CodexInput {
     /// The engine's view of it: Codex sets no variable for every hook (plugin hooks get theirs).
     pub fn into_view(self) -> View {
-        View { stdin: self.json, fields: self.fields, vars: Vec::new() }
+        View { stdin: self.json, fields: self.fields, ..View::default() }
     }
 
-    pub fn build(envelope: &Envelope, cwd: &Path) -> CodexInput {
-        // Claude Code's input, from the one parsed envelope (each value as received), and its
-        // fields already decoded: only the fields Codex names differently are made anew.
-        let mut claude = claude::view::build(envelope, cwd);
+    pub fn build(envelope: &Envelope, cwd: &Path, host: &HostTools) -> CodexInput {
+        // Claude Code's input from the one parsed envelope (each value as received, its fields
+        // already decoded), with the host's own tool names (Claude Code's names are the
+        // engine's defaults): the Codex names come from the host's tools below.
+        let mut claude = claude::view::build(envelope, cwd, &HostTools::default());
         let mut fields = std::mem::take(&mut claude.fields);
         let obj = json::object(claude.stdin.trim_end()).expect("the Claude Code input is one JSON object");
-        let mut entries: Vec<(&str, std::borrow::Cow<str>)> =
-            obj.entries().map(|(k, v)| (k, std::borrow::Cow::Borrowed(v.raw()))).collect();
+        let mut entries: Vec<(&str, Cow<str>)> = obj.entries().map(|(k, v)| (k, Cow::Borrowed(v.raw()))).collect();
         let host_tool = fields.get("tool_name").and_then(Value::as_str).map(str::to_string);
         let mut host_input = None;
         if let Some(tool) = &host_tool {
-            let name = tools::codex_name(tool);
-            if name != tool {
-                set(&mut entries, &mut fields, "tool_name", Value::String(name.to_string()));
+            // Arguments as text, of a tool only option `tools` names: its main field.
+            if !fields.contains_key("tool_input") {
+                let text = entries.iter().find(|(k, _)| *k == "tool_args").map(|(_, v)| v.to_string());
+                let input = text.filter(|t| t.starts_with('"')).and_then(|t| tools::host_input_from_text(host, tool, &t));
+                if let Some(input) = input.and_then(|i| serde_json::from_str(&i).ok()) {
+                    set(&mut entries, &mut fields, "tool_input", input);
+                }
             }
-            if let Some(input) = fields.get("tool_input").and_then(|i| tools::codex_input(tool, i)) {
+            let (name, input) = codex_tools::to_codex(host, tool, fields.get("tool_input"));
+            if name != *tool {
+                set(&mut entries, &mut fields, "tool_name", Value::String(name));
+            }
+            if let Some(input) = input {
                 host_input = fields.get("tool_input").cloned();
                 set(&mut entries, &mut fields, "tool_input", input);
             }
@@ -101,8 +112,8 @@ impl CodexInput {
 }
 
 /// A field Codex names or shapes differently: its text on the stdin line and its value.
-fn set<'a>(entries: &mut Vec<(&'a str, std::borrow::Cow<'a, str>)>, fields: &mut Map<String, Value>, key: &'a str, value: Value) {
-    let raw = std::borrow::Cow::Owned(value.to_string());
+fn set<'a>(entries: &mut Vec<(&'a str, Cow<'a, str>)>, fields: &mut Map<String, Value>, key: &'a str, value: Value) {
+    let raw = Cow::Owned(value.to_string());
     match entries.iter_mut().find(|(k, _)| *k == key) {
         Some(slot) => slot.1 = raw,
         None => entries.push((key, raw)),
@@ -116,7 +127,7 @@ mod tests {
     use crate::event::Event;
 
     fn input(text: &str, event: Event) -> CodexInput {
-        CodexInput::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"))
+        CodexInput::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"), &HostTools::default())
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod parse;
 pub mod tools;
 
 use crate::dialect::{Answer, Decision, Dialect, File, Hook, Parser, Place, Raw, Site, View};
+use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use serde_json::Value;
@@ -63,7 +64,7 @@ impl Dialect for Codex {
     }
 
     fn view(&self, envelope: &Envelope, site: &Site) -> View {
-        input::CodexInput::build(envelope, site.cwd).into_view()
+        input::CodexInput::build(envelope, site.cwd, site.tools).into_view()
     }
 
     /// Codex's matchers against the event's field (a tool name with its aliases); UserPromptSubmit
@@ -105,12 +106,13 @@ impl Dialect for Codex {
     /// A Codex rewrite in the host's field names (an `apply_patch` back to the host's write or
     /// edit). One the host's tool cannot take is dropped: the host's input stays as it was,
     /// which is what Codex does with a hook whose answer it cannot apply.
-    fn to_host_input(&self, envelope: &Envelope, input: Value) -> Value {
-        let seen = input::CodexInput::build(envelope, std::path::Path::new("/"));
+    fn to_host_input(&self, envelope: &Envelope, host: &HostTools, input: Value) -> Value {
+        let seen = input::CodexInput::build(envelope, std::path::Path::new("/"), host);
         let Some(tool) = &seen.host_tool else { return input };
-        match tools::host_input(tool, seen.host_input.as_ref(), &input) {
+        match tools::to_host(host, tool, seen.host_input.as_ref(), input.clone()) {
             Ok(v) => v,
-            Err(_) => seen.host_input.unwrap_or(input),
+            // The host's input as it was (untranslated, the view's own `tool_input` is it).
+            Err(_) => seen.host_input.or_else(|| seen.fields.get("tool_input").cloned()).unwrap_or(input),
         }
     }
 }

@@ -115,6 +115,12 @@ impl CodexHook {
             argv: None,
             identity: self.key,
             from_project: false,
+            event_name: None,
+            loop_limit: None,
+            cwd: None,
+            env: Vec::new(),
+            sequential: false,
+            name: None,
         }
     }
 }
@@ -432,7 +438,7 @@ mod tests {
     use std::path::Path;
 
     fn file(path: &str) -> File {
-        File { path: PathBuf::from(path), kind: Kind::Own, plugin: None, change_source: None }
+        File { path: PathBuf::from(path), kind: Kind::Own, plugin: None, change_source: None, dir: None }
     }
 
     fn parse(file: &File, bytes: &[u8]) -> Result<Parsed, Rejected> {
@@ -602,6 +608,7 @@ trusted_hash = "abc"
             kind: Kind::Own,
             plugin: Some(Plugin { root: Path::new("/p").into(), data: Some(Path::new("/d").into()) }),
             change_source: None,
+            dir: None,
         };
         let p = parse(&f, br#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"${PLUGIN_ROOT}/s.sh ${CLAUDE_PLUGIN_DATA}"}]}]}}"#)
             .unwrap();

@@ -1,101 +1,87 @@
-//! Host tools as Codex hooks see them (docs/dialects/codex.md "Tools"), and a Codex rewrite
-//! renamed back to the host's tool. Codex has one shell tool, `Bash` with `{"command"}`; every
-//! file write or edit is `apply_patch` with the patch text as `{"command"}`; a sub-agent is
-//! `spawn_agent` with `{"message"}`; MCP tools keep `mcp__server__tool`. Other tools reach Codex
-//! hooks under the host's name with their input as given.
-//!
-//! The host's tool kinds come from the engine's tool table ([`crate::envelope::tools`]); the
-//! host's field names of each kind are Claude Code's (`file_path`, `old_string`, …), the
-//! engine's defaults.
+//! Host tools as Codex hooks see them (docs/dialects/codex.md "What a Codex hook gets"), and a
+//! Codex rewrite renamed back to the host's tool. The names and field renames are the engine's
+//! host-tools table for Codex ([`tools::CODEX`]: a shell tool is `Bash` with `{"command"}`, an
+//! agent `spawn_agent` with `{"message"}`, MCP tools keep `mcp__server__tool`, other kinds keep
+//! the host's name and input); what that table leaves to the dialect is here: every file write
+//! or edit is `apply_patch` with the patch text as `{"command"}`, made from the host's fields of
+//! the tool's kind (its `path`, `content`, `old`, `new`) and read back into them.
 
-use crate::envelope::tools::{self, Kind};
+use crate::envelope::tools::{self, HostTools, Kind, Known};
 use serde_json::{Map, Value};
 
-/// The host's field of a kind's canonical field (Claude Code's names, the defaults).
-fn host_field(canonical: &str) -> &str {
-    match canonical {
-        "path" => "file_path",
-        "old" => "old_string",
-        "new" => "new_string",
-        other => other,
+/// The host tool `name` as Codex hooks see it: the Codex tool name and, when it changes, the
+/// input in Codex's fields (`None`: the host's input, its text as received).
+pub fn to_codex(host: &HostTools, name: &str, input: Option<&Value>) -> (String, Option<Value>) {
+    let Some(known) = host.lookup(name) else { return (name.to_string(), None) };
+    if matches!(known.kind, Kind::Write | Kind::Edit) {
+        return ("apply_patch".to_string(), input.and_then(|i| patch_of(known, i)));
     }
-}
-
-/// The Codex tool name a host tool has, and whether its input changes shape.
-pub fn codex_name(host_tool: &str) -> &str {
-    match tools::kind(host_tool) {
-        Some(Kind::Shell) => "Bash",
-        Some(Kind::Write | Kind::Edit) => "apply_patch",
-        Some(Kind::Agent) => "spawn_agent",
-        _ => host_tool,
-    }
-}
-
-/// The tool input a Codex hook sees for the host's `input`; `None` when it is the host's input
-/// unchanged (so its text passes through as received).
-pub fn codex_input(host_tool: &str, input: &Value) -> Option<Value> {
-    let obj = input.as_object()?;
-    let text = |canonical: &str| obj.get(host_field(canonical)).and_then(Value::as_str);
-    let rest = |skip: &[&str]| -> Map<String, Value> {
-        obj.iter().filter(|(k, _)| !skip.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+    let text = input.map(Value::to_string);
+    let (codex_name, codex_input) = tools::to_dialect(&tools::CODEX, host, name, text.as_deref());
+    let renamed = match codex_input {
+        Some(std::borrow::Cow::Owned(t)) => serde_json::from_str(&t).ok(),
+        _ => None,
     };
-    match tools::kind(host_tool)? {
-        // `command` is Codex's field too: the host's input as it is.
-        Kind::Shell => None,
-        Kind::Write => {
-            let path = text("path")?;
-            let mut patch = format!("*** Begin Patch\n*** Add File: {path}\n");
-            for line in lines(text("content").unwrap_or("")) {
+    (codex_name.into_owned(), renamed)
+}
+
+/// A Codex `updatedInput` for the host's tool `name`, in the host's field names. A patch that
+/// does not come back to what the host's tool can do (one file; for an edit its hunks, for a
+/// write one added file) is not expressible: `Err` says why, and the caller keeps the host's
+/// input, which is what Codex does with an answer it cannot apply.
+pub fn to_host(host: &HostTools, name: &str, original: Option<&Value>, updated: Value) -> Result<Value, String> {
+    match host.lookup(name) {
+        Some(known) if matches!(known.kind, Kind::Write | Kind::Edit) => from_patch(known, name, original, &updated),
+        _ => Ok(tools::from_dialect(&tools::CODEX, host, name, updated)),
+    }
+}
+
+/// The Add File (write) or Update File (edit) patch of a host write or edit call. An edit with a
+/// list of `edits` (Claude Code's MultiEdit) is one `@@` hunk per edit.
+fn patch_of(known: Known, input: &Value) -> Option<Value> {
+    let obj = input.as_object()?;
+    let field = |canonical: &'static str| known.host_field(canonical);
+    let text = |canonical: &'static str| obj.get(field(canonical)).and_then(Value::as_str);
+    let path = text("path")?;
+    let mut used = vec![field("path")];
+    let mut patch = String::from("*** Begin Patch\n");
+    if known.kind == Kind::Write {
+        patch.push_str(&format!("*** Add File: {path}\n"));
+        for line in lines(text("content").unwrap_or("")) {
+            patch.push_str(&format!("+{line}\n"));
+        }
+        used.push(field("content"));
+    } else {
+        patch.push_str(&format!("*** Update File: {path}\n"));
+        let hunk = |patch: &mut String, old: &str, new: &str| {
+            patch.push_str("@@\n");
+            for line in lines(old) {
+                patch.push_str(&format!("-{line}\n"));
+            }
+            for line in lines(new) {
                 patch.push_str(&format!("+{line}\n"));
             }
-            patch.push_str("*** End Patch");
-            Some(with_command(patch, rest(&["file_path", "content"])))
-        }
-        Kind::Edit => {
-            let path = text("path")?;
-            let mut patch = format!("*** Begin Patch\n*** Update File: {path}\n");
-            let hunk = |patch: &mut String, old: &str, new: &str| {
-                patch.push_str("@@\n");
-                for line in lines(old) {
-                    patch.push_str(&format!("-{line}\n"));
+        };
+        match obj.get("edits").and_then(Value::as_array) {
+            Some(edits) => {
+                for e in edits {
+                    let f = |c: &'static str| e.get(field(c)).and_then(Value::as_str).unwrap_or("");
+                    hunk(&mut patch, f("old"), f("new"));
                 }
-                for line in lines(new) {
-                    patch.push_str(&format!("+{line}\n"));
-                }
-            };
-            let skip: &[&str] = match obj.get("edits").and_then(Value::as_array) {
-                // Claude Code's MultiEdit: one hunk per edit.
-                Some(edits) => {
-                    for e in edits {
-                        let field = |k: &str| e.get(host_field(k)).and_then(Value::as_str).unwrap_or("");
-                        hunk(&mut patch, field("old"), field("new"));
-                    }
-                    &["file_path", "edits"]
-                }
-                None => {
-                    hunk(&mut patch, text("old").unwrap_or(""), text("new").unwrap_or(""));
-                    &["file_path", "old_string", "new_string"]
-                }
-            };
-            patch.push_str("*** End Patch");
-            Some(with_command(patch, rest(skip)))
-        }
-        Kind::Agent => {
-            let mut out = Map::new();
-            for (k, v) in obj {
-                out.insert(if k == "prompt" { "message".to_string() } else { k.clone() }, v.clone());
+                used.push("edits");
             }
-            Some(Value::Object(out))
+            None => {
+                hunk(&mut patch, text("old").unwrap_or(""), text("new").unwrap_or(""));
+                used.extend([field("old"), field("new")]);
+            }
         }
-        _ => None,
     }
-}
-
-fn with_command(patch: String, rest: Map<String, Value>) -> Value {
+    patch.push_str("*** End Patch");
     let mut out = Map::new();
     out.insert("command".to_string(), Value::String(patch));
-    out.extend(rest);
-    Value::Object(out)
+    // Fields the patch does not carry pass through as given (Edit's `replace_all`).
+    out.extend(obj.iter().filter(|(k, _)| !used.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())));
+    Some(Value::Object(out))
 }
 
 /// Lines of a text; a final `\n` does not add an empty line.
@@ -105,65 +91,55 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     text.split('\n').filter(move |_| !empty)
 }
 
-/// A Codex `updatedInput` for the host's tool, in the host's field names. A patch that does not
-/// come back to what the host's tool can do (one file; for an edit, its hunks; for a write, one
-/// added file) is not expressible: the caller records the hook as failed, Codex's own way with
-/// an answer it cannot apply.
-pub fn host_input(host_tool: &str, original: Option<&Value>, updated: &Value) -> Result<Value, String> {
-    let Some(kind) = tools::kind(host_tool) else { return Ok(updated.clone()) };
-    let not = |why: &str| Err(format!("rewrite not expressible for {host_tool}: {why}"));
+fn from_patch(known: Known, name: &str, original: Option<&Value>, updated: &Value) -> Result<Value, String> {
+    let not = |why: &str| Err(format!("rewrite not expressible for {name}: {why}"));
     let Some(obj) = updated.as_object() else { return not("updatedInput is not an object") };
-    let ends_nl = |field: &str| {
-        original.and_then(|o| o.get(field)).and_then(Value::as_str).map_or(true, |s| s.ends_with('\n') || s.is_empty())
+    let Some(patch) = obj.get("command").and_then(Value::as_str) else {
+        return not("apply_patch needs `command` with the patch");
     };
-    match kind {
-        Kind::Shell => Ok(updated.clone()),
-        Kind::Agent => {
-            let mut out = Map::new();
-            for (k, v) in obj {
-                out.insert(if k == "message" { "prompt".to_string() } else { k.clone() }, v.clone());
-            }
-            Ok(Value::Object(out))
+    let Some(p) = Patch::parse(patch) else { return not("the patch is not one Add File or Update File") };
+    let field = |canonical: &'static str| known.host_field(canonical).to_string();
+    let mut out: Map<String, Value> =
+        obj.iter().filter(|(k, _)| *k != "command").map(|(k, v)| (k.clone(), v.clone())).collect();
+    out.insert(field("path"), Value::String(p.path));
+    // A trailing newline follows the original field's (an unchanged rewrite is the same input).
+    let ends_nl = |f: &str| {
+        original.and_then(|o| o.get(f)).and_then(Value::as_str).map_or(true, |s| s.is_empty() || s.ends_with('\n'))
+    };
+    let join = |lines: &[String], nl: bool| {
+        let mut s = lines.join("\n");
+        if nl && !lines.is_empty() {
+            s.push('\n');
         }
-        Kind::Write | Kind::Edit => {
-            let Some(patch) = obj.get("command").and_then(Value::as_str) else {
-                return not("apply_patch needs `command` with the patch");
-            };
-            let Some(p) = Patch::parse(patch) else { return not("the patch is not one Add File or Update File") };
-            let mut out: Map<String, Value> =
-                obj.iter().filter(|(k, _)| *k != "command").map(|(k, v)| (k.clone(), v.clone())).collect();
-            out.insert("file_path".to_string(), Value::String(p.path));
-            let join = |lines: &[String], nl: bool| {
-                let mut s = lines.join("\n");
-                if nl && !lines.is_empty() {
-                    s.push('\n');
-                }
-                s
-            };
-            match (kind, p.add, original.and_then(|o| o.get("edits")).is_some()) {
-                (Kind::Write, true, _) => {
-                    let content = p.hunks.first().map(|h| h.1.clone()).unwrap_or_default();
-                    out.insert("content".to_string(), Value::String(join(&content, ends_nl("content"))));
-                }
-                (Kind::Edit, false, false) if p.hunks.len() == 1 => {
-                    let (old, new) = &p.hunks[0];
-                    out.insert("old_string".to_string(), Value::String(join(old, ends_nl("old_string"))));
-                    out.insert("new_string".to_string(), Value::String(join(new, ends_nl("new_string"))));
-                }
-                (Kind::Edit, false, true) => {
-                    let edits = p
-                        .hunks
-                        .iter()
-                        .map(|(old, new)| serde_json::json!({"old_string": join(old, false), "new_string": join(new, false)}))
-                        .collect();
-                    out.insert("edits".to_string(), Value::Array(edits));
-                }
-                _ => return not("the patch does not fit the host's tool (one hunk for an edit, Add File for a write)"),
-            }
-            Ok(Value::Object(out))
+        s
+    };
+    let multi = original.and_then(|o| o.get("edits")).is_some();
+    match (known.kind, p.add, multi) {
+        (Kind::Write, true, _) => {
+            let content = p.hunks.first().map(|h| h.1.clone()).unwrap_or_default();
+            out.insert(field("content"), Value::String(join(&content, ends_nl(&field("content")))));
         }
-        _ => Ok(updated.clone()),
+        (Kind::Edit, false, false) if p.hunks.len() == 1 => {
+            let (old, new) = &p.hunks[0];
+            out.insert(field("old"), Value::String(join(old, ends_nl(&field("old")))));
+            out.insert(field("new"), Value::String(join(new, ends_nl(&field("new")))));
+        }
+        (Kind::Edit, false, true) => {
+            let edits = p
+                .hunks
+                .iter()
+                .map(|(old, new)| {
+                    let mut e = Map::new();
+                    e.insert(field("old"), Value::String(join(old, false)));
+                    e.insert(field("new"), Value::String(join(new, false)));
+                    Value::Object(e)
+                })
+                .collect();
+            out.insert("edits".to_string(), Value::Array(edits));
+        }
+        _ => return not("the patch does not fit the host's tool (one hunk for an edit, Add File for a write)"),
     }
+    Ok(Value::Object(out))
 }
 
 /// One file of a Codex patch: its path, whether it adds the file, and its hunks (old and new
@@ -221,41 +197,70 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn host() -> HostTools {
+        HostTools::default()
+    }
+
     #[test]
     fn names() {
-        assert_eq!(codex_name("Bash"), "Bash");
-        assert_eq!(codex_name("Write"), "apply_patch");
-        assert_eq!(codex_name("Edit"), "apply_patch");
-        assert_eq!(codex_name("MultiEdit"), "apply_patch");
-        assert_eq!(codex_name("Task"), "spawn_agent");
-        assert_eq!(codex_name("mcp__fs__read"), "mcp__fs__read");
-        assert_eq!(codex_name("Read"), "Read");
-        assert_eq!(codex_name("apply_patch"), "apply_patch", "a host tool of that name reaches hooks as it is");
+        let h = host();
+        assert_eq!(to_codex(&h, "Bash", Some(&json!({"command": "ls"}))), ("Bash".into(), None));
+        assert_eq!(to_codex(&h, "Write", None).0, "apply_patch");
+        assert_eq!(to_codex(&h, "Edit", None).0, "apply_patch");
+        assert_eq!(to_codex(&h, "MultiEdit", None).0, "apply_patch");
+        assert_eq!(to_codex(&h, "Task", None).0, "spawn_agent");
+        assert_eq!(to_codex(&h, "mcp__fs__read", None).0, "mcp__fs__read");
+        assert_eq!(to_codex(&h, "Read", Some(&json!({"file_path": "x"}))), ("Read".into(), None));
+        assert_eq!(to_codex(&h, "apply_patch", None), ("apply_patch".into(), None), "a host tool of that name passes");
     }
 
     #[test]
     fn write_and_edit_become_patches_and_come_back() {
+        let h = host();
         let write = json!({"file_path": "a.txt", "content": "one\ntwo\n"});
-        let seen = codex_input("Write", &write).unwrap();
+        let (_, seen) = to_codex(&h, "Write", Some(&write));
+        let seen = seen.unwrap();
         assert_eq!(seen, json!({"command": "*** Begin Patch\n*** Add File: a.txt\n+one\n+two\n*** End Patch"}));
-        assert_eq!(host_input("Write", Some(&write), &seen).unwrap(), write, "round trip");
+        assert_eq!(to_host(&h, "Write", Some(&write), seen).unwrap(), write, "round trip");
         let edit = json!({"file_path": "src/x.rs", "old_string": "a", "new_string": "b", "replace_all": false});
-        let seen = codex_input("Edit", &edit).unwrap();
+        let seen = to_codex(&h, "Edit", Some(&edit)).1.unwrap();
         assert_eq!(
             seen,
             json!({"command": "*** Begin Patch\n*** Update File: src/x.rs\n@@\n-a\n+b\n*** End Patch", "replace_all": false})
         );
-        assert_eq!(host_input("Edit", Some(&edit), &seen).unwrap(), edit);
+        assert_eq!(to_host(&h, "Edit", Some(&edit), seen).unwrap(), edit);
         let rewrite = json!({"command": "*** Begin Patch\n*** Update File: src/x.rs\n@@\n-a\n+c\n*** End Patch"});
-        assert_eq!(host_input("Edit", Some(&edit), &rewrite).unwrap()["new_string"], "c");
+        assert_eq!(to_host(&h, "Edit", Some(&edit), rewrite).unwrap()["new_string"], "c");
         let multi = json!({"file_path": "m", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]});
-        let seen = codex_input("MultiEdit", &multi).unwrap();
+        let seen = to_codex(&h, "MultiEdit", Some(&multi)).1.unwrap();
         assert_eq!(seen["command"], "*** Begin Patch\n*** Update File: m\n@@\n-a\n+b\n@@\n-c\n+d\n*** End Patch");
-        assert_eq!(host_input("MultiEdit", Some(&multi), &seen).unwrap(), multi);
+        assert_eq!(to_host(&h, "MultiEdit", Some(&multi), seen).unwrap(), multi);
+    }
+
+    #[test]
+    fn a_hosts_own_edit_tool_and_field_names() {
+        let mut h = host();
+        h.insert(
+            "my_edit".into(),
+            tools::HostTool {
+                kind: Kind::Edit,
+                fields: vec![("path", "filename".into()), ("old", "find".into()), ("new", "replace".into())],
+            },
+        );
+        let input = json!({"filename": "a.rs", "find": "x", "replace": "y"});
+        let (name, seen) = to_codex(&h, "my_edit", Some(&input));
+        assert_eq!((name.as_str(), seen.as_ref().unwrap()["command"].as_str().unwrap()),
+            ("apply_patch", "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+y\n*** End Patch"));
+        let back = to_host(&h, "my_edit", Some(&input), json!({"command": "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+z\n*** End Patch"}));
+        assert_eq!(back.unwrap(), json!({"filename": "a.rs", "find": "x", "replace": "z"}));
+        h.insert("sh".into(), tools::HostTool { kind: Kind::Shell, fields: vec![("command", "cmd".into())] });
+        assert_eq!(to_codex(&h, "sh", Some(&json!({"cmd": "ls"}))), ("Bash".into(), Some(json!({"command": "ls"}))));
+        assert_eq!(to_host(&h, "sh", None, json!({"command": "ls -a"})).unwrap(), json!({"cmd": "ls -a"}));
     }
 
     #[test]
     fn rewrites_the_host_tool_cannot_take_are_refused() {
+        let h = host();
         let edit = json!({"file_path": "x", "old_string": "a", "new_string": "b"});
         for bad in [
             json!({"command": "*** Begin Patch\n*** Update File: x\n@@\n-a\n+b\n*** Update File: y\n@@\n-a\n+b\n*** End Patch"}),
@@ -266,20 +271,18 @@ mod tests {
             json!({"patch": "x"}),
             json!("x"),
         ] {
-            let e = host_input("Edit", Some(&edit), &bad).unwrap_err();
+            let e = to_host(&h, "Edit", Some(&edit), bad).unwrap_err();
             assert!(e.starts_with("rewrite not expressible for Edit"), "{e}");
         }
     }
 
     #[test]
-    fn agent_and_shell_and_unknown() {
+    fn agent_and_unknown() {
+        let h = host();
         let task = json!({"prompt": "go", "subagent_type": "x"});
-        let seen = codex_input("Task", &task).unwrap();
+        let seen = to_codex(&h, "Task", Some(&task)).1.unwrap();
         assert_eq!(seen, json!({"message": "go", "subagent_type": "x"}));
-        assert_eq!(host_input("Task", Some(&task), &seen).unwrap(), task);
-        assert_eq!(codex_input("Bash", &json!({"command": "ls"})), None, "unchanged");
-        assert_eq!(host_input("Bash", None, &json!({"command": "ls -a"})).unwrap(), json!({"command": "ls -a"}));
-        assert_eq!(codex_input("Read", &json!({"file_path": "x"})), None);
-        assert_eq!(host_input("Custom", None, &json!({"a": 1})).unwrap(), json!({"a": 1}));
+        assert_eq!(to_host(&h, "Task", Some(&task), seen).unwrap(), task);
+        assert_eq!(to_host(&h, "Custom", None, json!({"a": 1})).unwrap(), json!({"a": 1}));
     }
 }
