@@ -843,3 +843,30 @@ fn async_hooks_run_in_the_background_and_decide_nothing() {
     assert_eq!(out["allowed"], true, "{out}");
     assert!(common::process::wait_until(Duration::from_secs(10), || marker.exists()), "the async hook ran");
 }
+
+#[test]
+fn the_hosts_own_tools_reach_codex_hooks_under_codex_names_and_come_back() {
+    let tools = json!({ "tools": {
+        "shell": { "kind": "shell", "fields": { "command": "cmd" } },
+        "my_edit": { "kind": "edit", "fields": { "path": "filename", "old": "find", "new": "replace" } } } });
+    let c = Cx::new();
+    c.user(&groups("PreToolUse", vec![
+        (Some("Bash"), vec![command(sh(&["bash", &script("guard.sh")]))]),
+        (Some("Edit"), vec![command(sh(&["python3", &script("deny.py")]))]),
+    ]));
+    let out = c.fire_with(tools.clone(), json!({ "event": "preToolUse", "toolName": "shell", "toolInput": { "cmd": "rm -rf /" } }));
+    assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("blocked by guard.sh: rm -rf /")), "{out}");
+    // openHarness's text form of a tool only `tools` names: its main field.
+    let out = c.fire_with(tools.clone(), json!({ "event": "preToolUse", "toolName": "shell", "toolArgs": "rm -rf /" }));
+    assert_eq!(out["allowed"], false, "{out}");
+    let out = c.fire_with(tools.clone(), json!({ "event": "preToolUse", "toolName": "my_edit",
+        "toolInput": { "filename": "deploy/.env", "find": "A=1", "replace": "A=2" } }));
+    assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("secrets files are read-only")), "{out}");
+    // A patch rewrite comes back under the host's field names.
+    let c = Cx::new();
+    c.user(&hooks("PreToolUse", Some("apply_patch"), vec![json_answer(json!({ "hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "allow",
+        "updatedInput": { "command": "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+z\n*** End Patch" } } }))]));
+    let out = c.fire_with(tools, json!({ "event": "preToolUse", "toolName": "my_edit", "toolInput": { "filename": "a.rs", "find": "x", "replace": "y" } }));
+    assert_eq!(out["updatedInput"], json!({ "filename": "a.rs", "find": "x", "replace": "z" }), "{out}");
+}
