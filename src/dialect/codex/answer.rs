@@ -14,7 +14,7 @@
 //! - Codex honours few decisions: on PreToolUse a deny with a non-empty reason, a legacy `block`
 //!   with a reason, and `allow` together with `updatedInput` (a rewrite, not an approval); `ask`,
 //!   a bare `allow` and `approve` are failures.
-//! - One exception, oh-hooks' own (README "No input switches a guard off"): an answer that
+//! - One exception, oh-hooks' own (docs/envelope.md "Reading answers"): an answer that
 //!   clearly denies in the event's own vocabulary — a `block` with a reason, a PreToolUse
 //!   `permissionDecision: "deny"` with a reason, a PermissionRequest `behavior: "deny"` — is that
 //!   deny whatever else it carries, even where Codex's schema would drop it for an unknown key.
@@ -175,7 +175,7 @@ fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
 
-/// What refuses among the repeated values of each key (README "Reading answers").
+/// What refuses among the repeated values of each key (docs/envelope.md "Reading answers").
 fn refusing(key: &str) -> fn(Val) -> bool {
     match key {
         "decision" => |v| {

@@ -4,7 +4,7 @@
 //! plugin's variables), then the project's `<cwd>/.codex/hooks.json` and `<cwd>/.codex/config.toml`
 //! (project layers, read only when `cwd` is trusted). As Codex does per layer, `hooks.json` comes
 //! before `config.toml`, and both load when both have hooks. No upward search for project
-//! folders (README "Options").
+//! folders (docs/options.md "Options").
 //!
 //! Whether a file exists, can be read, is trusted or has changed is the one loader's business;
 //! this only names the files.

@@ -2,7 +2,7 @@
 //! engine's one builder of it, from the one parsed envelope) with Codex's order — `session_id`,
 //! `turn_id`, `transcript_path`, `cwd`, `hook_event_name`, `model`, `permission_mode` first — and
 //! the tool under its Codex name and fields (`Bash`, `apply_patch`, `spawn_agent`). Every other
-//! value's text passes through as received (a lone surrogate escape or `1e999` included, README
+//! value's text passes through as received (a lone surrogate escape or `1e999` included, docs/envelope.md
 //! "One envelope"); only a translated tool input is built anew. One line of compact JSON without
 //! a trailing newline, as Codex writes it. Fields the host did not give are absent.
 
