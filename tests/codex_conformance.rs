@@ -204,7 +204,10 @@ fn user_hooks_json_and_config_toml_hooks_both_load() {
     assert_eq!(traces[0]["source"], path(&c.user_path()), "hooks.json first: {out}");
     assert_eq!(traces[1]["source"], path(&c.user_toml_path()), "{out}");
     for t in traces {
-        assert_eq!((t["dialect"].clone(), t["exitCode"].clone(), t["result"].clone()), (json!("codex"), json!(0), json!("none")));
+        assert_eq!(
+            (t["dialect"].clone(), t["exitCode"].clone(), t["result"].clone()),
+            (json!("codex"), json!(0), json!("none"))
+        );
     }
     let mut tags: Vec<String> = records(&log).iter().map(|r| r["argv"][0].as_str().unwrap().to_string()).collect();
     tags.sort();
@@ -217,7 +220,10 @@ fn project_files_load_when_trusted_and_are_not_even_read_when_not() {
     let marker = c.file("project-hook-ran");
     let touch = command(format!("touch {}", q(marker.to_str().unwrap())));
     c.project(&hooks("PreToolUse", None, vec![touch.clone()]));
-    c.project_toml(&format!("[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n", json!(format!("touch {}.toml", q(marker.to_str().unwrap())))));
+    c.project_toml(&format!(
+        "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n",
+        json!(format!("touch {}.toml", q(marker.to_str().unwrap())))
+    ));
     let out = c.fire_with(json!({ "trusted": false }), bash("ls"));
     assert!(!marker.exists(), "an untrusted project's Codex hooks must not run: {out}");
     assert!(warnings(&out).contains(&path(&c.project_path())), "the outcome says the file was not loaded: {out}");
@@ -260,7 +266,12 @@ fn plugin_hooks_get_plugin_root_and_data_both_spellings() {
     );
     assert_eq!(one_trace(&out)["exitCode"], 0, "{out}");
     let r = &records(&log)[0];
-    for (k, v) in [("PLUGIN_ROOT", &plugin), ("CLAUDE_PLUGIN_ROOT", &plugin), ("PLUGIN_DATA", &data), ("CLAUDE_PLUGIN_DATA", &data)] {
+    for (k, v) in [
+        ("PLUGIN_ROOT", &plugin),
+        ("CLAUDE_PLUGIN_ROOT", &plugin),
+        ("PLUGIN_DATA", &data),
+        ("CLAUDE_PLUGIN_DATA", &data),
+    ] {
         assert_eq!(r["env"][k], path(v), "{k}: {r}");
     }
 }
@@ -270,8 +281,16 @@ fn a_handler_codex_cannot_load_skips_its_whole_file_with_a_warning() {
     for (bad, at, why) in [
         (json!({ "type": "http", "url": "http://127.0.0.1:1/" }), "hooks.PreToolUse[0].hooks[1].type", "`http`"),
         (json!({ "command": "true" }), "hooks.PreToolUse[0].hooks[1].type", "is missing"),
-        (json!({ "type": "command", "command": "true", "timeout": 5.0 }), "hooks.PreToolUse[0].hooks[1].timeout", "5.0"),
-        (json!({ "type": "command", "command": "true", "timeout": "5" }), "hooks.PreToolUse[0].hooks[1].timeout", "a string"),
+        (
+            json!({ "type": "command", "command": "true", "timeout": 5.0 }),
+            "hooks.PreToolUse[0].hooks[1].timeout",
+            "5.0",
+        ),
+        (
+            json!({ "type": "command", "command": "true", "timeout": "5" }),
+            "hooks.PreToolUse[0].hooks[1].timeout",
+            "a string",
+        ),
     ] {
         let c = Cx::new();
         // The user's own guard, in another file, still loads.
@@ -392,7 +411,11 @@ fn tools_reach_codex_hooks_under_codex_names_and_aliases_match() {
     let log = c.file("log");
     c.user(&groups(
         "PreToolUse",
-        vec![(Some("Edit|Write"), vec![record(&log, "edit-write")]), (Some("Agent"), vec![record(&log, "agent")]), (Some("mcp__.*"), vec![record(&log, "mcp")])],
+        vec![
+            (Some("Edit|Write"), vec![record(&log, "edit-write")]),
+            (Some("Agent"), vec![record(&log, "agent")]),
+            (Some("mcp__.*"), vec![record(&log, "mcp")]),
+        ],
     ));
     let out = c.fire(json!({ "event": "preToolUse", "toolName": "Write", "toolInput": { "file_path": "a/b.txt", "content": "one\ntwo\n" } }));
     assert_eq!(one_trace(&out)["exitCode"], 0, "{out}");
@@ -402,16 +425,27 @@ fn tools_reach_codex_hooks_under_codex_names_and_aliases_match() {
     let out = c.fire(json!({ "event": "preToolUse", "toolName": "Task", "toolInput": { "prompt": "review" } }));
     assert_eq!(codex_traces(&out).len(), 1, "{out}");
     let stdin: Value = serde_json::from_str(records(&log)[1]["stdin"].as_str().unwrap()).unwrap();
-    assert_eq!((stdin["tool_name"].clone(), stdin["tool_input"]["message"].clone()), (json!("spawn_agent"), json!("review")));
-    let out = c.fire(json!({ "event": "preToolUse", "toolName": "mcp__github__create_issue", "toolInput": { "title": "x" } }));
+    assert_eq!(
+        (stdin["tool_name"].clone(), stdin["tool_input"]["message"].clone()),
+        (json!("spawn_agent"), json!("review"))
+    );
+    let out = c
+        .fire(json!({ "event": "preToolUse", "toolName": "mcp__github__create_issue", "toolInput": { "title": "x" } }));
     assert_eq!(codex_traces(&out).len(), 1, "{out}");
     let stdin: Value = serde_json::from_str(records(&log)[2]["stdin"].as_str().unwrap()).unwrap();
-    assert_eq!((stdin["tool_name"].clone(), stdin["tool_input"].clone()), (json!("mcp__github__create_issue"), json!({"title": "x"})));
+    assert_eq!(
+        (stdin["tool_name"].clone(), stdin["tool_input"].clone()),
+        (json!("mcp__github__create_issue"), json!({"title": "x"}))
+    );
     // A patch guard written for Codex denies an edit of .env the host sent as Claude Code's Edit.
     let c = Cx::new();
     c.project(&hooks("PreToolUse", Some("apply_patch"), vec![command(sh(&["python3", &script("deny.py")]))]));
     let out = c.fire(json!({ "event": "preToolUse", "toolName": "Edit", "toolInput": { "file_path": "config/.env", "old_string": "A=1", "new_string": "A=2" } }));
-    assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("secrets files are read-only")), "{out}");
+    assert_eq!(
+        (out["allowed"].clone(), out["reason"].clone()),
+        (json!(false), json!("secrets files are read-only")),
+        "{out}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -454,7 +488,10 @@ fn every_matching_handler_starts_at_once() {
     let log = c.file("log");
     c.user(&groups(
         "PreToolUse",
-        vec![(Some("Bash"), vec![record_after(&log, "a", 800), record_after(&log, "b", 800)]), (None, vec![record_after(&log, "c", 800)])],
+        vec![
+            (Some("Bash"), vec![record_after(&log, "a", 800), record_after(&log, "b", 800)]),
+            (None, vec![record_after(&log, "c", 800)]),
+        ],
     ));
     let t0 = Instant::now();
     let out = c.fire(bash("ls"));
@@ -479,7 +516,10 @@ fn pre_tool_use_honours_a_deny_with_reason_a_legacy_block_and_an_allow_with_upda
     assert_eq!(out["permissionDecision"], "deny", "{out}");
     assert_eq!(out["reason"], "rm -rf is not allowed here", "{out}");
     let t = one_trace(&out);
-    assert_eq!((t["result"].clone(), t["dialect"].clone(), t["source"].clone()), (json!("deny"), json!("codex"), json!(path(&c.user_path()))));
+    assert_eq!(
+        (t["result"].clone(), t["dialect"].clone(), t["source"].clone()),
+        (json!("deny"), json!("codex"), json!(path(&c.user_path())))
+    );
     assert!(t.get("failure").is_none(), "{out}");
 
     let c = Cx::new();
@@ -537,11 +577,21 @@ fn exit_2_blocks_with_stderr_where_codex_blocks_and_stdout_is_not_read() {
     assert!(one_trace(&out)["failure"].as_str().unwrap().contains("nothing on stderr"), "{out}");
 
     for (event, envelope, allowed, key) in [
-        ("PermissionRequest", json!({ "event": "permissionRequest", "toolName": "Bash", "toolInput": {"command": "ls"} }), false, "permissionDecision"),
+        (
+            "PermissionRequest",
+            json!({ "event": "permissionRequest", "toolName": "Bash", "toolInput": {"command": "ls"} }),
+            false,
+            "permissionDecision",
+        ),
         ("UserPromptSubmit", json!({ "event": "userPromptSubmit", "prompt": "hi" }), false, "reason"),
         ("Stop", json!({ "event": "turnStop", "stop_hook_active": false }), false, "reason"),
         ("SubagentStop", json!({ "event": "subagentStop", "agent_type": "x" }), false, "reason"),
-        ("PostToolUse", json!({ "event": "postToolUse", "toolName": "Bash", "toolInput": {"command": "ls"} }), true, "reason"),
+        (
+            "PostToolUse",
+            json!({ "event": "postToolUse", "toolName": "Bash", "toolInput": {"command": "ls"} }),
+            true,
+            "reason",
+        ),
     ] {
         let c = Cx::new();
         c.user(&hooks(event, None, vec![answer(2, "", "said on stderr")]));
@@ -589,7 +639,11 @@ fn strict_schema_drops_an_answer_with_an_unknown_key_except_a_clear_deny() {
     let out = c.fire(bash("deploy prod"));
     assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("no prod")), "{out}");
     let c = Cx::new();
-    c.user(&hooks("PreToolUse", Some("Bash"), vec![command(sh(&["python3", &script("deny.py"), r#"{"version": 2}"#]))]));
+    c.user(&hooks(
+        "PreToolUse",
+        Some("Bash"),
+        vec![command(sh(&["python3", &script("deny.py"), r#"{"version": 2}"#]))],
+    ));
     assert_eq!(c.fire(bash("rm -rf /"))["allowed"], false);
 }
 
@@ -634,7 +688,10 @@ fn the_rewrite_of_the_hook_that_finished_last_wins() {
     c.user(&hooks(
         "PreToolUse",
         None,
-        vec![command(sh(&["node", &script("rewrite.js"), "configured-first-finishes-last", "700"])), command(sh(&["node", &script("rewrite.js"), "configured-last-finishes-first"]))],
+        vec![
+            command(sh(&["node", &script("rewrite.js"), "configured-first-finishes-last", "700"])),
+            command(sh(&["node", &script("rewrite.js"), "configured-last-finishes-first"])),
+        ],
     ));
     let out = c.fire(bash("ls"));
     assert_eq!(out["updatedInput"], json!({ "command": "ls # configured-first-finishes-last" }), "{out}");
@@ -644,10 +701,21 @@ fn the_rewrite_of_the_hook_that_finished_last_wins() {
 fn stop_reasons_of_every_blocking_hook_are_joined_by_a_blank_line() {
     let c = Cx::new();
     let marker = c.file("tests-passed");
-    c.user(&hooks("Stop", Some("ignored on Stop"), vec![command(sh(&["python3", &script("stop-gate.py"), marker.to_str().unwrap()])), answer(2, "", "fix the lint")]));
+    c.user(&hooks(
+        "Stop",
+        Some("ignored on Stop"),
+        vec![
+            command(sh(&["python3", &script("stop-gate.py"), marker.to_str().unwrap()])),
+            answer(2, "", "fix the lint"),
+        ],
+    ));
     let out = c.fire(json!({ "event": "turnStop", "stop_hook_active": false }));
     assert_eq!(out["allowed"], false, "do not stop yet: {out}");
-    assert_eq!(out["reason"], format!("Run the tests before you stop: {} is missing.\n\nfix the lint", marker.display()), "{out}");
+    assert_eq!(
+        out["reason"],
+        format!("Run the tests before you stop: {} is missing.\n\nfix the lint", marker.display()),
+        "{out}"
+    );
     std::fs::write(&marker, "").unwrap();
     let c2 = Cx { home: c.home, cwd: c.cwd };
     let out = c2.fire(json!({ "event": "turnStop", "stop_hook_active": false }));
@@ -656,13 +724,22 @@ fn stop_reasons_of_every_blocking_hook_are_joined_by_a_blank_line() {
 
 #[test]
 fn permission_request_any_deny_wins_else_an_allow() {
-    let allow = json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": { "behavior": "allow" } } });
+    let allow =
+        json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": { "behavior": "allow" } } });
     let deny = json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": { "behavior": "deny", "message": "not this one" } } });
     let envelope = json!({ "event": "permissionRequest", "toolName": "Bash", "toolInput": { "command": "ls" } });
     let c = Cx::new();
-    c.user(&hooks("PermissionRequest", Some("Bash"), vec![json_answer(allow.clone()), json_answer(deny), json_answer(allow.clone())]));
+    c.user(&hooks(
+        "PermissionRequest",
+        Some("Bash"),
+        vec![json_answer(allow.clone()), json_answer(deny), json_answer(allow.clone())],
+    ));
     let out = c.fire(envelope.clone());
-    assert_eq!((out["allowed"].clone(), out["permissionDecision"].clone(), out["reason"].clone()), (json!(false), json!("deny"), json!("not this one")), "{out}");
+    assert_eq!(
+        (out["allowed"].clone(), out["permissionDecision"].clone(), out["reason"].clone()),
+        (json!(false), json!("deny"), json!("not this one")),
+        "{out}"
+    );
     let c = Cx::new();
     c.user(&hooks("PermissionRequest", Some("Bash"), vec![answer(0, "", ""), json_answer(allow)]));
     let out = c.fire(envelope);
@@ -688,7 +765,12 @@ fn matchers_exact_names_regexes_and_events_without_one() {
     let out = c.fire(json!({ "event": "preToolUse", "toolName": "BashOutput", "toolInput": {} }));
     let tags: Vec<String> = records(&log).iter().map(|r| r["argv"][0].as_str().unwrap().to_string()).collect();
     assert_eq!(codex_traces(&out).len(), 2, "{out}");
-    assert!(tags.contains(&"regex".to_string()) && tags.contains(&"star".to_string()) && !tags.contains(&"exact".to_string()), "{tags:?}");
+    assert!(
+        tags.contains(&"regex".to_string())
+            && tags.contains(&"star".to_string())
+            && !tags.contains(&"exact".to_string()),
+        "{tags:?}"
+    );
     let out = c.fire(json!({ "event": "preToolUse", "toolName": "Edit", "toolInput": {} }));
     assert_eq!(codex_traces(&out).len(), 1, "`Edit, Write` is a regex that never matches `Edit`: {out}");
     // Ignored on UserPromptSubmit, even one that is not a valid regex.
@@ -727,7 +809,12 @@ fn garbage_or_oversized_answers_cannot_turn_a_deny_into_an_allow() {
     let deny_text = deny.to_string();
     let inner = deny["hookSpecificOutput"].to_string();
     for (what, stdout) in [
-        ("a repeated key: a later allow", format!(r#"{{"hookSpecificOutput":{inner},"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{{"command":"ls"}}}}}}"#)),
+        (
+            "a repeated key: a later allow",
+            format!(
+                r#"{{"hookSpecificOutput":{inner},"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{{"command":"ls"}}}}}}"#
+            ),
+        ),
         ("a repeated key: a later null", format!(r#"{{"hookSpecificOutput":{inner},"hookSpecificOutput":null}}"#)),
         ("a byte-order mark", format!("\u{feff}{deny_text}")),
         ("a lone surrogate and a huge number", format!(r#"{{"hookSpecificOutput":{inner},"n":1e999,"s":"\ud800"}}"#)),
@@ -755,7 +842,10 @@ fn shell_syntax_in_tool_input_never_runs() {
     let p = pwned.to_str().unwrap();
     c.user(&groups(
         "PreToolUse",
-        vec![(Some("Bash"), vec![command(sh(&["bash", &script("guard.sh")])), command(sh(&["python3", &script("deny.py")]))])],
+        vec![(
+            Some("Bash"),
+            vec![command(sh(&["bash", &script("guard.sh")])), command(sh(&["python3", &script("deny.py")]))],
+        )],
     ));
     for cmd in [
         format!("$(touch {p})"),
@@ -788,7 +878,8 @@ fn an_untrusted_cwd_does_not_open_the_projects_codex_files() {
         let engine = Engine::new(Some(&options)).unwrap();
         tx.send(engine.fire(&bash("rm -rf /").to_string()).to_json()).unwrap();
     });
-    let out: Value = serde_json::from_str(&rx.recv_timeout(Duration::from_secs(20)).expect("the FIFO was opened")).unwrap();
+    let out: Value =
+        serde_json::from_str(&rx.recv_timeout(Duration::from_secs(20)).expect("the FIFO was opened")).unwrap();
     assert_eq!(out["allowed"], false, "the user's guard still applies: {out}");
     assert!(warnings(&out).contains(&path(&fifo)), "{out}");
 }
@@ -802,12 +893,26 @@ fn an_apply_patch_rewrite_comes_back_in_the_hosts_edit_fields() {
             "updatedInput": { "command": patch } } }))
     };
     let c = Cx::new();
-    c.user(&hooks("PreToolUse", Some("apply_patch"), vec![rewrite("*** Begin Patch\n*** Update File: src/a.rs\n@@\n-let x = 1;\n+let x = 3;\n*** End Patch")]));
+    c.user(&hooks(
+        "PreToolUse",
+        Some("apply_patch"),
+        vec![rewrite("*** Begin Patch\n*** Update File: src/a.rs\n@@\n-let x = 1;\n+let x = 3;\n*** End Patch")],
+    ));
     let out = c.fire(edit.clone());
-    assert_eq!(out["updatedInput"], json!({ "file_path": "src/a.rs", "old_string": "let x = 1;", "new_string": "let x = 3;" }), "{out}");
+    assert_eq!(
+        out["updatedInput"],
+        json!({ "file_path": "src/a.rs", "old_string": "let x = 1;", "new_string": "let x = 3;" }),
+        "{out}"
+    );
     // Two files cannot be one Edit: the host's input stays as it was (Codex fails such a hook).
     let c = Cx::new();
-    c.user(&hooks("PreToolUse", Some("Edit"), vec![rewrite("*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Delete File: /etc/passwd\n*** End Patch")]));
+    c.user(&hooks(
+        "PreToolUse",
+        Some("Edit"),
+        vec![rewrite(
+            "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Delete File: /etc/passwd\n*** End Patch",
+        )],
+    ));
     let out = c.fire(edit.clone());
     assert_eq!(out["allowed"], true, "{out}");
     if let Some(input) = out.get("updatedInput") {
@@ -825,7 +930,11 @@ fn continue_false_stops_and_refuses_only_where_codex_hooks_can_refuse() {
         "SubagentStart": [ { "hooks": [ json_answer(halt.clone()) ] } ]
     } }));
     let out = c.fire(json!({ "event": "preCompact", "trigger": "auto" }));
-    assert_eq!((out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()), (json!(false), json!(false), json!("not now")), "{out}");
+    assert_eq!(
+        (out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()),
+        (json!(false), json!(false), json!("not now")),
+        "{out}"
+    );
     // On Stop, `continue: false` beats a block: the agent stops; nothing is refused.
     let out = c.fire(json!({ "event": "turnStop" }));
     assert_eq!((out["allowed"].clone(), out["continue"].clone()), (json!(true), json!(false)), "{out}");
@@ -837,8 +946,12 @@ fn continue_false_stops_and_refuses_only_where_codex_hooks_can_refuse() {
 fn async_hooks_run_in_the_background_and_decide_nothing() {
     let c = Cx::new();
     let marker = c.file("async-ran");
-    c.user(&hooks("PreToolUse", None, vec![json!({ "type": "command", "async": true,
-        "command": format!("touch {}; echo 'would block' >&2; exit 2", q(marker.to_str().unwrap())) })]));
+    c.user(&hooks(
+        "PreToolUse",
+        None,
+        vec![json!({ "type": "command", "async": true,
+        "command": format!("touch {}; echo 'would block' >&2; exit 2", q(marker.to_str().unwrap())) })],
+    ));
     let out = c.fire(bash("rm -rf /"));
     assert_eq!(out["allowed"], true, "{out}");
     assert!(common::process::wait_until(Duration::from_secs(10), || marker.exists()), "the async hook ran");
@@ -850,23 +963,44 @@ fn the_hosts_own_tools_reach_codex_hooks_under_codex_names_and_come_back() {
         "shell": { "kind": "shell", "fields": { "command": "cmd" } },
         "my_edit": { "kind": "edit", "fields": { "path": "filename", "old": "find", "new": "replace" } } } });
     let c = Cx::new();
-    c.user(&groups("PreToolUse", vec![
-        (Some("Bash"), vec![command(sh(&["bash", &script("guard.sh")]))]),
-        (Some("Edit"), vec![command(sh(&["python3", &script("deny.py")]))]),
-    ]));
-    let out = c.fire_with(tools.clone(), json!({ "event": "preToolUse", "toolName": "shell", "toolInput": { "cmd": "rm -rf /" } }));
-    assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("blocked by guard.sh: rm -rf /")), "{out}");
+    c.user(&groups(
+        "PreToolUse",
+        vec![
+            (Some("Bash"), vec![command(sh(&["bash", &script("guard.sh")]))]),
+            (Some("Edit"), vec![command(sh(&["python3", &script("deny.py")]))]),
+        ],
+    ));
+    let out = c.fire_with(
+        tools.clone(),
+        json!({ "event": "preToolUse", "toolName": "shell", "toolInput": { "cmd": "rm -rf /" } }),
+    );
+    assert_eq!(
+        (out["allowed"].clone(), out["reason"].clone()),
+        (json!(false), json!("blocked by guard.sh: rm -rf /")),
+        "{out}"
+    );
     // openHarness's text form of a tool only `tools` names: its main field.
     let out = c.fire_with(tools.clone(), json!({ "event": "preToolUse", "toolName": "shell", "toolArgs": "rm -rf /" }));
     assert_eq!(out["allowed"], false, "{out}");
-    let out = c.fire_with(tools.clone(), json!({ "event": "preToolUse", "toolName": "my_edit",
-        "toolInput": { "filename": "deploy/.env", "find": "A=1", "replace": "A=2" } }));
-    assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("secrets files are read-only")), "{out}");
+    let out = c.fire_with(
+        tools.clone(),
+        json!({ "event": "preToolUse", "toolName": "my_edit",
+        "toolInput": { "filename": "deploy/.env", "find": "A=1", "replace": "A=2" } }),
+    );
+    assert_eq!(
+        (out["allowed"].clone(), out["reason"].clone()),
+        (json!(false), json!("secrets files are read-only")),
+        "{out}"
+    );
     // A patch rewrite comes back under the host's field names.
     let c = Cx::new();
-    c.user(&hooks("PreToolUse", Some("apply_patch"), vec![json_answer(json!({ "hookSpecificOutput": {
+    c.user(&hooks(
+        "PreToolUse",
+        Some("apply_patch"),
+        vec![json_answer(json!({ "hookSpecificOutput": {
         "hookEventName": "PreToolUse", "permissionDecision": "allow",
-        "updatedInput": { "command": "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+z\n*** End Patch" } } }))]));
+        "updatedInput": { "command": "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+z\n*** End Patch" } } }))],
+    ));
     let out = c.fire_with(tools, json!({ "event": "preToolUse", "toolName": "my_edit", "toolInput": { "filename": "a.rs", "find": "x", "replace": "y" } }));
     assert_eq!(out["updatedInput"], json!({ "filename": "a.rs", "find": "x", "replace": "z" }), "{out}");
 }

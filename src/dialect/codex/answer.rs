@@ -21,8 +21,8 @@
 //! - A repeated key reads as its refusing value (a deny among its values wins), never as the
 //!   last one, and output past `maxOutputBytes` on an event the hook can refuse blocks.
 
-use crate::event::Event;
 use crate::dialect::{Answer, Raw};
+use crate::event::Event;
 use crate::response::json::{self, Kind, Obj, Val};
 use crate::response::Permission;
 use serde_json::Value;
@@ -730,7 +730,13 @@ mod tests {
         let a = read(Event::PreToolUse, &ran(Some("timed out after 1 s"), None, false));
         assert!(!a.block && a.failure.is_some(), "a timeout fails open");
         let a = read(Event::PreToolUse, &ran(None, Some(0), true));
-        assert!(a.block && a.reason.unwrap().contains("exceeded maxOutputBytes (10 bytes); its answer was not read, so it blocks"), "size never decides");
+        assert!(
+            a.block
+                && a.reason
+                    .unwrap()
+                    .contains("exceeded maxOutputBytes (10 bytes); its answer was not read, so it blocks"),
+            "size never decides"
+        );
         let a = read(Event::PermissionRequest, &ran(None, Some(0), true));
         assert_eq!(a.permission, Some(Permission::Deny));
         let a = read(Event::TurnStop, &ran(None, Some(0), true));

@@ -124,7 +124,10 @@ mod tests {
     fn plugin_variables() {
         let p = Plugin { root: "/p".into(), data: Some("/d".into()) };
         assert_eq!(
-            substitute("${PLUGIN_ROOT}/a ${CLAUDE_PLUGIN_ROOT}/b ${PLUGIN_DATA} ${CLAUDE_PLUGIN_DATA} $PLUGIN_ROOT", &p),
+            substitute(
+                "${PLUGIN_ROOT}/a ${CLAUDE_PLUGIN_ROOT}/b ${PLUGIN_DATA} ${CLAUDE_PLUGIN_DATA} $PLUGIN_ROOT",
+                &p
+            ),
             "/p/a /p/b /d /d $PLUGIN_ROOT"
         );
         let p = Plugin { root: "/p".into(), data: None };

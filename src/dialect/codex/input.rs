@@ -10,10 +10,10 @@ use super::tools as codex_tools;
 use super::{matcher, name_of};
 use crate::dialect::{claude, View};
 use crate::envelope::tools::{self, HostTools};
-use std::borrow::Cow;
 use crate::envelope::Envelope;
 use crate::response::json;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// Codex's leading fields, in its order (its schema structs).
@@ -60,7 +60,8 @@ impl CodexInput {
             // Arguments as text, of a tool only option `tools` names: its main field.
             if !fields.contains_key("tool_input") {
                 let text = entries.iter().find(|(k, _)| *k == "tool_args").map(|(_, v)| v.to_string());
-                let input = text.filter(|t| t.starts_with('"')).and_then(|t| tools::host_input_from_text(host, tool, &t));
+                let input =
+                    text.filter(|t| t.starts_with('"')).and_then(|t| tools::host_input_from_text(host, tool, &t));
                 if let Some(input) = input.and_then(|i| serde_json::from_str(&i).ok()) {
                     set(&mut entries, &mut fields, "tool_input", input);
                 }

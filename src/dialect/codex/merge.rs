@@ -78,7 +78,13 @@ mod tests {
     }
 
     fn block(r: &str, rank: u64) -> Answer {
-        Answer { block: true, permission: Some(Permission::Deny), reason: Some(r.into()), finished: at(rank), ..Answer::default() }
+        Answer {
+            block: true,
+            permission: Some(Permission::Deny),
+            reason: Some(r.into()),
+            finished: at(rank),
+            ..Answer::default()
+        }
     }
 
     fn rewrite(c: &str, rank: u64) -> Answer {
@@ -113,7 +119,12 @@ mod tests {
     #[test]
     fn permission_request_any_deny_else_allow() {
         let allow = Answer { permission: Some(Permission::Allow), ..Answer::default() };
-        let deny = |r: &str| Answer { block: true, permission: Some(Permission::Deny), reason: Some(r.into()), ..Answer::default() };
+        let deny = |r: &str| Answer {
+            block: true,
+            permission: Some(Permission::Deny),
+            reason: Some(r.into()),
+            ..Answer::default()
+        };
         let m = merge(Event::PermissionRequest, &[allow.clone(), deny("no"), deny("later"), allow.clone()]);
         assert_eq!((m.block, m.permission, m.reason.as_deref()), (true, Some(Permission::Deny), Some("no")));
         let m = merge(Event::PermissionRequest, &[Answer::default(), allow]);
@@ -132,7 +143,8 @@ mod tests {
         let m = merge(Event::PostToolUse, &[fb("a"), fb("b")]);
         assert_eq!((m.block, m.reason.as_deref()), (false, Some("a\n\nb")));
         assert_eq!((m.contexts.len(), m.system_messages.len()), (2, 2));
-        let ups = Answer { block: true, reason: Some("no secrets".into()), context: Some("ctx".into()), ..Answer::default() };
+        let ups =
+            Answer { block: true, reason: Some("no secrets".into()), context: Some("ctx".into()), ..Answer::default() };
         let m = merge(Event::UserPromptSubmit, &[ups]);
         assert!(m.block && m.permission.is_none() && m.contexts == ["ctx"]);
         let halt = Answer { stop: Some("".into()), ..Answer::default() };

@@ -540,7 +540,8 @@ mod tests {
             "identical handlers both kept: Codex runs each as configured"
         );
         assert!(p.hooks[2].1.matcher.matches(&[]), "a matcher on UserPromptSubmit is ignored, even `[`");
-        let quiet = json(r#"{"hooks": {"Stop": [{"matcher": "*", "hooks": [{"type": "command", "command": "s"}]}]}}"#).unwrap();
+        let quiet =
+            json(r#"{"hooks": {"Stop": [{"matcher": "*", "hooks": [{"type": "command", "command": "s"}]}]}}"#).unwrap();
         assert!(quiet.warnings.is_empty(), "{:?}", quiet.warnings);
         let all = p.warnings.join("\n");
         for needle in [

@@ -249,9 +249,16 @@ mod tests {
         );
         let input = json!({"filename": "a.rs", "find": "x", "replace": "y"});
         let (name, seen) = to_codex(&h, "my_edit", Some(&input));
-        assert_eq!((name.as_str(), seen.as_ref().unwrap()["command"].as_str().unwrap()),
-            ("apply_patch", "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+y\n*** End Patch"));
-        let back = to_host(&h, "my_edit", Some(&input), json!({"command": "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+z\n*** End Patch"}));
+        assert_eq!(
+            (name.as_str(), seen.as_ref().unwrap()["command"].as_str().unwrap()),
+            ("apply_patch", "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+y\n*** End Patch")
+        );
+        let back = to_host(
+            &h,
+            "my_edit",
+            Some(&input),
+            json!({"command": "*** Begin Patch\n*** Update File: a.rs\n@@\n-x\n+z\n*** End Patch"}),
+        );
         assert_eq!(back.unwrap(), json!({"filename": "a.rs", "find": "x", "replace": "z"}));
         h.insert("sh".into(), tools::HostTool { kind: Kind::Shell, fields: vec![("command", "cmd".into())] });
         assert_eq!(to_codex(&h, "sh", Some(&json!({"cmd": "ls"}))), ("Bash".into(), Some(json!({"command": "ls"}))));
