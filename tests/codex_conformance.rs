@@ -651,7 +651,7 @@ fn strict_schema_drops_an_answer_with_an_unknown_key_except_a_clear_deny() {
 fn plain_stdout_is_context_on_prompt_and_session_start_and_a_failure_on_stop() {
     let c = Cx::new();
     c.user(&hooks("UserPromptSubmit", None, vec![command(sh(&["bash", &script("context.sh")]))]));
-    c.user_toml(&format!("[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"echo done\"\n"));
+    c.user_toml("[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"command\"\ncommand = \"echo done\"\n");
     let out = c.fire(json!({ "event": "userPromptSubmit", "prompt": "hi" }));
     assert_eq!(out["additionalContext"], "Project rules: run `cargo test` before committing.", "{out}");
     let out = c.fire(json!({ "event": "turnStop" }));

@@ -488,10 +488,8 @@ fn interpret(event: Event, obj: &Obj) -> Result<CodexAnswer, String> {
                 }
             }
         }
-        Event::SessionStart | Event::PreCompact | Event::PostCompact => {
-            if stops {
-                a.stop = Some(stop_reason.unwrap_or_default());
-            }
+        Event::SessionStart | Event::PreCompact | Event::PostCompact if stops => {
+            a.stop = Some(stop_reason.unwrap_or_default());
         }
         // SubagentStart ignores `continue: false`.
         _ => {}
