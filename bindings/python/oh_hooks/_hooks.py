@@ -74,8 +74,10 @@ _KEYWORDS = {
     "http_proxy": "httpProxy",
     "claude": "claude",
     "claude_plugins": "claudePlugins",
+    "gemini": "gemini",
     "claude_project_dir": "claudeProjectDir",
     "codex": "codex",
+    "cursor": "cursor",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
     "tools": "tools",
 }

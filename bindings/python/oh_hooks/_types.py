@@ -45,6 +45,11 @@ class Options(TypedDict, total=False):
     codex: Union[bool, Dict[str, Any]]
     """Also run Codex's hooks as Codex would (docs/dialects/codex.md): ``True``, or
     ``{"files": [...], "plugins": [...]}``."""
+    gemini: Union[bool, Dict[str, Any]]
+    """Also run Gemini CLI's hooks: ``True``, or ``{"files": [...], "plugins": [extension dirs]}``."""
+    cursor: Union[bool, Dict[str, Any]]
+    """Also read Cursor's ``.cursor/hooks.json`` files and run their hooks as Cursor would: ``True``, or
+    ``{"files": [...], "plugins": [...]}`` naming the host's own files and Cursor plugin directories besides."""
     watch: bool
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
@@ -124,7 +129,7 @@ class HookTrace:
     stderr: Optional[str] = None
     error: Optional[str] = None
     dialect: Optional[str] = None
-    """``"claude"`` on Claude Code hooks, ``"codex"`` on Codex hooks, ``None`` on openHarness hooks."""
+    """The hook's dialect: ``"claude"``, ``"codex"``, ``"cursor"``, ``"copilot"`` or ``"gemini"``; ``None`` on openHarness hooks."""
     source: Optional[str] = None
     """Claude Code hooks: the settings or plugin ``hooks.json`` file the hook came from."""
     failure: Optional[str] = None
