@@ -113,6 +113,10 @@ type Options struct {
 	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
 	// Claude Code's tool names are known without it.
 	Tools map[string]Tool `json:"tools,omitempty"`
+	// Codex also runs Codex's hooks (~/.codex/hooks.json, config.toml [hooks], the project's
+	// .codex/) as Codex would (docs/dialects/codex.md): true, or
+	// map[string]any{"files": []string{...}, "plugins": []any{...}}. nil: off.
+	Codex any `json:"codex,omitempty"`
 }
 
 // Tool is one host tool of Options.Tools: its kind (shell, read, write, edit, fetch, search,

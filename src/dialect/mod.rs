@@ -16,6 +16,7 @@
 //! the first step of each layer kind (docs/config.md "Merging").
 
 pub mod claude;
+pub mod codex;
 pub mod cursor;
 pub mod gemini;
 
@@ -31,7 +32,7 @@ use std::time::Duration;
 
 /// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
 /// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &cursor::Cursor, &gemini::Gemini];
+pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &codex::Codex, &cursor::Cursor, &gemini::Gemini];
 
 /// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
 pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {

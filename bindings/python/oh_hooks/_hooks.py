@@ -76,6 +76,7 @@ _KEYWORDS = {
     "claude_plugins": "claudePlugins",
     "gemini": "gemini",
     "claude_project_dir": "claudeProjectDir",
+    "codex": "codex",
     "cursor": "cursor",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
     "tools": "tools",

@@ -42,6 +42,9 @@ class Options(TypedDict, total=False):
     """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
     claudeProjectDir: str
     """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
+    codex: Union[bool, Dict[str, Any]]
+    """Also run Codex's hooks as Codex would (docs/dialects/codex.md): ``True``, or
+    ``{"files": [...], "plugins": [...]}``."""
     gemini: Union[bool, Dict[str, Any]]
     """Also run Gemini CLI's hooks: ``True``, or ``{"files": [...], "plugins": [extension dirs]}``."""
     cursor: Union[bool, Dict[str, Any]]
