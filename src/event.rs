@@ -61,6 +61,10 @@ events! {
     DirectoryAdded = "directoryAdded", false;
     PreModelSwitch = "preModelSwitch", false;
     PostModelSwitch = "postModelSwitch", false;
+    // copilot: GitHub Copilot's events with no engine event before it (README "GitHub Copilot hooks").
+    UserPromptTransformed = "userPromptTransformed", false;
+    PreMcpToolCall = "preMcpToolCall", false;
+    ErrorOccurred = "errorOccurred", false;
 }
 
 impl Event {
@@ -178,7 +182,8 @@ mod tests {
 
     #[test]
     fn thirty_four_events_four_blocking() {
-        assert_eq!(Event::COUNT, 34);
+        // 34 of version 1.1, and Copilot's three of version 1.2.
+        assert_eq!(Event::COUNT, 37);
         let blocking: Vec<_> = Event::ALL.iter().filter(|e| e.is_blocking()).map(|e| e.name()).collect();
         assert_eq!(blocking, ["preToolUse", "userPromptSubmit", "permissionRequest", "elicitation"]);
         for (i, e) in Event::ALL.iter().enumerate() {
@@ -189,7 +194,9 @@ mod tests {
 
     #[test]
     fn claude_names_map_both_ways() {
-        assert_eq!(CLAUDE_NAMES.len(), Event::COUNT - 1, "every event but turnStart");
+        // Every event but turnStart and the ones only another dialect has (version 1.2).
+        let others = [Event::UserPromptTransformed, Event::PreMcpToolCall, Event::ErrorOccurred];
+        assert_eq!(CLAUDE_NAMES.len(), Event::COUNT - 1 - others.len(), "every event but turnStart");
         for (e, n) in CLAUDE_NAMES {
             assert_eq!(Event::from_claude_name(n), Some(*e));
             assert_eq!(e.claude_name(), Some(*n));

@@ -17,6 +17,7 @@
 //! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 
 pub mod config;
+pub mod dialect;
 pub mod engine;
 pub mod envelope;
 pub mod error;

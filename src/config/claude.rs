@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
-const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
+pub(crate) const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
 /// What a Claude Code hook runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -526,7 +526,7 @@ fn handler_of(
     })
 }
 
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -118,7 +118,7 @@ impl ClaudeInput {
 /// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
 /// only this reader accepts (`NaN`, raw control characters) is written out again so that every
 /// hook's reader reads the line.
-fn json_in_string(raw: &str) -> Option<String> {
+pub(crate) fn json_in_string(raw: &str) -> Option<String> {
     if !raw.starts_with('"') {
         return None;
     }

@@ -54,6 +54,25 @@ pub fn kind(name: &str) -> Option<Kind> {
     mcp.filter(|(server, tool)| !server.is_empty() && !tool.is_empty()).map(|_| Kind::Mcp)
 }
 
+/// The host's name for canonical field `canonical` of the host's tool `name` (Claude Code's
+/// field names for Claude Code's tools: `file_path`, `content`, `old_string`, `new_string`);
+/// `None` when the tool is not of a known kind or its kind has no such field. A dialect renames
+/// the host's fields to its own harness's through this (README "Host tools").
+pub fn field(name: &str, canonical: &str) -> Option<&'static str> {
+    let kind = kind(name)?;
+    let fields: &[(&str, &str)] = match kind {
+        Kind::Shell => &[("command", "command"), ("cwd", "cwd")],
+        Kind::Read => &[("path", "file_path")],
+        Kind::Write => &[("path", "file_path"), ("content", "content")],
+        Kind::Edit => &[("path", "file_path"), ("old", "old_string"), ("new", "new_string")],
+        Kind::Fetch => &[("url", "url")],
+        Kind::Search | Kind::Glob => &[("pattern", "pattern"), ("path", "path")],
+        Kind::Agent => &[("prompt", "prompt")],
+        Kind::Mcp => &[],
+    };
+    fields.iter().find(|(c, _)| *c == canonical).map(|(_, h)| *h)
+}
+
 /// The tool input a hook reading fields sees for arguments given only as text: the kind's main
 /// field holding that text, as JSON text of an object (`text` is the JSON string as received).
 pub fn input_from_text(tool: &str, text: &str) -> Option<String> {
