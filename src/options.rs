@@ -1,9 +1,11 @@
 //! Engine options (README "Options"): parsed from the JSON given to `oh_hooks_new`.
 
+use crate::dialect::{Alias, Chosen, Plugin, REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
 use crate::suggest::did_you_mean;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 const KEYS: &[&str] = &[
@@ -21,22 +23,19 @@ const KEYS: &[&str] = &[
     "watch",
     "httpProxy",
     "shutdownTimeoutMs",
-    "claude",
-    "claudePlugins",
-    "claudeProjectDir",
 ];
 
 /// Every option key the engine accepts: the one list the bindings' option types and every
-/// README's option list are checked against (tests/option_lists.rs).
-pub const OPTION_NAMES: &[&str] = KEYS;
-
-/// A Claude Code plugin (README "Claude Code hooks"): its `hooks/hooks.json` is read as an own layer, and its
-/// hooks get `CLAUDE_PLUGIN_ROOT` (and `CLAUDE_PLUGIN_DATA` when given).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaudePlugin {
-    pub root: PathBuf,
-    pub data: Option<PathBuf>,
-}
+/// README's option list are checked against (tests/option_lists.rs). The engine's own, then
+/// each registered dialect's name and its 1.1 spellings (`claude`, `claudePlugins`, …).
+pub static OPTION_NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut names = KEYS.to_vec();
+    for dialect in REGISTRY {
+        names.push(dialect.name());
+        names.extend(dialect.aliases().iter().map(|(key, _)| *key));
+    }
+    names
+});
 
 /// Where the hooks come from.
 #[derive(Debug, Clone)]
@@ -62,11 +61,8 @@ pub struct Options {
     pub strict: bool,
     pub max_output_bytes: usize,
     pub wait_non_blocking: bool,
-    /// Also read Claude Code's settings files.
-    pub claude: bool,
-    pub claude_plugins: Vec<ClaudePlugin>,
-    /// `CLAUDE_PROJECT_DIR` for Claude Code hooks; `None`: `cwd`.
-    pub claude_project_dir: Option<PathBuf>,
+    /// Each registered dialect's option, by its position in the registry (README "Dialects").
+    pub dialects: Vec<Chosen>,
     /// `false`: the files are read at creation and by an explicit reload only.
     pub watch: bool,
     /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
@@ -88,9 +84,7 @@ impl Default for Options {
             strict: false,
             max_output_bytes: 1024 * 1024,
             wait_non_blocking: false,
-            claude: false,
-            claude_plugins: Vec::new(),
-            claude_project_dir: None,
+            dialects: vec![Chosen::default(); REGISTRY.len()],
             watch: true,
             http_proxy: None,
             shutdown_timeout: Duration::from_millis(5_000),
@@ -303,9 +297,6 @@ impl Options {
                     self.max_output_bytes = usize::try_from(want_positive(&key, &v)?).unwrap_or(usize::MAX)
                 }
                 "waitNonBlocking" => self.wait_non_blocking = want_bool(&key, &v)?,
-                "claude" => self.claude = want_bool(&key, &v)?,
-                "claudeProjectDir" => self.claude_project_dir = Some(absolute(want_str(&key, &v)?)),
-                "claudePlugins" => self.claude_plugins = plugins(&key, &v)?,
                 "watch" => self.watch = want_bool(&key, &v)?,
                 "httpProxy" => {
                     let url = want_str(&key, &v)?;
@@ -319,6 +310,7 @@ impl Options {
                     })?;
                     self.http_proxy = Some(proxy);
                 }
+                _ if self.dialect_option(&key, &v)? => {}
                 _ => {
                     return Err(Error {
                         path: Some(key.clone()),
@@ -326,8 +318,8 @@ impl Options {
                             ErrorCode::InvalidOptions,
                             format!(
                                 "unknown option `{key}`{}; expected one of: {}",
-                                did_you_mean(&key, KEYS),
-                                KEYS.join(", ")
+                                did_you_mean(&key, &OPTION_NAMES),
+                                OPTION_NAMES.join(", ")
                             ),
                         )
                     })
@@ -352,8 +344,74 @@ impl Options {
     }
 }
 
-/// `claudePlugins`: a list of plugin directories, each a string or `{"root": dir, "data": dir}`.
-fn plugins(key: &str, v: &Value) -> Result<Vec<ClaudePlugin>> {
+impl Options {
+    /// A dialect's option (`claude: true | {"files": [...], "plugins": [...]}`) or one of its 1.1
+    /// spellings (`claudePlugins`, `claudeProjectDir`); `false`: `key` is no dialect's.
+    fn dialect_option(&mut self, key: &str, v: &Value) -> Result<bool> {
+        for (d, dialect) in REGISTRY.iter().enumerate() {
+            let chosen = &mut self.dialects[d];
+            if key == dialect.name() {
+                match v {
+                    Value::Object(map) => {
+                        let expected = "expected true, false or {\"files\": [paths], \"plugins\": [directories]}";
+                        if let Some(other) = map.keys().find(|k| *k != "files" && *k != "plugins") {
+                            return Err(invalid(key, format!("unknown key `{other}`; {expected}")));
+                        }
+                        chosen.on = true;
+                        if let Some(files) = map.get("files") {
+                            chosen.files = paths(key, files)?;
+                        }
+                        if let Some(list) = map.get("plugins") {
+                            chosen.plugins.extend(plugins(key, list)?);
+                        }
+                    }
+                    _ => {
+                        chosen.on = v.as_bool().ok_or_else(|| {
+                            invalid(
+                                key,
+                                format!(
+                                    "expected true or false (or an object with `files` and `plugins`), found {}",
+                                    type_name(v)
+                                ),
+                            )
+                        })?
+                    }
+                }
+                return Ok(true);
+            }
+            match dialect.aliases().iter().find(|(name, _)| *name == key).map(|(_, alias)| *alias) {
+                Some(Alias::Plugins) => chosen.plugins.extend(plugins(key, v)?),
+                Some(Alias::ProjectDir) => chosen.project_dir = Some(absolute(want_str(key, v)?)),
+                None => continue,
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+/// A dialect's `files`: a list of paths (made absolute).
+fn paths(key: &str, v: &Value) -> Result<Vec<PathBuf>> {
+    let items =
+        v.as_array().ok_or_else(|| invalid(key, format!("`files` must be a list of paths, found {}", type_name(v))))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let path = item.as_str().ok_or_else(|| {
+                invalid(key, format!("`files` entry {i} must be a string naming a file, found {}", type_name(item)))
+            })?;
+            if path.contains('\0') {
+                return Err(invalid(key, format!("`files` entry {i} contains a NUL byte")));
+            }
+            Ok(absolute(path))
+        })
+        .collect()
+}
+
+/// `claudePlugins` (and a dialect's `plugins`): a list of plugin directories, each a string or
+/// `{"root": dir, "data": dir}`.
+fn plugins(key: &str, v: &Value) -> Result<Vec<Plugin>> {
     let expected = "expected a list of plugin directories, each a string or {\"root\": dir, \"data\": dir}";
     let items = v.as_array().ok_or_else(|| invalid(key, format!("{expected}, found {}", type_name(v))))?;
     let dir = |value: &Value, what: &str| -> Result<PathBuf> {
@@ -368,14 +426,14 @@ fn plugins(key: &str, v: &Value) -> Result<Vec<ClaudePlugin>> {
     let mut plugins = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let plugin = match item {
-            Value::String(_) => ClaudePlugin { root: dir(item, &format!("entry {i}"))?, data: None },
+            Value::String(_) => Plugin { root: dir(item, &format!("entry {i}"))?, data: None },
             Value::Object(map) => {
                 if let Some(other) = map.keys().find(|k| *k != "root" && *k != "data") {
                     return Err(invalid(key, format!("entry {i} has unknown key `{other}`; {expected}")));
                 }
                 let root =
                     map.get("root").ok_or_else(|| invalid(key, format!("entry {i} has no `root`; {expected}")))?;
-                ClaudePlugin {
+                Plugin {
                     root: dir(root, &format!("entry {i}'s `root`"))?,
                     data: map.get("data").map(|d| dir(d, &format!("entry {i}'s `data`"))).transpose()?,
                 }
@@ -449,10 +507,11 @@ mod tests {
             r#"{"claude": true, "claudeProjectDir": "/p", "claudePlugins": ["/tmp", {"root": "/", "data": "/d"}]}"#,
         ))
         .unwrap();
-        assert!(o.claude);
-        assert_eq!(o.claude_project_dir.as_deref(), Some(Path::new("/p")));
-        assert_eq!(o.claude_plugins[0], ClaudePlugin { root: "/tmp".into(), data: None });
-        assert_eq!(o.claude_plugins[1], ClaudePlugin { root: "/".into(), data: Some("/d".into()) });
+        let claude = &o.dialects[crate::dialect::by_name("claude").unwrap().0];
+        assert!(claude.on);
+        assert_eq!(claude.project_dir.as_deref(), Some(Path::new("/p")));
+        assert_eq!(claude.plugins[0], Plugin { root: "/tmp".into(), data: None });
+        assert_eq!(claude.plugins[1], Plugin { root: "/".into(), data: Some("/d".into()) });
         assert!(err(r#"{"watch": "no"}"#).message.contains("true or false"));
         assert!(err(r#"{"httpProxy": 5}"#).message.contains("expected a string"));
         assert!(err(r#"{"httpProxy": "::nope"}"#).message.contains("not a proxy URL"));

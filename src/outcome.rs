@@ -32,13 +32,13 @@ pub struct Trace {
     pub stderr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// `"claude"` for a Claude Code hook (README "Claude Code hooks"); absent for openHarness hooks.
+    /// The dialect of a dialect's hook (`"claude"`, README "Dialects"); absent for openHarness hooks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<&'static str>,
-    /// The settings file a Claude Code hook came from.
+    /// The file a dialect's hook came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// Why a Claude Code hook failed (and so let the action through, unless it blocks on failure).
+    /// Why a dialect's hook failed (and so let the action through, unless it blocks on failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
 }
@@ -83,6 +83,9 @@ pub struct Outcome {
     /// For the user, not the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_message: Option<String>,
+    /// Keys a dialect adds under its own harness's names (README "Dialects").
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
     pub hooks: Vec<Trace>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -108,6 +111,7 @@ impl Outcome {
             continue_: None,
             stop_reason: None,
             system_message: None,
+            extra: serde_json::Map::new(),
             hooks: Vec::new(),
             warnings,
             error: None,
@@ -136,6 +140,7 @@ impl Outcome {
             continue_: merged.stop.is_some().then_some(false),
             stop_reason: merged.stop.filter(|s| !s.is_empty()),
             system_message: merged.system_message,
+            extra: merged.extra,
             hooks,
             warnings,
             error: None,

@@ -5,9 +5,8 @@
 //! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, README
 //! "Claude Code hooks"): the openHarness JSON carries a snake_case field under both names, the `OH_*` variables
 //! read either, and Claude Code hooks get everything in snake_case.
-//! [`claude`] builds the other shape hooks are given: Claude Code's snake_case stdin.
+//! Each dialect builds its own view of the one parsed envelope (`crate::dialect`).
 
-pub mod claude;
 pub mod tools;
 
 use crate::error::{Error, ErrorCode, Result};

@@ -2,8 +2,6 @@
 //! HTTP bodies, and the per-hook result the merge walks over. [`claude`] reads Claude Code
 //! hooks' answers by Claude Code's rules.
 
-pub mod claude;
-
 pub mod json;
 
 use serde_json::Value;

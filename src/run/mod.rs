@@ -5,7 +5,7 @@
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
 //! - [`http`]: HTTP hooks.
-//! - [`claude`]: Claude Code hooks (shell and exec form, HTTP), read by Claude Code's rules.
+//! - [`dialect`]: a dialect's hooks (command, HTTP, callback), each turned into one `Raw` the dialect reads.
 //! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`callback`]: callback hooks and prompt hooks, answered by the host.
 //! - [`cancel`]: the token that stops an asynchronous fire's hooks.
@@ -13,8 +13,8 @@
 
 pub mod callback;
 pub mod cancel;
-pub mod claude;
 pub mod command;
+pub mod dialect;
 pub mod http;
 mod http_tcp;
 pub mod persistent;

@@ -19,14 +19,14 @@
 //!   denies (README "Size never decides").
 
 use crate::event::Event;
-use crate::response::claude::Ran;
+use crate::dialect::{Answer, Decision, Raw as Ran};
 use crate::response::json::{self, Obj, Val};
 use crate::response::Permission;
 use serde_json::{Map, Value};
 
-/// One Copilot hook's answer.
+/// One Copilot hook's answer, in Copilot's terms ([`Read::into_answer`] gives the outcome's).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Answer {
+pub struct Read {
     /// allow / deny / ask (`preToolUse`), allow / deny (`permissionRequest`'s `behavior`).
     pub permission: Option<Permission>,
     /// A stop event's `decision: "block"`: do not stop; continue with `reason`.
@@ -45,18 +45,26 @@ pub struct Answer {
     pub failure: Option<String>,
 }
 
-impl Answer {
-    /// The trace's `result`.
-    pub fn label(&self) -> &'static str {
-        match (self.block, self.permission) {
-            (true, _) | (_, Some(Permission::Deny)) => "deny",
-            (_, Some(p)) => p.as_str(),
-            _ => "none",
-        }
-    }
-
+impl Read {
     pub fn denies(&self) -> bool {
         self.permission == Some(Permission::Deny)
+    }
+
+    /// In the outcome's terms: a deny blocks; `permissionRequest`'s `message` is the reason;
+    /// `modifiedArgs` is the rewrite (still under Copilot's field names: the engine renames it
+    /// back through [`crate::dialect::Dialect::to_host_input`]).
+    pub fn into_answer(self) -> Answer {
+        Answer {
+            block: self.block || self.denies(),
+            permission: self.permission,
+            reason: self.message.or(self.reason),
+            context: self.context,
+            updated_input: self.modified_args,
+            interrupt: self.interrupt == Some(true),
+            failure: self.failure,
+            extra: self.extra,
+            ..Answer::default()
+        }
     }
 }
 
@@ -77,16 +85,16 @@ fn first_line(bytes: &[u8]) -> String {
     trimmed(bytes).map(|s| s.lines().next().unwrap_or("").to_string()).map(|l| format!(": {l}")).unwrap_or_default()
 }
 
-fn failure(why: String) -> Answer {
-    Answer { failure: Some(why), ..Answer::default() }
+fn failure(why: String) -> Read {
+    Read { failure: Some(why), ..Read::default() }
 }
 
 /// A deny that Copilot's failure policy (or the size rule) makes.
-fn denied(why: String, reason: String) -> Answer {
-    Answer { permission: Some(Permission::Deny), reason: Some(reason), failure: Some(why), ..Answer::default() }
+fn denied(why: String, reason: String) -> Read {
+    Read { permission: Some(Permission::Deny), reason: Some(reason), failure: Some(why), ..Read::default() }
 }
 
-pub fn read(event: Event, via: Via, ran: &Ran) -> Answer {
+pub fn read(event: Event, via: Via, ran: &Ran) -> Read {
     let errored = |why: &str| {
         denied(why.to_string(), format!("Denied by preToolUse hook `{}` (hook errored: {why})", ran.name))
     };
@@ -115,13 +123,13 @@ pub fn read(event: Event, via: Via, ran: &Ran) -> Answer {
     match (code, event) {
         (0, _) => match parsed {
             Ok(Some(body)) => interpret_body(event, &body),
-            Ok(None) => Answer::default(),
+            Ok(None) => Read::default(),
             Err(why) => failure(why),
         },
         (2, Event::PreToolUse) => {
             // A deny; the JSON's reason is kept, its allow and rewrite are not.
             let json = parsed.ok().flatten().map(|b| interpret_body(event, &b)).unwrap_or_default();
-            Answer {
+            Read {
                 permission: Some(Permission::Deny),
                 reason: Some(
                     json.reason
@@ -129,17 +137,17 @@ pub fn read(event: Event, via: Via, ran: &Ran) -> Answer {
                         .unwrap_or_else(|| format!("Denied by preToolUse hook `{}` (exit 2)", ran.name)),
                 ),
                 context: json.context,
-                ..Answer::default()
+                ..Read::default()
             }
         }
         (2, Event::PermissionRequest) => {
             // stdout's JSON merged with `{"behavior": "deny"}`; stderr is not read.
             let json = parsed.ok().flatten().map(|b| interpret_body(event, &b)).unwrap_or_default();
-            Answer {
+            Read {
                 permission: Some(Permission::Deny),
                 message: json.message,
                 interrupt: json.interrupt,
-                ..Answer::default()
+                ..Read::default()
             }
         }
         (2, Event::PostToolUseFailure) => {
@@ -147,7 +155,7 @@ pub fn read(event: Event, via: Via, ran: &Ran) -> Answer {
                 Ok(Some(body)) => interpret_body(event, &body).context,
                 _ => trimmed(ran.stdout),
             };
-            Answer { context, ..Answer::default() }
+            Read { context, ..Read::default() }
         }
         (_, Event::PreToolUse) if via == Via::Command => errored(&format!("exit code {code}{}", first_line(ran.stderr))),
         (2, _) => failure(format!("exit code 2 (warning; Copilot reads no output then){}", first_line(ran.stderr))),
@@ -173,7 +181,7 @@ fn stdout_body(stdout: &[u8]) -> Result<Option<String>, String> {
 }
 
 /// [`interpret`] of a body [`stdout_body`] accepted.
-fn interpret_body(event: Event, body: &str) -> Answer {
+fn interpret_body(event: Event, body: &str) -> Read {
     json::object(body).map(|obj| interpret(event, &obj)).unwrap_or_default()
 }
 
@@ -201,13 +209,13 @@ fn get<'a>(map: &Obj<'a>, key: &str) -> Option<Val<'a>> {
     map.get_by(key, refusing(key)).filter(|v| !v.is_null())
 }
 
-fn interpret(event: Event, obj: &Obj) -> Answer {
+fn interpret(event: Event, obj: &Obj) -> Read {
     let hso = get(obj, "hookSpecificOutput").and_then(Val::as_object);
     // A key at the top level, else in `hookSpecificOutput` (whose `hookEventName` Copilot does
     // not check).
     let key = |k: &str| get(obj, k).or_else(|| hso.as_ref().and_then(|h| get(h, k)));
     let text = |k: &str| key(k).and_then(Val::text);
-    let mut a = Answer { context: text("additionalContext"), ..Answer::default() };
+    let mut a = Read { context: text("additionalContext"), ..Read::default() };
     let mut ignored = Vec::new();
     match event {
         Event::PreToolUse => {
@@ -303,25 +311,14 @@ fn reads_context(event: Event) -> bool {
     )
 }
 
-/// A step's combined answer (the hooks of one layer kind, in configuration order).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Decision {
-    /// Denied (`preToolUse`, `permissionRequest`), or on a stop event: do not stop.
-    pub block: bool,
-    pub permission: Option<Permission>,
-    pub reason: Option<String>,
-    /// Every hook's context, joined by a blank line.
-    pub context: Option<String>,
-    /// The last `modifiedArgs` (Copilot's field names), none after a deny.
-    pub modified_args: Option<Value>,
-    pub interrupt: bool,
-    pub extra: Map<String, Value>,
-}
-
+/// Combines one step's answers (the hooks of one layer kind, in configuration order).
 pub fn merge(event: Event, answers: &[Answer]) -> Decision {
-    let mut d = Decision::default();
+    let mut d = Decision { stop_ends_walk: false, ..Decision::default() };
     let contexts: Vec<&str> = answers.iter().filter_map(|a| a.context.as_deref()).filter(|c| !c.is_empty()).collect();
-    d.context = (!contexts.is_empty()).then(|| contexts.join("\n\n"));
+    // Copilot joins them with a blank line; the walk then keeps this step's as one.
+    if !contexts.is_empty() {
+        d.contexts.push(contexts.join("\n\n"));
+    }
     for a in answers {
         for (k, v) in &a.extra {
             d.extra.insert(k.clone(), v.clone());
@@ -330,17 +327,19 @@ pub fn merge(event: Event, answers: &[Answer]) -> Decision {
     match event {
         Event::PermissionRequest => {
             // Merged in order, a later answer's key overriding an earlier one's.
-            let (mut behavior, mut message, mut interrupt) = (None, None, None);
+            let (mut behavior, mut message, mut interrupt) = (None, None, false);
             for a in answers {
-                behavior = a.permission.or(behavior);
-                message = a.message.clone().or(message);
-                interrupt = a.interrupt.or(interrupt);
+                if a.permission.is_some() {
+                    behavior = a.permission;
+                    interrupt = a.interrupt;
+                }
+                message = a.reason.clone().or(message);
             }
             d.permission = behavior;
             if behavior == Some(Permission::Deny) {
                 d.block = true;
                 d.reason = message;
-                d.interrupt = interrupt == Some(true);
+                d.interrupt = interrupt;
             }
         }
         Event::TurnStop | Event::SubagentStop => {
@@ -362,7 +361,7 @@ pub fn merge(event: Event, answers: &[Answer]) -> Decision {
             if d.permission == Some(Permission::Deny) {
                 d.block = true;
             } else {
-                d.modified_args = answers.iter().rev().find_map(|a| a.modified_args.clone());
+                d.updated_input = answers.iter().rev().find_map(|a| a.updated_input.clone());
             }
         }
     }
@@ -377,8 +376,12 @@ mod tests {
         Ran { exit: Some(exit), stdout: stdout.as_bytes(), stderr: stderr.as_bytes(), name: "h", ..Ran::default() }
     }
 
-    fn cmd(event: Event, exit: i32, stdout: &str, stderr: &str) -> Answer {
+    fn cmd(event: Event, exit: i32, stdout: &str, stderr: &str) -> Read {
         read(event, Via::Command, &ran(exit, stdout, stderr))
+    }
+
+    fn ans(event: Event, exit: i32, stdout: &str) -> Answer {
+        cmd(event, exit, stdout, "").into_answer()
     }
 
     #[test]
@@ -413,7 +416,7 @@ mod tests {
         let a = cmd(Event::PreToolUse, 0, r#"{"permissionDecision":"deny","permissionDecision":"allow"}"#, "");
         assert!(a.denies(), "a repeated key cannot erase a deny");
         for meaningless in [r#"{"continue":false,"stopReason":"x"}"#, r#"{"decision":"block"}"#, r#"{"systemMessage":"m"}"#] {
-            assert_eq!(cmd(Event::PreToolUse, 0, meaningless, ""), Answer::default(), "{meaningless}");
+            assert_eq!(cmd(Event::PreToolUse, 0, meaningless, ""), Read::default(), "{meaningless}");
         }
     }
 
@@ -467,8 +470,8 @@ mod tests {
         assert_eq!((a.permission, a.message.as_deref()), (Some(Permission::Deny), Some("json")));
         let a = cmd(Event::PermissionRequest, 1, r#"{"behavior":"deny"}"#, "");
         assert_eq!(a.permission, None, "other failures: no decision");
-        let deny = cmd(Event::PermissionRequest, 0, r#"{"behavior":"deny","message":"no"}"#, "");
-        let allow = cmd(Event::PermissionRequest, 0, r#"{"behavior":"allow"}"#, "");
+        let deny = ans(Event::PermissionRequest, 0, r#"{"behavior":"deny","message":"no"}"#);
+        let allow = ans(Event::PermissionRequest, 0, r#"{"behavior":"allow"}"#);
         let d = merge(Event::PermissionRequest, &[deny.clone(), allow.clone()]);
         assert_eq!((d.block, d.permission), (false, Some(Permission::Allow)), "a later answer overrides");
         let d = merge(Event::PermissionRequest, &[allow, deny]);
@@ -485,24 +488,29 @@ mod tests {
         assert!(cmd(Event::TurnStop, 0, r#"{"additionalContext":"x"}"#, "").context.is_none());
         let d = merge(
             Event::TurnStop,
-            &[Answer::default(), cmd(Event::TurnStop, 0, r#"{"decision":"block","reason":"first"}"#, ""), cmd(Event::TurnStop, 0, r#"{"decision":"block","reason":"second"}"#, "")],
+            &[
+                Answer::default(),
+                ans(Event::TurnStop, 0, r#"{"decision":"block","reason":"first"}"#),
+                ans(Event::TurnStop, 0, r#"{"decision":"block","reason":"second"}"#),
+            ],
         );
         assert_eq!((d.block, d.reason.as_deref()), (true, Some("first")));
     }
 
     #[test]
     fn merge_any_deny_wins_contexts_blank_line() {
-        let allow = cmd(Event::PreToolUse, 0, r#"{"permissionDecision":"allow","modifiedArgs":{"a":1},"additionalContext":"one"}"#, "");
-        let ask = cmd(Event::PreToolUse, 0, r#"{"permissionDecision":"ask","permissionDecisionReason":"hmm","additionalContext":"two"}"#, "");
-        let deny = cmd(Event::PreToolUse, 0, r#"{"permissionDecision":"deny","permissionDecisionReason":"no"}"#, "");
+        let allow = ans(Event::PreToolUse, 0, r#"{"permissionDecision":"allow","modifiedArgs":{"a":1},"additionalContext":"one"}"#);
+        let ask =
+            ans(Event::PreToolUse, 0, r#"{"permissionDecision":"ask","permissionDecisionReason":"hmm","additionalContext":"two"}"#);
+        let deny = ans(Event::PreToolUse, 0, r#"{"permissionDecision":"deny","permissionDecisionReason":"no"}"#);
         let d = merge(Event::PreToolUse, &[allow.clone(), ask.clone()]);
         assert_eq!((d.permission, d.reason.as_deref()), (Some(Permission::Ask), Some("hmm")));
-        assert_eq!(d.context.as_deref(), Some("one\n\ntwo"));
-        assert_eq!(d.modified_args, Some(serde_json::json!({"a": 1})));
+        assert_eq!(d.contexts, ["one\n\ntwo"]);
+        assert_eq!(d.updated_input, Some(serde_json::json!({"a": 1})));
         let d = merge(Event::PreToolUse, &[allow, deny, ask]);
-        assert!(d.block && d.permission == Some(Permission::Deny) && d.modified_args.is_none());
-        let ctx = |t: &str| cmd(Event::SessionStart, 0, &format!(r#"{{"additionalContext":"{t}"}}"#), "");
-        assert_eq!(merge(Event::SessionStart, &[ctx("a"), ctx(""), ctx("b")]).context.as_deref(), Some("a\n\nb"));
+        assert!(d.block && d.permission == Some(Permission::Deny) && d.updated_input.is_none());
+        let ctx = |t: &str| ans(Event::SessionStart, 0, &format!(r#"{{"additionalContext":"{t}"}}"#));
+        assert_eq!(merge(Event::SessionStart, &[ctx("a"), ctx(""), ctx("b")]).contexts, ["a\n\nb"]);
     }
 
     #[test]

@@ -12,56 +12,62 @@
 //! file. In a `settings.json` the `hooks` key is strict: one bad entry rejects them all.
 
 use super::{event_of, Mode, DEFAULT_TIMEOUT_SECS};
-use crate::config::claude::{kind, MAX_TIMEOUT_SECS};
-use crate::config::layers::Kind;
-use crate::config::MAX_FILE_BYTES;
+use crate::dialect::claude::config::{kind, MAX_TIMEOUT_SECS};
+use crate::dialect::{File, Kind, Place, Plugin};
+use crate::dialect::MAX_FILE_BYTES;
 use crate::event::Event;
 use crate::matcher::claude::ClaudeMatcher;
-use crate::options::ClaudePlugin;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The suffix of the files a hooks directory holds.
 pub const DIR_SUFFIX: &str = ".json";
 
-/// One source the options point at: a file, or a directory whose `*.json` files are each one.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Source {
-    pub path: PathBuf,
-    pub kind: Kind,
-    /// A directory of hooks files (`hooks/*.json`), read in name order.
-    pub dir: bool,
-    /// A `settings.json`: `hooks` is strict and `disableAllHooks` switches off the layer kind.
-    pub settings: bool,
-    pub plugin: Option<ClaudePlugin>,
-}
-
-/// The sources to read, in order: the user's hooks directory and settings, the project's
+/// The files to read, in order: the user's hooks directory and settings, the project's
 /// directory and settings files, the host's `files` (own layers: enterprise or policy files)
 /// and each plugin's hooks file (`hooks.json`, else the legacy `hooks/hooks.json`: both are
 /// listed, a plugin has one). Present or not: one created later is noticed by the watcher.
-pub fn sources(home: Option<&Path>, cwd: &Path, files: &[PathBuf], plugins: &[ClaudePlugin]) -> Vec<Source> {
-    let source = |path: PathBuf, kind, dir, settings| Source { path, kind, dir, settings, plugin: None };
+pub fn files(place: &Place) -> Vec<File> {
+    let file = |path: PathBuf, kind, dir: bool| File {
+        path,
+        kind,
+        plugin: None,
+        change_source: None,
+        dir: dir.then_some(DIR_SUFFIX),
+    };
     let mut list = Vec::new();
-    if let Some(home) = home {
-        list.push(source(home.join(".copilot/hooks"), Kind::Own, true, false));
-        list.push(source(home.join(".copilot/settings.json"), Kind::Own, false, true));
+    if place.chosen.on {
+        if let (true, Some(home)) = (place.user, place.home) {
+            list.push(file(home.join(".copilot/hooks"), Kind::Own, true));
+            list.push(file(home.join(".copilot/settings.json"), Kind::Own, false));
+        }
+        if place.project {
+            list.push(file(place.cwd.join(".github/hooks"), Kind::Project, true));
+            list.push(file(place.cwd.join(".github/copilot/settings.json"), Kind::Project, false));
+        }
+        if place.local {
+            list.push(file(place.cwd.join(".github/copilot/settings.local.json"), Kind::Project, false));
+        }
     }
-    list.push(source(cwd.join(".github/hooks"), Kind::Project, true, false));
-    list.push(source(cwd.join(".github/copilot/settings.json"), Kind::Project, false, true));
-    list.push(source(cwd.join(".github/copilot/settings.local.json"), Kind::Project, false, true));
-    for f in files {
-        let settings = f.file_name().is_some_and(|n| n == "settings.json" || n == "settings.local.json");
-        list.push(source(f.clone(), Kind::Own, false, settings));
+    for f in &place.chosen.files {
+        list.push(file(f.clone(), Kind::Own, false));
     }
-    for p in plugins {
-        for file in ["hooks.json", "hooks/hooks.json"] {
-            list.push(Source { plugin: Some(p.clone()), ..source(p.root.join(file), Kind::Own, false, false) });
+    for p in &place.chosen.plugins {
+        for name in ["hooks.json", "hooks/hooks.json"] {
+            list.push(File { plugin: Some(p.clone()), ..file(p.root.join(name), Kind::Own, false) });
         }
     }
     list
+}
+
+/// A `settings.json` (or `settings.local.json`): its `hooks` are strict and its
+/// `disableAllHooks` switches off the layer kind (a hooks file's switches off that file).
+fn is_settings(file: &File) -> bool {
+    file.dir.is_none()
+        && file.plugin.is_none()
+        && file.path.file_name().is_some_and(|n| n == "settings.json" || n == "settings.local.json")
 }
 
 /// What a Copilot hook runs.
@@ -102,7 +108,7 @@ pub struct Hook {
     /// Where it is: the file, and the path inside it (`hooks.preToolUse[0].hooks[1]`).
     pub source: PathBuf,
     pub at: String,
-    pub plugin: Option<ClaudePlugin>,
+    pub plugin: Option<Plugin>,
 }
 
 impl Hook {
@@ -140,7 +146,7 @@ pub struct Parsed {
     pub warnings: Vec<String>,
 }
 
-/// Distinct regex matchers one file may compile (each is an entry's `matcher`; the bound keeps
+/// Distinct regex matchers one load may compile (each is an entry's `matcher`; the bound keeps
 /// a hostile file from costing unbounded memory).
 pub const MAX_REGEX_MATCHERS: usize = 1000;
 
@@ -153,7 +159,7 @@ fn has_matcher(event: Event) -> bool {
 }
 
 /// Parses one Copilot file. `Err`: the whole file is rejected (the message names it and why).
-pub fn parse(source: &Source, bytes: &[u8]) -> Result<Parsed, String> {
+pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Parsed, String> {
     let file = source.path.display().to_string();
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!(
@@ -188,7 +194,7 @@ pub fn parse(source: &Source, bytes: &[u8]) -> Result<Parsed, String> {
                 "{file}: `disableAllHooks: {value}` ignored: a plugin's hooks file cannot switch hooks off (only your own settings and the host can)"
             ));
         }
-    } else if source.settings {
+    } else if is_settings(source) {
         parsed.disable_all = disable_all;
     } else if disable_all == Some(true) {
         // In a hooks file it switches off that file only.
@@ -205,7 +211,6 @@ pub fn parse(source: &Source, bytes: &[u8]) -> Result<Parsed, String> {
             ))
         }
     };
-    let mut matchers = Matchers::default();
     let mut dropped = Vec::new();
     for (name, entries) in hooks {
         let Value::Array(entries) = entries else {
@@ -226,7 +231,7 @@ pub fn parse(source: &Source, bytes: &[u8]) -> Result<Parsed, String> {
             let at = format!("hooks.{name}[{i}]");
             let group = entry.as_object().filter(|o| o.contains_key("hooks"));
             let Some(group) = group else {
-                match hook_of(entry, event, mode, name, None, &mut matchers) {
+                match hook_of(entry, event, mode, name, None, matchers) {
                     Ok(hook) => parsed.hooks.push(Hook { at, ..hook }),
                     Err(why) => dropped.push(format!("{file}: skipped `{at}`: {why}")),
                 }
@@ -253,14 +258,14 @@ pub fn parse(source: &Source, bytes: &[u8]) -> Result<Parsed, String> {
                     ));
                     continue;
                 }
-                match hook_of(item, event, mode, name, group_matcher, &mut matchers) {
+                match hook_of(item, event, mode, name, group_matcher, matchers) {
                     Ok(hook) => parsed.hooks.push(Hook { at, ..hook }),
                     Err(why) => dropped.push(format!("{file}: skipped `{at}`: {why}")),
                 }
             }
         }
     }
-    if source.settings && !dropped.is_empty() {
+    if is_settings(source) && !dropped.is_empty() {
         // Inline hooks of a settings file are validated as a whole, as Copilot does.
         parsed.warnings.extend(dropped);
         parsed.warnings.push(format!("{file}: the `hooks` of a settings file load only when every entry is valid; none loaded"));
@@ -275,9 +280,9 @@ pub fn parse(source: &Source, bytes: &[u8]) -> Result<Parsed, String> {
     Ok(parsed)
 }
 
-/// The matchers of one file, each distinct text compiled once.
+/// The matchers of one load's files, each distinct text compiled once.
 #[derive(Default)]
-struct Matchers {
+pub struct Matchers {
     compiled: HashMap<(String, bool), ClaudeMatcher>,
     regexes: usize,
 }
@@ -297,7 +302,7 @@ impl Matchers {
         };
         if matches!(m, ClaudeMatcher::Regex(_)) {
             if self.regexes >= MAX_REGEX_MATCHERS {
-                return Err(format!("more than {MAX_REGEX_MATCHERS} distinct regex matchers in one file"));
+                return Err(format!("more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Copilot files"));
             }
             self.regexes += 1;
         }
@@ -344,10 +349,8 @@ fn hook_of(
             Some(Value::Object(map)) => map
                 .iter()
                 .map(|(k, v)| match v {
-                    Value::String(s) if !s.contains('\0') && !k.contains(['\0', '=']) && !k.is_empty() => {
-                        Ok((k.clone(), s.clone()))
-                    }
-                    Value::String(_) => Err(format!("`{key}.{k}` cannot be set (a NUL byte, or `=` in the name)")),
+                    Value::String(s) if !s.contains('\0') && (key != "env" || is_name(k)) => Ok((k.clone(), s.clone())),
+                    Value::String(_) => Err(format!("`{key}.{k}` cannot be set (a NUL byte, or a name that is not a variable name)")),
                     other => Err(format!("`{key}.{k}` is {}, expected a string", kind(other))),
                 })
                 .collect(),
@@ -422,6 +425,11 @@ fn hook_of(
     })
 }
 
+/// A variable name a shell can export: a letter or `_`, then letters, digits and `_`.
+fn is_name(k: &str) -> bool {
+    k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// `https://`, or `http://` to this machine only (Copilot allows plain HTTP only to localhost).
 fn check_url(url: &str) -> Result<(), String> {
     let lower = url.to_ascii_lowercase();
@@ -447,19 +455,15 @@ fn check_url(url: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
-    fn source(settings: bool) -> Source {
-        Source {
-            path: PathBuf::from("/p/.github/hooks/guard.json"),
-            kind: Kind::Project,
-            dir: false,
-            settings,
-            plugin: None,
-        }
+    fn source(settings: bool) -> File {
+        let name = if settings { "/p/.github/copilot/settings.json" } else { "/p/.github/hooks/guard.json" };
+        File { path: PathBuf::from(name), kind: Kind::Project, plugin: None, change_source: None, dir: None }
     }
 
     fn parse_text(text: &str) -> Result<Parsed, String> {
-        parse(&source(false), text.as_bytes())
+        parse(&source(false), text.as_bytes(), &mut Matchers::default())
     }
 
     fn commands(p: &Parsed) -> Vec<String> {
@@ -566,7 +570,7 @@ mod tests {
         }
         assert!(parse_text(r#"{"hooks": {}}"#).unwrap().hooks.is_empty(), "version may be omitted");
         let huge = vec![b' '; MAX_FILE_BYTES as usize + 1];
-        assert!(parse(&source(false), &huge).unwrap_err().contains("bytes"));
+        assert!(parse(&source(false), &huge, &mut Matchers::default()).unwrap_err().contains("bytes"));
     }
 
     #[test]
@@ -574,10 +578,10 @@ mod tests {
         let text = r#"{"disableAllHooks": true, "hooks": {"preToolUse": [{"bash": "x"}]}}"#;
         let p = parse_text(text).unwrap();
         assert!(p.hooks.is_empty() && p.disable_all.is_none(), "a hooks file switches off itself only");
-        let p = parse(&source(true), text.as_bytes()).unwrap();
+        let p = parse(&source(true), text.as_bytes(), &mut Matchers::default()).unwrap();
         assert_eq!(p.disable_all, Some(true), "a settings file's switch is the layer's");
-        let plugin = Source { plugin: Some(ClaudePlugin { root: "/pl".into(), data: None }), ..source(false) };
-        let p = parse(&plugin, text.as_bytes()).unwrap();
+        let plugin = File { plugin: Some(Plugin { root: "/pl".into(), data: None }), ..source(false) };
+        let p = parse(&plugin, text.as_bytes(), &mut Matchers::default()).unwrap();
         assert_eq!((p.hooks.len(), p.disable_all), (1, None));
         assert!(p.warnings[0].contains("cannot switch hooks off"));
     }
@@ -585,7 +589,7 @@ mod tests {
     #[test]
     fn settings_hooks_are_strict() {
         let text = r#"{"model": "x", "hooks": {"preToolUse": [{"bash": "good"}, {"type": "bad"}]}}"#;
-        let p = parse(&source(true), text.as_bytes()).unwrap();
+        let p = parse(&source(true), text.as_bytes(), &mut Matchers::default()).unwrap();
         assert!(p.hooks.is_empty());
         assert!(p.warnings.iter().any(|w| w.contains("none loaded")));
         assert_eq!(parse_text(text).unwrap().hooks.len(), 1, "a hooks file keeps the good sibling");
@@ -611,9 +615,22 @@ mod tests {
     }
 
     #[test]
-    fn sources_in_order() {
-        let plugin = ClaudePlugin { root: "/pl".into(), data: None };
-        let list = sources(Some(Path::new("/h")), Path::new("/w"), &[PathBuf::from("/etc/p.json")], &[plugin]);
+    fn files_in_order() {
+        let chosen = crate::dialect::Chosen {
+            on: true,
+            files: vec![PathBuf::from("/etc/p.json")],
+            plugins: vec![Plugin { root: "/pl".into(), data: None }],
+            project_dir: None,
+        };
+        let place = Place {
+            cwd: Path::new("/w"),
+            home: Some(Path::new("/h")),
+            user: true,
+            project: true,
+            local: true,
+            chosen: &chosen,
+        };
+        let list = files(&place);
         let paths: Vec<String> = list.iter().map(|s| s.path.display().to_string()).collect();
         assert_eq!(
             paths,
@@ -628,7 +645,9 @@ mod tests {
                 "/pl/hooks/hooks.json"
             ]
         );
-        assert!(list[0].dir && !list[1].dir && list[1].settings && list[2].kind == Kind::Project);
+        assert!(list[0].dir.is_some() && list[1].dir.is_none() && is_settings(&list[1]) && list[2].kind == Kind::Project);
         assert_eq!(list[5].kind, Kind::Own);
+        let off = crate::dialect::Chosen::default();
+        assert!(files(&Place { chosen: &off, ..place }).is_empty());
     }
 }

@@ -18,7 +18,13 @@ pub mod files;
 pub mod tools;
 pub mod view;
 
+use super::{Answer, Decision, Dialect, File, Handler, Hook, Parsed, Parser, Place, Raw, Site, View, Via};
+use crate::envelope::Envelope;
 use crate::event::Event;
+use crate::matcher::claude::ClaudeMatcher;
+use crate::response::json;
+use serde_json::{Map, Value};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The dialect's name: the option, the trace's `dialect`, `oh-hooks check --copilot`.
 pub const NAME: &str = "copilot";
@@ -99,6 +105,250 @@ pub fn can_block(event: Event) -> bool {
 
 /// Copilot's default timeout, seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
+
+/// The variables Copilot sets for its hooks; the host's values of these never reach a hook.
+/// `CLAUDE_PROJECT_DIR` is not among them: Copilot does not export it to repository hooks (and
+/// hooks tell Claude Code from Copilot by it).
+pub const VARIABLES: &[&str] =
+    &["COPILOT_PROJECT_DIR", "PLUGIN_ROOT", "COPILOT_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"];
+
+/// Runs an entry with a working directory or variables of its own: `bash -c WRAP copilot-hook
+/// <cwd> <n> <name> <value>... shell <line>` (or `exec <program> <args>...`). Data, not an
+/// engine change: every Copilot command runs through bash anyway. A `cd` that fails is a
+/// failure to start (on `preToolUse`, a deny).
+const WRAP: &str = r#"d=$1; n=$2; shift 2
+while [ "$n" -gt 0 ]; do export -- "$1=$2" || exit 1; shift 2; n=$((n - 1)); done
+if [ -n "$d" ]; then cd -- "$d" || exit 1; fi
+if [ "$1" = shell ]; then exec bash -c "$2"; fi
+shift; exec "$@""#;
+
+pub struct Copilot;
+
+/// One load's parser: the regex bound is over all of Copilot's files of the load.
+#[derive(Default)]
+struct CopilotParser(files::Matchers);
+
+impl Parser for CopilotParser {
+    fn parse(&mut self, file: &File, bytes: &[u8]) -> Parsed {
+        match files::parse(file, bytes, &mut self.0) {
+            Err(why) => Parsed { warnings: vec![why], ..Parsed::default() },
+            Ok(p) => Parsed {
+                disable_all: p.disable_all,
+                hooks: p.hooks.into_iter().map(|h| (h.event, hook(h))).collect(),
+                warnings: p.warnings,
+            },
+        }
+    }
+}
+
+/// A parsed entry as the engine's hook.
+fn hook(h: files::Hook) -> Hook {
+    let (handler, shown) = match h.handler {
+        files::Handler::Http { url, headers, allowed_env_vars } => {
+            (Handler::Http { url: url.clone(), headers, allowed_env_vars }, url)
+        }
+        command => {
+            let (mut args, shown) = match &command {
+                files::Handler::Shell(line) => (vec!["shell".to_string(), line.clone()], line.clone()),
+                files::Handler::Exec { program, args } => {
+                    let mut words = vec!["exec".to_string(), program.clone()];
+                    words.extend(args.iter().cloned());
+                    (words, format!("{program} {}", args.join(" ")).trim_end().to_string())
+                }
+                files::Handler::Http { .. } => unreachable!(),
+            };
+            let handler = if h.cwd.is_none() && h.env.is_empty() {
+                match command {
+                    files::Handler::Shell(line) => {
+                        Handler::Command { command: "bash".into(), args: Some(vec!["-c".into(), line]) }
+                    }
+                    files::Handler::Exec { program, args } => Handler::Command { command: program, args: Some(args) },
+                    files::Handler::Http { .. } => unreachable!(),
+                }
+            } else {
+                let mut words = vec![
+                    "-c".to_string(),
+                    WRAP.to_string(),
+                    "copilot-hook".to_string(),
+                    h.cwd.clone().unwrap_or_default(),
+                    h.env.len().to_string(),
+                ];
+                for (k, v) in &h.env {
+                    words.push(k.clone());
+                    words.push(v.clone());
+                }
+                words.append(&mut args);
+                Handler::Command { command: "bash".into(), args: Some(words) }
+            };
+            (handler, shown)
+        }
+    };
+    let (matcher, matcher_text) = match h.matcher {
+        Some(m) => (m.compiled, Some(m.text)),
+        None => (ClaudeMatcher::Any, None),
+    };
+    Hook {
+        dialect: 0,
+        handler,
+        matcher,
+        matcher_text,
+        if_rule: None,
+        if_text: None,
+        timeout: Some(h.timeout),
+        is_async: false,
+        fail_closed: false,
+        identity: format!("{}\0{}\0{shown}", h.source.display(), h.at),
+        source: h.source,
+        plugin: h.plugin,
+        argv: None,
+        from_project: false,
+        variant: match h.mode {
+            Mode::Camel => 0,
+            Mode::Pascal => 1,
+        },
+    }
+}
+
+/// What a command hook runs, as written (the engine runs it through bash or the wrapper).
+pub fn shown(hook: &Hook) -> String {
+    match &hook.handler {
+        Handler::Command { command, args: Some(args) } if command == "bash" => {
+            match args.iter().position(|a| a == "shell" || a == "exec") {
+                Some(at) if args.get(1).is_some_and(|w| w == WRAP) => args[at + 1..].join(" "),
+                _ => args.get(1).cloned().unwrap_or_default(),
+            }
+        }
+        Handler::Command { command, args } => {
+            std::iter::once(command.as_str()).chain(args.iter().flatten().map(String::as_str)).collect::<Vec<_>>().join(" ")
+        }
+        _ => hook.what().to_string(),
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Dialect for Copilot {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn title(&self) -> &'static str {
+        "GitHub Copilot"
+    }
+
+    fn files(&self, place: &Place) -> Vec<File> {
+        files::files(place)
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::<CopilotParser>::default()
+    }
+
+    fn event_name(&self, event: Event) -> Option<&'static str> {
+        name_of(event, Mode::Camel).or_else(|| name_of(event, Mode::Pascal))
+    }
+
+    fn event(&self, name: &str) -> Option<Event> {
+        event_of(name).map(|(e, _)| e)
+    }
+
+    fn can_block(&self, event: Event) -> bool {
+        can_block(event)
+    }
+
+    fn variables(&self) -> &'static [&'static str] {
+        VARIABLES
+    }
+
+    /// Both payloads: camelCase hooks get `stdin`, PascalCase ones `variants[0]`.
+    fn view(&self, envelope: &Envelope, site: &Site) -> View {
+        let now = now_ms();
+        let camel = view::View::build(envelope, Mode::Camel, site.cwd, now);
+        let pascal = view::View::build(envelope, Mode::Pascal, site.cwd, now);
+        let values = |v: &view::View| {
+            Value::Array(v.matcher_values(envelope.event).into_iter().map(|s| Value::String(s.to_string())).collect())
+        };
+        let mut fields = Map::new();
+        fields.insert("camel".into(), values(&camel));
+        fields.insert("pascal".into(), values(&pascal));
+        View {
+            stdin: camel.json,
+            variants: vec![pascal.json],
+            fields,
+            vars: vec![("COPILOT_PROJECT_DIR", site.project_dir.display().to_string())],
+        }
+    }
+
+    /// Each hook's matcher against its mode's values (any one matching runs it).
+    fn select(&self, _event: Event, hooks: &[&Hook], view: &View, _site: &Site) -> Vec<usize> {
+        let values = |key: &str| -> Vec<&str> {
+            view.fields.get(key).and_then(Value::as_array).map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect())
+        };
+        let (camel, pascal) = (values("camel"), values("pascal"));
+        (0..hooks.len())
+            .filter(|i| {
+                let hook = hooks[*i];
+                let values = if hook.variant == 0 { &camel } else { &pascal };
+                values.iter().any(|v| hook.matcher.matches(Some(v)))
+            })
+            .collect()
+    }
+
+    fn timeout(&self, hook: &Hook, _event: Event) -> Duration {
+        hook.timeout.unwrap_or(Duration::from_secs(DEFAULT_TIMEOUT_SECS))
+    }
+
+    fn hook_vars(&self, hook: &Hook) -> Vec<(&'static str, String)> {
+        let Some(plugin) = &hook.plugin else { return Vec::new() };
+        let root = plugin.root.display().to_string();
+        let mut vars =
+            vec![("PLUGIN_ROOT", root.clone()), ("COPILOT_PLUGIN_ROOT", root.clone()), ("CLAUDE_PLUGIN_ROOT", root)];
+        vars.extend(plugin.data.as_ref().map(|d| ("CLAUDE_PLUGIN_DATA", d.display().to_string())));
+        vars
+    }
+
+    /// Hooks of one event run in order, one after another.
+    fn sequential(&self, _event: Event) -> bool {
+        true
+    }
+
+    fn read(&self, event: Event, hook: &Hook, raw: &Raw) -> Answer {
+        let via = match raw.via {
+            Via::Http { .. } => answer::Via::Http,
+            _ if matches!(hook.handler, Handler::Http { .. }) => answer::Via::Http,
+            _ => answer::Via::Command,
+        };
+        let name = shown(hook);
+        let raw = Raw {
+            via: raw.via,
+            exit: raw.exit,
+            failed: raw.failed.clone(),
+            timed_out: raw.timed_out,
+            stdout: raw.stdout,
+            stderr: raw.stderr,
+            overflow: raw.overflow,
+            max_output_bytes: raw.max_output_bytes,
+            fail_closed: raw.fail_closed,
+            name: &name,
+        };
+        answer::read(event, via, &raw).into_answer()
+    }
+
+    fn merge(&self, event: Event, answers: &[Answer]) -> Decision {
+        answer::merge(event, answers)
+    }
+
+    /// `modifiedArgs` under the host's field names.
+    fn to_host_input(&self, envelope: &Envelope, input: Value) -> Value {
+        let tool = ["toolName", "tool_name"]
+            .iter()
+            .find_map(|k| envelope.raw(k))
+            .and_then(|raw| json::value(raw)?.as_str().map(|s| tools::named(&s)));
+        view::to_host(tool.as_ref(), input)
+    }
+}
 
 #[cfg(test)]
 mod tests {

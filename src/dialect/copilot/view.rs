@@ -14,7 +14,7 @@
 
 use super::tools::{self, Named};
 use super::{name_of, Mode};
-use crate::envelope::claude::json_in_string;
+use crate::dialect::claude::view::json_in_string;
 use crate::envelope::{push_compact, to_camel, to_snake, Envelope};
 use crate::event::Event;
 use crate::response::json;
