@@ -414,7 +414,38 @@ impl Inner {
             }
             Pick::Dialect(i) => unrun(i, NO_TURN, true),
         };
-        fanout::run_all(budget, fanout::Jobs { jobs, deadline: &deadline, run: &run, late: &late, failed: &failed })
+        // A dialect whose hooks run one after another ([`crate::dialect::Dialect::sequential`]):
+        // its jobs run in order on this thread after the parallel ones, each timed from its own
+        // start and taking its own turn of the fire's budget.
+        let chained = |job: &Pick| matches!(*job, Pick::Dialect(i) if hooks[i].dialect().sequential(envelope.event));
+        if !jobs.iter().any(chained) {
+            return fanout::run_all(
+                budget,
+                fanout::Jobs { jobs, deadline: &deadline, run: &run, late: &late, failed: &failed },
+            );
+        }
+        let parallel: Vec<Pick> = jobs.iter().copied().filter(|j| !chained(j)).collect();
+        let mut parallel = fanout::run_all(
+            budget,
+            fanout::Jobs { jobs: &parallel, deadline: &deadline, run: &run, late: &late, failed: &failed },
+        )
+        .into_iter();
+        let own_deadline = |job: &Pick| match *job {
+            Pick::Dialect(i) => Instant::now().checked_add(hooks[i].dialect().timeout(&hooks[i], envelope.event)),
+            Pick::Native(_) => deadline(job),
+        };
+        jobs.iter()
+            .map(|job| {
+                if !chained(job) {
+                    return parallel.next().unwrap_or_else(|| failed(job));
+                }
+                match budget.turn(own_deadline(job)) {
+                    Some(_turn) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job)))
+                        .unwrap_or_else(|_| failed(job)),
+                    None => late(job),
+                }
+            })
+            .collect()
     }
 
     /// Hooks whose fire does not wait: each is a job of the engine's bounded pool, and takes a

@@ -18,8 +18,8 @@
 //! - Size never decides: an answer past `maxOutputBytes` on `preToolUse` or `permissionRequest`
 //!   denies (README "Size never decides").
 
-use crate::event::Event;
 use crate::dialect::{Answer, Decision, Raw as Ran};
+use crate::event::Event;
 use crate::response::json::{self, Obj, Val};
 use crate::response::Permission;
 use serde_json::{Map, Value};
@@ -95,17 +95,20 @@ fn denied(why: String, reason: String) -> Read {
 }
 
 pub fn read(event: Event, via: Via, ran: &Ran) -> Read {
-    let errored = |why: &str| {
-        denied(why.to_string(), format!("Denied by preToolUse hook `{}` (hook errored: {why})", ran.name))
-    };
-    if let Some(why) = &ran.failed {
-        if ran.overflow && matches!(event, Event::PreToolUse | Event::PermissionRequest) {
+    let errored =
+        |why: &str| denied(why.to_string(), format!("Denied by preToolUse hook `{}` (hook errored: {why})", ran.name));
+    if ran.overflow {
+        let why = ran.failed.clone().unwrap_or_else(|| {
+            format!("the answer exceeded maxOutputBytes ({} bytes) and was not read", ran.max_output_bytes)
+        });
+        if matches!(event, Event::PreToolUse | Event::PermissionRequest) {
             // Size never decides: an answer too large to read may have been a deny.
-            return denied(
-                why.clone(),
-                format!("Copilot hook `{}`: {why}; its answer was not read, so it denies", ran.name),
-            );
+            return denied(why.clone(), format!("Copilot hook `{}`: {why}, so it denies", ran.name));
         }
+        // Elsewhere (a stop event included, where a block means "keep going") it is a failure.
+        return failure(why);
+    }
+    if let Some(why) = &ran.failed {
         if ran.timed_out || via == Via::Http || event != Event::PreToolUse {
             return failure(why.clone());
         }
@@ -157,7 +160,9 @@ pub fn read(event: Event, via: Via, ran: &Ran) -> Read {
             };
             Read { context, ..Read::default() }
         }
-        (_, Event::PreToolUse) if via == Via::Command => errored(&format!("exit code {code}{}", first_line(ran.stderr))),
+        (_, Event::PreToolUse) if via == Via::Command => {
+            errored(&format!("exit code {code}{}", first_line(ran.stderr)))
+        }
         (2, _) => failure(format!("exit code 2 (warning; Copilot reads no output then){}", first_line(ran.stderr))),
         _ => failure(format!("exit code {code}{}", first_line(ran.stderr))),
     }
@@ -198,9 +203,10 @@ fn refusing(key: &str) -> fn(Val) -> bool {
         "behavior" => |v| v.is("deny"),
         "decision" => |v| v.is("block"),
         "interrupt" => |v| v.as_bool() == Some(true),
-        "hookSpecificOutput" => {
-            |v| v.as_object().is_some_and(|h| h.get_by("permissionDecision", |p| p.is("deny")).is_some_and(|p| p.is("deny")))
-        }
+        "hookSpecificOutput" => |v| {
+            v.as_object()
+                .is_some_and(|h| h.get_by("permissionDecision", |p| p.is("deny")).is_some_and(|p| p.is("deny")))
+        },
         _ => |_| false,
     }
 }
@@ -415,7 +421,9 @@ mod tests {
         assert!(a.denies(), "a deny in either place denies");
         let a = cmd(Event::PreToolUse, 0, r#"{"permissionDecision":"deny","permissionDecision":"allow"}"#, "");
         assert!(a.denies(), "a repeated key cannot erase a deny");
-        for meaningless in [r#"{"continue":false,"stopReason":"x"}"#, r#"{"decision":"block"}"#, r#"{"systemMessage":"m"}"#] {
+        for meaningless in
+            [r#"{"continue":false,"stopReason":"x"}"#, r#"{"decision":"block"}"#, r#"{"systemMessage":"m"}"#]
+        {
             assert_eq!(cmd(Event::PreToolUse, 0, meaningless, ""), Read::default(), "{meaningless}");
         }
     }
@@ -434,7 +442,9 @@ mod tests {
             assert_eq!(a.permission, None, "{none:?}: no output");
         }
         assert!(cmd(Event::PreToolUse, 0, "\u{feff}{\"permissionDecision\":\"deny\"}", "").denies(), "BOM");
-        assert!(cmd(Event::PreToolUse, 0, "{\"permissionDecision\":\"deny\",\"r\":\"\\ud800\",\"n\":1e999}", "").denies());
+        assert!(
+            cmd(Event::PreToolUse, 0, "{\"permissionDecision\":\"deny\",\"r\":\"\\ud800\",\"n\":1e999}", "").denies()
+        );
     }
 
     #[test]
@@ -449,17 +459,21 @@ mod tests {
         assert!(read(Event::PreToolUse, Via::Command, &killed).denies());
         let no_start = Ran { failed: Some("cannot start: No such file".into()), name: "h", ..Ran::default() };
         assert!(read(Event::PreToolUse, Via::Command, &no_start).denies());
-        let timed_out = Ran { failed: Some("timed out after 30 s".into()), timed_out: true, name: "h", ..Ran::default() };
+        let timed_out =
+            Ran { failed: Some("timed out after 30 s".into()), timed_out: true, name: "h", ..Ran::default() };
         let a = read(Event::PreToolUse, Via::Command, &timed_out);
         assert!(!a.denies() && a.failure.is_some(), "a timeout proceeds");
         let http = Ran { failed: Some("HTTP 500".into()), name: "h", ..Ran::default() };
         assert!(!read(Event::PreToolUse, Via::Http, &http).denies(), "HTTP failures proceed");
-        let overflow = Ran { failed: Some("stdout exceeded".into()), overflow: true, name: "h", ..Ran::default() };
+        let overflow = Ran { overflow: true, max_output_bytes: 10, name: "h", ..Ran::default() };
         assert!(read(Event::PreToolUse, Via::Http, &overflow).denies(), "size never decides");
         assert!(read(Event::PermissionRequest, Via::Command, &overflow).denies());
         assert!(!read(Event::TurnStop, Via::Command, &overflow).block);
         assert!(!cmd(Event::PostToolUse, 1, "", "").denies());
-        assert!(cmd(Event::SessionStart, 1, r#"{"additionalContext":"x"}"#, "").context.is_none(), "only exit 0 is read");
+        assert!(
+            cmd(Event::SessionStart, 1, r#"{"additionalContext":"x"}"#, "").context.is_none(),
+            "only exit 0 is read"
+        );
     }
 
     #[test]
@@ -499,9 +513,16 @@ mod tests {
 
     #[test]
     fn merge_any_deny_wins_contexts_blank_line() {
-        let allow = ans(Event::PreToolUse, 0, r#"{"permissionDecision":"allow","modifiedArgs":{"a":1},"additionalContext":"one"}"#);
-        let ask =
-            ans(Event::PreToolUse, 0, r#"{"permissionDecision":"ask","permissionDecisionReason":"hmm","additionalContext":"two"}"#);
+        let allow = ans(
+            Event::PreToolUse,
+            0,
+            r#"{"permissionDecision":"allow","modifiedArgs":{"a":1},"additionalContext":"one"}"#,
+        );
+        let ask = ans(
+            Event::PreToolUse,
+            0,
+            r#"{"permissionDecision":"ask","permissionDecisionReason":"hmm","additionalContext":"two"}"#,
+        );
         let deny = ans(Event::PreToolUse, 0, r#"{"permissionDecision":"deny","permissionDecisionReason":"no"}"#);
         let d = merge(Event::PreToolUse, &[allow.clone(), ask.clone()]);
         assert_eq!((d.permission, d.reason.as_deref()), (Some(Permission::Ask), Some("hmm")));

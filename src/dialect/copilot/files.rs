@@ -13,8 +13,8 @@
 
 use super::{event_of, Mode, DEFAULT_TIMEOUT_SECS};
 use crate::dialect::claude::config::{kind, MAX_TIMEOUT_SECS};
-use crate::dialect::{File, Kind, Place, Plugin};
 use crate::dialect::MAX_FILE_BYTES;
+use crate::dialect::{File, Kind, Place, Plugin};
 use crate::event::Event;
 use crate::matcher::claude::ClaudeMatcher;
 use serde_json::Value;
@@ -171,7 +171,10 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
     let value: Value = serde_json::from_str(&text)
         .map_err(|e| format!("{file}: not valid JSON ({e}); none of its hooks are loaded"))?;
     let Value::Object(top) = value else {
-        return Err(format!("{file}: the top level is {}, expected an object; none of its hooks are loaded", kind(&value)));
+        return Err(format!(
+            "{file}: the top level is {}, expected an object; none of its hooks are loaded",
+            kind(&value)
+        ));
     };
     let mut parsed = Parsed::default();
     match top.get("version") {
@@ -185,7 +188,10 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
         None | Some(Value::Null) => None,
         Some(Value::Bool(b)) => Some(*b),
         Some(other) => {
-            return Err(format!("{file}: `disableAllHooks` is {}, expected true or false; none of its hooks are loaded", kind(other)))
+            return Err(format!(
+                "{file}: `disableAllHooks` is {}, expected true or false; none of its hooks are loaded",
+                kind(other)
+            ))
         }
     };
     if source.plugin.is_some() {
@@ -253,9 +259,8 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
             for (j, item) in items.iter().enumerate() {
                 let at = format!("{at}.hooks[{j}]");
                 if item.as_object().is_some_and(|o| o.contains_key("hooks")) {
-                    dropped.push(format!(
-                        "{file}: skipped `{at}`: nested hooks deeper than one level are not supported"
-                    ));
+                    dropped
+                        .push(format!("{file}: skipped `{at}`: nested hooks deeper than one level are not supported"));
                     continue;
                 }
                 match hook_of(item, event, mode, name, group_matcher, matchers) {
@@ -268,7 +273,9 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
     if is_settings(source) && !dropped.is_empty() {
         // Inline hooks of a settings file are validated as a whole, as Copilot does.
         parsed.warnings.extend(dropped);
-        parsed.warnings.push(format!("{file}: the `hooks` of a settings file load only when every entry is valid; none loaded"));
+        parsed
+            .warnings
+            .push(format!("{file}: the `hooks` of a settings file load only when every entry is valid; none loaded"));
         parsed.hooks.clear();
         return Ok(parsed);
     }
@@ -320,7 +327,10 @@ fn hook_of(
     matchers: &mut Matchers,
 ) -> Result<Hook, String> {
     let Value::Object(h) = value else {
-        return Err(format!("expected a hook entry such as {{\"type\": \"command\", \"bash\": \"...\"}}, found {}", kind(value)));
+        return Err(format!(
+            "expected a hook entry such as {{\"type\": \"command\", \"bash\": \"...\"}}, found {}",
+            kind(value)
+        ));
     };
     let string = |key: &str| -> Result<Option<String>, String> {
         match h.get(key) {
@@ -350,7 +360,9 @@ fn hook_of(
                 .iter()
                 .map(|(k, v)| match v {
                     Value::String(s) if !s.contains('\0') && (key != "env" || is_name(k)) => Ok((k.clone(), s.clone())),
-                    Value::String(_) => Err(format!("`{key}.{k}` cannot be set (a NUL byte, or a name that is not a variable name)")),
+                    Value::String(_) => {
+                        Err(format!("`{key}.{k}` cannot be set (a NUL byte, or a name that is not a variable name)"))
+                    }
                     other => Err(format!("`{key}.{k}` is {}, expected a string", kind(other))),
                 })
                 .collect(),
@@ -372,7 +384,10 @@ fn hook_of(
                 None => match bash.or(command) {
                     Some(line) => Handler::Shell(line),
                     None if powershell.is_some() => {
-                        return Err("only `powershell` is given: nothing runs on Linux or macOS (add `bash` or `command`)".into())
+                        return Err(
+                            "only `powershell` is given: nothing runs on Linux or macOS (add `bash` or `command`)"
+                                .into(),
+                        )
                     }
                     None => return Err("no `bash`, `command` or `exec`: nothing to run".into()),
                 },
@@ -383,12 +398,10 @@ fn hook_of(
             check_url(&url)?;
             Handler::Http { url, headers: object_of_strings("headers")?, allowed_env_vars: strings("allowedEnvVars")? }
         }
-        "prompt" => {
-            return Err(
-                "a `prompt` entry submits its text as a user message, which is the host's to do; oh-hooks does not run it"
-                    .into(),
-            )
-        }
+        "prompt" => return Err(
+            "a `prompt` entry submits its text as a user message, which is the host's to do; oh-hooks does not run it"
+                .into(),
+        ),
         other => return Err(format!("unknown `type` `{other}`; expected \"command\" or \"http\"")),
     };
     // `timeout` is an alias, used only when `timeoutSec` is absent.
@@ -399,7 +412,9 @@ fn hook_of(
             Some(secs) if secs > 0.0 && secs.is_finite() => Duration::from_secs_f64(secs.min(MAX_TIMEOUT_SECS)),
             _ => return Err(format!("`{timeout_key}` is {n}; expected a positive number of seconds")),
         },
-        Some(other) => return Err(format!("`{timeout_key}` is {}, expected a positive number of seconds", kind(other))),
+        Some(other) => {
+            return Err(format!("`{timeout_key}` is {}, expected a positive number of seconds", kind(other)))
+        }
     };
     // An entry's own matcher, else its group's.
     let matcher_text = match string("matcher")? {
@@ -427,7 +442,8 @@ fn hook_of(
 
 /// A variable name a shell can export: a letter or `_`, then letters, digits and `_`.
 fn is_name(k: &str) -> bool {
-    k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `https://`, or `http://` to this machine only (Copilot allows plain HTTP only to localhost).
@@ -441,13 +457,17 @@ fn check_url(url: &str) -> Result<(), String> {
     if let Some(rest) = lower.strip_prefix("http://") {
         let host = rest.split(['/', '?', '#']).next().unwrap_or("");
         let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-        let name = if host.starts_with('[') { host.split(']').next().map(|h| &h[1..]).unwrap_or("") } else {
+        let name = if host.starts_with('[') {
+            host.split(']').next().map(|h| &h[1..]).unwrap_or("")
+        } else {
             host.split(':').next().unwrap_or("")
         };
         if name == "localhost" || name.starts_with("127.") || name == "::1" {
             return Ok(());
         }
-        return Err(format!("`url` `{url}`: Copilot sends hook requests over https:// (plain http:// only to localhost)"));
+        return Err(format!(
+            "`url` `{url}`: Copilot sends hook requests over https:// (plain http:// only to localhost)"
+        ));
     }
     Err(format!("`url` `{url}` is not an https:// URL with a host"))
 }
@@ -493,7 +513,13 @@ mod tests {
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(
             commands(&p),
-            ["./scripts/check.sh", "./scripts/guard.sh", "exec python3", "https://hooks.example.com/copilot", "./stop.sh"]
+            [
+                "./scripts/check.sh",
+                "./scripts/guard.sh",
+                "exec python3",
+                "https://hooks.example.com/copilot",
+                "./stop.sh"
+            ]
         );
         let h = &p.hooks[0];
         assert_eq!((h.event, h.mode, h.timeout), (Event::PreToolUse, Mode::Camel, Duration::from_secs(15)));
@@ -645,7 +671,9 @@ mod tests {
                 "/pl/hooks/hooks.json"
             ]
         );
-        assert!(list[0].dir.is_some() && list[1].dir.is_none() && is_settings(&list[1]) && list[2].kind == Kind::Project);
+        assert!(
+            list[0].dir.is_some() && list[1].dir.is_none() && is_settings(&list[1]) && list[2].kind == Kind::Project
+        );
         assert_eq!(list[5].kind, Kind::Own);
         let off = crate::dialect::Chosen::default();
         assert!(files(&Place { chosen: &off, ..place }).is_empty());

@@ -18,7 +18,7 @@ pub mod files;
 pub mod tools;
 pub mod view;
 
-use super::{Answer, Decision, Dialect, File, Handler, Hook, Parsed, Parser, Place, Raw, Site, View, Via};
+use super::{Answer, Decision, Dialect, File, Handler, Hook, Parsed, Parser, Place, Raw, Site, Via, View};
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::ClaudeMatcher;
@@ -218,9 +218,10 @@ pub fn shown(hook: &Hook) -> String {
                 _ => args.get(1).cloned().unwrap_or_default(),
             }
         }
-        Handler::Command { command, args } => {
-            std::iter::once(command.as_str()).chain(args.iter().flatten().map(String::as_str)).collect::<Vec<_>>().join(" ")
-        }
+        Handler::Command { command, args } => std::iter::once(command.as_str())
+            .chain(args.iter().flatten().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
         _ => hook.what().to_string(),
     }
 }
@@ -284,7 +285,10 @@ impl Dialect for Copilot {
     /// Each hook's matcher against its mode's values (any one matching runs it).
     fn select(&self, _event: Event, hooks: &[&Hook], view: &View, _site: &Site) -> Vec<usize> {
         let values = |key: &str| -> Vec<&str> {
-            view.fields.get(key).and_then(Value::as_array).map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect())
+            view.fields
+                .get(key)
+                .and_then(Value::as_array)
+                .map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect())
         };
         let (camel, pascal) = (values("camel"), values("pascal"));
         (0..hooks.len())

@@ -24,7 +24,12 @@ pub struct Tool {
 pub const TOOLS: &[Tool] = &[
     Tool { kind: Kind::Shell, runtime: "bash", pascal: "Bash", fields: &[("command", "command"), ("cwd", "cwd")] },
     Tool { kind: Kind::Read, runtime: "view", pascal: "Read", fields: &[("path", "path")] },
-    Tool { kind: Kind::Write, runtime: "create", pascal: "Write", fields: &[("path", "path"), ("content", "file_text")] },
+    Tool {
+        kind: Kind::Write,
+        runtime: "create",
+        pascal: "Write",
+        fields: &[("path", "path"), ("content", "file_text")],
+    },
     Tool {
         kind: Kind::Edit,
         runtime: "edit",

@@ -54,10 +54,8 @@ impl View {
         let take = |rest: &mut Vec<(String, Cow<'_, str>)>, key: &str| {
             rest.iter().position(|(k, _)| k == key).map(|i| rest.remove(i).1.into_owned())
         };
-        let tool_name = rest
-            .iter()
-            .find(|(k, _)| k == "toolName")
-            .and_then(|(_, v)| json::value(v)?.as_str().map(Cow::into_owned));
+        let tool_name =
+            rest.iter().find(|(k, _)| k == "toolName").and_then(|(_, v)| json::value(v)?.as_str().map(Cow::into_owned));
         let tool = tool_name.as_deref().map(tools::named);
         // The tool's input: `toolInput`, else JSON in `toolInputJson` or `toolArgs`, else the
         // arguments as text filling the main field of a tool of a known kind; a text that is
@@ -108,7 +106,10 @@ impl View {
                 Mode::Pascal => Value::String(iso8601(now_ms)).to_string(),
             })),
         ));
-        out.push(("cwd".into(), Cow::Owned(cwd_given.unwrap_or_else(|| Value::String(cwd.display().to_string()).to_string()))));
+        out.push((
+            "cwd".into(),
+            Cow::Owned(cwd_given.unwrap_or_else(|| Value::String(cwd.display().to_string()).to_string())),
+        ));
         if event == Event::Notification && mode == Mode::Camel {
             out.push(("hook_event_name".into(), string("notification")));
         }
@@ -223,13 +224,7 @@ pub fn iso8601(ms: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms % 1000
-    )
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, ms % 1000)
 }
 
 #[cfg(test)]
@@ -266,14 +261,19 @@ mod tests {
             "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"s1\",\"timestamp\":\"2025-09-09T12:34:56.789Z\",\"cwd\":\"/work\",\"tool_name\":\"Edit\",\"tool_input\":{\"path\":\"/a\",\"old_str\":\"x\",\"new_str\":\"y\"}}\n"
         );
         assert_eq!(v.matcher_values(Event::PreToolUse), ["Edit", "edit"]);
-        let v = view(r#"{"event":"preToolUse","toolName":"Task","toolInput":{"prompt":"go"}}"#, Event::PreToolUse, Mode::Pascal);
+        let v = view(
+            r#"{"event":"preToolUse","toolName":"Task","toolInput":{"prompt":"go"}}"#,
+            Event::PreToolUse,
+            Mode::Pascal,
+        );
         assert!(v.json.contains(r#""tool_name":"Agent""#));
         assert_eq!(v.matcher_values(Event::PreToolUse), ["Agent", "task", "Task"]);
     }
 
     #[test]
     fn tool_args_as_text_and_as_json_text() {
-        let v = view(r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm -rf /"}"#, Event::PreToolUse, Mode::Camel);
+        let v =
+            view(r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm -rf /"}"#, Event::PreToolUse, Mode::Camel);
         assert!(v.json.contains(r#""toolArgs":{"command":"rm -rf /"}"#), "{}", v.json);
         let v = view(
             r#"{"event":"preToolUse","toolName":"Write","toolArgs":"{\"file_path\":\"/a\",\"content\":\"c\"}"}"#,
@@ -281,7 +281,11 @@ mod tests {
             Mode::Camel,
         );
         assert!(v.json.contains(r#""toolName":"create","toolArgs":{"path":"/a","file_text":"c"}"#), "{}", v.json);
-        let v = view(r#"{"event":"preToolUse","toolName":"apply_patch","toolArgs":"*** Begin Patch"}"#, Event::PreToolUse, Mode::Camel);
+        let v = view(
+            r#"{"event":"preToolUse","toolName":"apply_patch","toolArgs":"*** Begin Patch"}"#,
+            Event::PreToolUse,
+            Mode::Camel,
+        );
         assert!(v.json.contains(r#""toolArgs":"*** Begin Patch""#), "a text that is not JSON stays a string");
     }
 
@@ -303,14 +307,22 @@ mod tests {
             Mode::Camel,
         );
         assert!(v.json.contains(r#""toolResult":{"resultType":"success","textResultForLlm":"a b"}"#), "{}", v.json);
-        let v = view(r#"{"event":"turnStop","stopHookActive":true,"transcriptPath":"/t"}"#, Event::TurnStop, Mode::Camel);
+        let v =
+            view(r#"{"event":"turnStop","stopHookActive":true,"transcriptPath":"/t"}"#, Event::TurnStop, Mode::Camel);
         assert!(v.json.contains(r#""stop_hook_active":true"#) && v.json.contains(r#""transcriptPath":"/t""#));
         let v = view(r#"{"event":"turnStop","stop_hook_active":true}"#, Event::TurnStop, Mode::Pascal);
         assert!(v.json.starts_with(r#"{"hook_event_name":"Stop","#) && v.json.contains(r#""stop_hook_active":true"#));
-        let v = view(r#"{"event":"notification","notificationType":"idle","message":"m"}"#, Event::Notification, Mode::Camel);
-        assert!(v.json.contains(r#""hook_event_name":"notification""#) && v.json.contains(r#""notification_type":"idle""#));
+        let v = view(
+            r#"{"event":"notification","notificationType":"idle","message":"m"}"#,
+            Event::Notification,
+            Mode::Camel,
+        );
+        assert!(
+            v.json.contains(r#""hook_event_name":"notification""#) && v.json.contains(r#""notification_type":"idle""#)
+        );
         assert_eq!(v.matcher_values(Event::Notification), ["idle"]);
-        let v = view(r#"{"event":"userPromptSubmit","prompt":"hi","cwd":"/else"}"#, Event::UserPromptSubmit, Mode::Camel);
+        let v =
+            view(r#"{"event":"userPromptSubmit","prompt":"hi","cwd":"/else"}"#, Event::UserPromptSubmit, Mode::Camel);
         assert!(v.json.contains(r#""cwd":"/else","prompt":"hi""#), "{}", v.json);
     }
 
