@@ -60,11 +60,8 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
     // The last line execs, so the process that reads /proc/self is the hook itself: a `cat` forked
     // by the shell would read the shell's state while dash has every signal blocked around its
     // fork (a race that once made this test see a full mask).
-    std::fs::write(
-        dir.path().join("probe"),
-        "#!/bin/sh\nreadlink /proc/$$/cwd\nexec cat /proc/self/stat /proc/self/status\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("probe"), "#!/bin/sh\nreadlink /proc/$$/cwd\nexec cat /proc/self/stat /proc/self/status\n")
+        .unwrap();
     std::fs::set_permissions(dir.path().join("probe"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let argv = [CString::new("./probe").unwrap()];
     let spawned = spawn(&Request {
