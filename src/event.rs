@@ -61,7 +61,7 @@ events! {
     DirectoryAdded = "directoryAdded", false;
     PreModelSwitch = "preModelSwitch", false;
     PostModelSwitch = "postModelSwitch", false;
-    // copilot: GitHub Copilot's events with no engine event before it (README "GitHub Copilot hooks").
+    // copilot: GitHub Copilot's events with no engine event before it (docs/dialects/copilot.md).
     UserPromptTransformed = "userPromptTransformed", false;
     PreMcpToolCall = "preMcpToolCall", false;
     ErrorOccurred = "errorOccurred", false;

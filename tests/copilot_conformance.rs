@@ -1,7 +1,7 @@
 //! GitHub Copilot conformance: hooks written for the Copilot CLI, loaded from real
 //! `.github/hooks/*.json`, `~/.copilot/hooks/*.json` and Copilot `settings.json` files in
 //! temporary home and project directories, fired through the engine, must produce the outcome
-//! Copilot would (README "GitHub Copilot hooks"). The hook scripts are real ones in bash,
+//! Copilot would (docs/dialects/copilot.md). The hook scripts are real ones in bash,
 //! python3 and node (tests/copilot/, no jq). Each test names the rule it checks.
 
 mod common;

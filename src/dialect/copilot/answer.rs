@@ -1,5 +1,5 @@
-//! How a Copilot hook's answer reads and how a step's answers merge (README "GitHub Copilot
-//! hooks", answers), by Copilot's rules for both casings. Pure: no I/O, no traces.
+//! How a Copilot hook's answer reads and how a step's answers merge (docs/dialects/copilot.md,
+//! answers), by Copilot's rules for both casings. Pure: no I/O, no traces.
 //!
 //! - stdout (or an HTTP body): lines that are each one `{"type": "progress", …}` object are
 //!   dropped; the rest is one JSON object, read by the one tolerant reader. Empty, not JSON, or

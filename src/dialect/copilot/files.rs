@@ -1,4 +1,4 @@
-//! Copilot's hook files (README "GitHub Copilot hooks", files) and how one parses.
+//! Copilot's hook files (docs/dialects/copilot.md, files) and how one parses.
 //!
 //! Own: every `*.json` of `<home>/.copilot/hooks/` (in name order) and the `hooks` key of
 //! `<home>/.copilot/settings.json`. Project (read only when `cwd` is trusted): every `*.json` of

@@ -1,4 +1,4 @@
-//! The GitHub Copilot dialect (README "GitHub Copilot hooks"): hooks written for the Copilot CLI
+//! The GitHub Copilot dialect (docs/dialects/copilot.md): hooks written for the Copilot CLI
 //! and cloud agent (`.github/hooks/*.json`, `~/.copilot/hooks/*.json`, the `hooks` key of
 //! Copilot's `settings.json`), run by Copilot's rules.
 //!

@@ -1,4 +1,4 @@
-//! Copilot's tool names and argument fields (README "GitHub Copilot hooks", host tools): how a
+//! Copilot's tool names and argument fields (docs/dialects/copilot.md, host tools): how a
 //! host tool of a known kind is named for a camelCase hook (`bash`, `view`, `create`, `edit`, …)
 //! and for a PascalCase one (`Bash`, `Read`, `Write`, `Edit`, … with `Agent` for the sub-agent
 //! tool), and its fields under Copilot's names (`path`, `file_text`, `old_str`, `new_str`).

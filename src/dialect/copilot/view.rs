@@ -1,4 +1,4 @@
-//! What a Copilot hook receives (README "GitHub Copilot hooks", stdin): one line of compact JSON,
+//! What a Copilot hook receives (docs/dialects/copilot.md, stdin): one line of compact JSON,
 //! chosen by the case of the event name the hook is written under, and the values its matcher
 //! tests. Built from the one parsed envelope's fields, each value's text passed on as received
 //! (a lone surrogate escape or `1e999` included): never a second parse of the envelope.
