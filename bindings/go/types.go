@@ -103,6 +103,11 @@ type Options struct {
 	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
 	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+	// Copilot also runs GitHub Copilot's hooks (~/.copilot/hooks/*.json, the project's
+	// .github/hooks/*.json and Copilot settings.json hooks) as the Copilot CLI would
+	// (docs/dialects/copilot.md): true, or map[string]any{"files": []string{...}, "plugins":
+	// []any{...}}. nil: off.
+	Copilot any `json:"copilot,omitempty"`
 }
 
 // ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.
@@ -403,7 +408,8 @@ type HookTrace struct {
 	Reason     string     `json:"reason,omitempty"`
 	Stderr     string     `json:"stderr,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	// Dialect is "claude" on Claude Code hooks, "" on openHarness hooks.
+	// Dialect is "claude" on Claude Code hooks, "copilot" on GitHub Copilot hooks, "" on
+	// openHarness hooks.
 	Dialect string `json:"dialect,omitempty"`
 	// Source is the settings or plugin hooks.json file a Claude Code hook came from.
 	Source string `json:"source,omitempty"`

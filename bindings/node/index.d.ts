@@ -98,6 +98,8 @@ export interface HooksOptions {
   claudePlugins?: Array<string | { root: string; data?: string }>;
   /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
   claudeProjectDir?: string;
+  /** Also run GitHub Copilot's hooks (`~/.copilot/hooks/*.json`, the project's `.github/hooks/*.json`, Copilot `settings.json` hooks), as the Copilot CLI would (docs/dialects/copilot.md); the object form adds own `files` and `plugins`. Default false. */
+  copilot?: boolean | { files?: string[]; plugins?: Array<string | { root: string; data?: string }> };
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
@@ -167,8 +169,8 @@ export interface HookTrace {
   stderr?: string;
   /** What went wrong (spawn failure, bad response, ...), when anything did. */
   error?: string;
-  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"). */
-  dialect?: 'claude';
+  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"), `"copilot"` on GitHub Copilot hooks. */
+  dialect?: 'claude' | 'copilot';
   /** Claude Code hooks: the settings or plugin `hooks.json` file the hook came from. */
   source?: string;
   /** Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through. */

@@ -75,6 +75,7 @@ _KEYWORDS = {
     "claude": "claude",
     "claude_plugins": "claudePlugins",
     "claude_project_dir": "claudeProjectDir",
+    "copilot": "copilot",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
 }
 _CAMEL_TO_KEYWORD = {camel: kw for kw, camel in _KEYWORDS.items()}

@@ -42,6 +42,9 @@ class Options(TypedDict, total=False):
     """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
     claudeProjectDir: str
     """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
+    copilot: Union[bool, Dict[str, Any]]
+    """Also run GitHub Copilot's hooks as the Copilot CLI would (docs/dialects/copilot.md):
+    ``True``, or ``{"files": [...], "plugins": [...]}``."""
     watch: bool
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
@@ -118,7 +121,7 @@ class HookTrace:
     stderr: Optional[str] = None
     error: Optional[str] = None
     dialect: Optional[str] = None
-    """``"claude"`` on Claude Code hooks, ``None`` on openHarness hooks."""
+    """``"claude"`` on Claude Code hooks, ``"copilot"`` on GitHub Copilot hooks, ``None`` on openHarness hooks."""
     source: Optional[str] = None
     """Claude Code hooks: the settings or plugin ``hooks.json`` file the hook came from."""
     failure: Optional[str] = None

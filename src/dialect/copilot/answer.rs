@@ -95,6 +95,19 @@ fn denied(why: String, reason: String) -> Read {
 }
 
 pub fn read(event: Event, via: Via, ran: &Ran) -> Read {
+    let mut read = read_inner(event, via, ran);
+    // Every deny has a reason: the hook's own, else one naming it.
+    if read.denies() && read.reason.is_none() && read.message.is_none() {
+        let how = match ran.exit {
+            Some(2) => " (exit 2)",
+            _ => "",
+        };
+        read.reason = Some(format!("Denied by {} hook `{}`{how}", super::name_of(event, super::Mode::Camel).unwrap_or(event.name()), ran.name));
+    }
+    read
+}
+
+fn read_inner(event: Event, via: Via, ran: &Ran) -> Read {
     let errored =
         |why: &str| denied(why.to_string(), format!("Denied by preToolUse hook `{}` (hook errored: {why})", ran.name));
     if ran.overflow {
