@@ -61,7 +61,7 @@ pub struct Options {
     pub strict: bool,
     pub max_output_bytes: usize,
     pub wait_non_blocking: bool,
-    /// Each registered dialect's option, by its position in the registry (README "Dialects").
+    /// Each registered dialect's option, by its position in the registry (docs/dialects.md).
     pub dialects: Vec<Chosen>,
     /// `false`: the files are read at creation and by an explicit reload only.
     pub watch: bool,

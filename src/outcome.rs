@@ -1,7 +1,6 @@
 //! The outcome JSON (README "The outcome") and its per-hook trace.
 
 use crate::error::{Error, ErrorCode};
-use crate::merge::Merged;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -25,14 +24,14 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timed_out: Option<bool>,
     pub duration_ms: f64,
-    pub result: &'static str,
+    pub result: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The dialect of a dialect's hook (`"claude"`, README "Dialects"); absent for openHarness hooks.
+    /// The dialect of a dialect's hook (`"claude"`, docs/dialects.md); absent for openHarness hooks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<&'static str>,
     /// The file a dialect's hook came from.
@@ -41,6 +40,42 @@ pub struct Trace {
     /// Why a dialect's hook failed (and so let the action through, unless it blocks on failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+}
+
+/// A trace's `result`: what the hook's answer meant for the merge, or that the fire's cancel
+/// stopped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Allow,
+    Deny,
+    Ask,
+    Defer,
+    /// No decision (also: the hook did not run, or decides nothing).
+    #[default]
+    None,
+    /// The fire's cancel stopped it before it finished.
+    Cancelled,
+}
+
+impl Verdict {
+    /// As the trace's JSON says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Deny => "deny",
+            Verdict::Ask => "ask",
+            Verdict::Defer => "defer",
+            Verdict::None => "none",
+            Verdict::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl PartialEq<&str> for Verdict {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 pub fn millis(d: Duration) -> f64 {
@@ -83,7 +118,7 @@ pub struct Outcome {
     /// For the user, not the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_message: Option<String>,
-    /// Keys a dialect adds under its own harness's names (README "Dialects").
+    /// Keys a dialect adds under its own harness's names (docs/dialects.md).
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
     pub hooks: Vec<Trace>,
@@ -127,26 +162,6 @@ impl Outcome {
         }
     }
 
-    pub fn merged(merged: Merged, hooks: Vec<Trace>, warnings: Vec<String>) -> Outcome {
-        Outcome {
-            allowed: merged.allowed,
-            permission_decision: merged.permission.map(|p| p.as_str()),
-            reason: merged.reason,
-            additional_context: merged.context,
-            updated_input: merged.updated_input,
-            updated_prompt: merged.updated_prompt,
-            updated_permissions: merged.updated_permissions,
-            interrupt: merged.interrupt.then_some(true),
-            continue_: merged.stop.is_some().then_some(false),
-            stop_reason: merged.stop.filter(|s| !s.is_empty()),
-            system_message: merged.system_message,
-            extra: merged.extra,
-            hooks,
-            warnings,
-            error: None,
-        }
-    }
-
     pub fn to_json(&self) -> String {
         // The answer to almost every tool call: skip the serializer (a tenth of the cost).
         if *self == Outcome::allowed(Vec::new()) {
@@ -184,7 +199,7 @@ mod tests {
             exit_code: Some(0),
             timed_out: Some(false),
             duration_ms: 2.5,
-            result: "none",
+            result: Verdict::None,
             ..Trace::default()
         };
         assert_eq!(

@@ -95,7 +95,7 @@ check validates the config and lists its hooks per event.
   Repeatable, one per name.
 --claude also reads Claude Code's settings (~/.claude/settings.json, DIR/.claude/settings.json,
   DIR/.claude/settings.local.json) and runs their hooks as Claude Code would. Every dialect has
-  such a flag, its option's name (README \"Dialects\"): the dialects are listed below.
+  such a flag, its option's name (docs/dialects.md): the dialects are listed below.
 --options takes the engine options as JSON (see README); the flags above override it.
 --wait makes fire wait for the hooks of non-blocking events and report them.";
 

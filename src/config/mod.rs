@@ -46,7 +46,7 @@ pub struct HookSpec {
     pub timeout: Option<Duration>,
     /// Only meaningful for command hooks; ignored on the others, as the contract says.
     pub json_io: bool,
-    /// A command hook with no shell syntax, split into words at load ([`crate::run::command::plain_words`]).
+    /// A command hook with no shell syntax, split into words at load ([`crate::words::plain_words`]).
     pub argv: Option<Vec<String>>,
     /// `persistent: true | "eager"` on a command hook: a long-lived worker answers one envelope
     /// per line ([`crate::run::persistent`]).

@@ -5,6 +5,7 @@
 //! caught between an editor's truncate and its write is never loaded, while a deny rule saved a
 //! second ago applies to the very next fire.
 
+use crate::sync::Unpoison;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -127,7 +128,7 @@ impl Watch {
             retrying: AtomicBool::new(false),
         };
         // Fingerprints before the first read: an edit racing it is then seen by the next check.
-        watch.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).adopted = watch.fingerprints();
+        watch.state.lock().unpoisoned().adopted = watch.fingerprints();
         watch
     }
 
@@ -196,7 +197,7 @@ impl Watch {
     }
 
     pub fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state.lock().unpoisoned()
     }
 
     /// True at most once per interval across all threads.

@@ -1,4 +1,4 @@
-//! Dialects (README "Dialects"): the hooks other harnesses' users already wrote, run beside
+//! Dialects (docs/dialects.md): the hooks other harnesses' users already wrote, run beside
 //! openHarness's own by each harness's rules.
 //!
 //! A dialect is a folder of data and pure functions behind one trait, [`Dialect`]: the files it
@@ -21,6 +21,7 @@ pub mod copilot;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::{ClaudeMatcher, PermissionRule};
+use crate::outcome::Verdict;
 use crate::response::Permission;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -320,11 +321,11 @@ pub struct Answer {
 
 impl Answer {
     /// The trace's `result`.
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> Verdict {
         match (self.block, self.permission) {
-            (true, _) | (_, Some(Permission::Deny)) => "deny",
-            (_, Some(p)) => p.as_str(),
-            _ => "none",
+            (true, _) | (_, Some(Permission::Deny)) => Verdict::Deny,
+            (_, Some(p)) => p.into(),
+            _ => Verdict::None,
         }
     }
 }
@@ -378,7 +379,7 @@ pub trait Dialect: Send + Sync {
     /// The engine event of one of the dialect's event names.
     fn event(&self, name: &str) -> Option<Event>;
 
-    /// Whether this dialect's hooks may block `event` (README "Dialects"): where openHarness's
+    /// Whether this dialect's hooks may block `event` (docs/dialects.md): where openHarness's
     /// cannot, `fire` waits for these hooks all the same. Asked by the engine's fire path.
     fn can_block(&self, event: Event) -> bool;
 

@@ -19,14 +19,15 @@ use crate::envelope::{self, Envelope};
 use crate::event::Event;
 use crate::fanout::{self, Budget};
 use crate::merge::{denied_by, Walk};
-use crate::outcome::{Outcome, Trace};
+use crate::outcome::{Outcome, Trace, Verdict};
 use crate::pool::{BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::run::cancel::Cancel;
 use crate::run::dialect::{self as dialect_run, DialectContext};
 use crate::run::{self as hook, Context, Ran};
+use crate::sync::Unpoison;
 use serde_json::{Map, Value};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// One hook a fire runs: openHarness's (its position in the event's list) or a dialect's (its
@@ -153,7 +154,7 @@ impl Inner {
                     break;
                 }
             }
-            Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &warnings))
+            walk.finish().into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
         } else if wait {
             let mut jobs = natives;
             jobs.extend(&dialects);
@@ -174,7 +175,7 @@ impl Inner {
             merged.updated_prompt = None;
             merged.stop = stop;
             merged.system_message = (!messages.is_empty()).then(|| messages.join("\n"));
-            Outcome::merged(merged, traces, warnings_with(&snapshot.warnings, &warnings))
+            merged.into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
         } else {
             let mut jobs = natives;
             jobs.extend(&dialects);
@@ -339,7 +340,7 @@ impl Inner {
                 current = Some(at.rewritten(rewrite.0.as_ref(), rewrite.1.as_deref()));
             }
         }
-        Outcome::merged(walk.finish(), traces, warnings_with(&snapshot.warnings, &warnings))
+        walk.finish().into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
     }
 
     /// Runs `jobs` in parallel, at most [`fanout::PER_FIRE`] of the fire at once (the calling
@@ -367,7 +368,7 @@ impl Inner {
                     index: offset + i,
                     kind: hooks[i].type_name(),
                     dialect: Some(hooks[i].dialect().name()),
-                    result: "none",
+                    result: Verdict::None,
                     timed_out: late.then_some(true),
                     error: late.then(|| why.to_string()),
                     ..Trace::default()
@@ -383,7 +384,7 @@ impl Inner {
                 if hooks[i].is_async {
                     // Waited for only because of `waitNonBlocking`: an async hook decides
                     // nothing; its context and message still count.
-                    ran.trace.result = "none";
+                    ran.trace.result = Verdict::None;
                     ran.answer = Answer {
                         context: ran.answer.context,
                         system_message: ran.answer.system_message,
@@ -464,7 +465,7 @@ impl Inner {
             };
             let (inner, snap, env) = (self.clone(), snapshot.clone(), envelope.clone());
             let budget = bg.budget.clone();
-            let slot = record.map(|r| (r.clone(), r.lock().unwrap_or_else(PoisonError::into_inner).slot()));
+            let slot = record.map(|r| (r.clone(), r.lock().unpoisoned().slot()));
             let kept = slot.clone();
             let queued = Instant::now();
             let job = Box::new(move || {
@@ -486,7 +487,13 @@ impl Inner {
                         let why = if stopped() { NOT_STARTED_FREE } else { NO_TURN };
                         Ran {
                             result: None,
-                            trace: Trace { index, kind, result: "none", error: Some(why.into()), ..Trace::default() },
+                            trace: Trace {
+                                index,
+                                kind,
+                                result: Verdict::None,
+                                error: Some(why.into()),
+                                ..Trace::default()
+                            },
                         }
                     }
                     // Cancelled when free's shutdownTimeoutMs is up.
@@ -503,7 +510,7 @@ impl Inner {
                     let trace = Trace {
                         index,
                         kind,
-                        result: "none",
+                        result: Verdict::None,
                         error: Some("not run: the background queue was full".to_string()),
                         ..Trace::default()
                     };
@@ -660,7 +667,7 @@ fn not_run(spec: &HookSpec, why: &str) -> Ran {
         trace: Trace {
             index: spec.index,
             kind: spec.type_name(),
-            result: "none",
+            result: Verdict::None,
             error: Some(why.to_string()),
             ..Trace::default()
         },

@@ -28,12 +28,13 @@ use crate::run::cancel::Cancel;
 use crate::run::http::HttpClient;
 use crate::run::persistent::{self, Supervisor};
 use crate::run::spawn::EnvTemplate;
+use crate::sync::Unpoison;
 use arc_swap::ArcSwap;
 use state::{evaluate_trust, Snapshot};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -213,7 +214,7 @@ impl Engine {
             if let Some(record) = record {
                 inner.foreground_done(&record, &outcome);
             }
-            let done = done_job.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let done = done_job.lock().unpoisoned().take();
             if let Some(done) = done {
                 done(outcome);
             }
@@ -222,7 +223,7 @@ impl Engine {
             // Refused: complete it here, on the calling thread, rather than queue without bound.
             drop(job);
             self.inner.lock_fires().remove(&id);
-            let done = done.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let done = done.lock().unpoisoned().take();
             if let Some(done) = done {
                 let why = Error::internal(format!(
                     "{} asynchronous fires are already waiting for an engine thread; this one was not started (fire fewer at once, or use oh_hooks_fire)",
@@ -390,7 +391,7 @@ impl Inner {
     }
 
     fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
-        self.fires.lock().unwrap_or_else(PoisonError::into_inner)
+        self.fires.lock().unpoisoned()
     }
 
     fn closing(&self) -> bool {

@@ -8,7 +8,8 @@ use crate::event::Event;
 use crate::merge::Walk;
 use crate::outcome::Outcome;
 use crate::run::Ran;
-use std::sync::{Arc, Mutex, PoisonError};
+use crate::sync::Unpoison;
+use std::sync::{Arc, Mutex};
 
 impl Inner {
     /// Completes a fire that is not started (a full queue, or a free under way): `done` gets
@@ -50,7 +51,7 @@ impl Inner {
     /// or when the last of its background hooks finishes.
     pub(super) fn foreground_done(&self, record: &Mutex<Record>, outcome: &Outcome) {
         let done = {
-            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut r = record.lock().unpoisoned();
             r.outcome = Some(outcome.clone());
             r.left -= 1;
             (r.left == 0).then(|| r.take())
@@ -63,7 +64,7 @@ impl Inner {
     /// One background hook of a recorded fire finished (`ran`: its trace and result).
     pub(super) fn background_done(&self, record: &Mutex<Record>, slot: usize, ran: Ran) {
         let done = {
-            let mut r = record.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut r = record.lock().unpoisoned();
             r.background[slot] = Some(ran);
             r.left -= 1;
             (r.left == 0).then(|| r.take())

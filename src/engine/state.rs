@@ -12,8 +12,9 @@ use crate::options::Options;
 use crate::quick;
 use crate::run::cancel::Cancel;
 use crate::run::persistent::{self, Launch, PoolTable};
+use crate::sync::Unpoison;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, MutexGuard, PoisonError};
+use std::sync::{Arc, MutexGuard};
 use std::time::Instant;
 
 /// What a fire works from.
@@ -88,8 +89,7 @@ impl Inner {
     /// Stops the persistent hooks' workers: each gets EOF on stdin and 500 ms to exit, then
     /// SIGKILL (busy ones once their request ends).
     pub(super) fn close_workers(&self) {
-        let pools: Vec<Arc<persistent::Pool>> =
-            self.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
+        let pools: Vec<Arc<persistent::Pool>> = self.workers.lock().unpoisoned().drain().map(|(_, p)| p).collect();
         for pool in &pools {
             pool.close();
         }
@@ -100,7 +100,7 @@ impl Inner {
     /// the config are stopped. (Trust decides which layers are in `config` at all.)
     pub(super) fn pools_for(&self, config: &Config) -> Arc<PoolTable> {
         let mut table = PoolTable::default();
-        let mut registry = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut registry = self.workers.lock().unpoisoned();
         let mut old = std::mem::take(&mut *registry);
         let mut eager = Vec::new();
         for event in Event::ALL {

@@ -4,7 +4,7 @@
 //! takes the [`Decision`] ([`Walk::dialect_step`]).
 
 use crate::dialect::Decision;
-use crate::outcome::Trace;
+use crate::outcome::{Outcome, Trace};
 use crate::response::{HookResult, Permission};
 use serde_json::Value;
 use std::ops::ControlFlow;
@@ -25,8 +25,32 @@ pub struct Merged {
     pub stop: Option<String>,
     /// Messages for the user, joined by newlines.
     pub system_message: Option<String>,
-    /// Outcome keys a dialect adds under its own names (README "Dialects").
+    /// Outcome keys a dialect adds under its own names (docs/dialects.md).
     pub extra: serde_json::Map<String, Value>,
+}
+
+impl Merged {
+    /// The outcome of a walk: its decision, the traces of the hooks that ran, the warnings.
+    pub fn into_outcome(self, hooks: Vec<Trace>, warnings: Vec<String>) -> Outcome {
+        let merged = self;
+        Outcome {
+            allowed: merged.allowed,
+            permission_decision: merged.permission.map(|p| p.as_str()),
+            reason: merged.reason,
+            additional_context: merged.context,
+            updated_input: merged.updated_input,
+            updated_prompt: merged.updated_prompt,
+            updated_permissions: merged.updated_permissions,
+            interrupt: merged.interrupt.then_some(true),
+            continue_: merged.stop.is_some().then_some(false),
+            stop_reason: merged.stop.filter(|s| !s.is_empty()),
+            system_message: merged.system_message,
+            extra: merged.extra,
+            hooks,
+            warnings,
+            error: None,
+        }
+    }
 }
 
 #[derive(Debug, Default)]

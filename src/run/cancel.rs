@@ -5,9 +5,10 @@
 //! The eventfd is made only when a command hook first waits under the token, so a fire that runs
 //! no command costs no file descriptor.
 
+use crate::sync::Unpoison;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// Something waiting on a condition variable that must wake when the fire is cancelled.
 pub trait Wake: Send + Sync {
@@ -89,7 +90,7 @@ impl Cancel {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner.lock().unpoisoned()
     }
 }
 

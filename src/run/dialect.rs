@@ -1,4 +1,4 @@
-//! Running one dialect hook (README "Dialects"): one mechanism per way of running it (command,
+//! Running one dialect hook (docs/dialects.md): one mechanism per way of running it (command,
 //! HTTP, host callback), each turning what happened into one [`Raw`] and the hook's trace. The
 //! dialect only reads the `Raw` ([`Dialect::read`]). Process handling (process group, kill,
 //! drain, output caps) is the engine's own, shared with openHarness command hooks.

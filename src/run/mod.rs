@@ -25,7 +25,7 @@ use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::host::Host;
-use crate::outcome::{millis, Trace};
+use crate::outcome::{millis, Trace, Verdict};
 use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
 use http::{HttpClient, Reply};
@@ -105,9 +105,9 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
 
 /// A hook the fire's cancel reached before it finished is traced `"cancelled"`, so that the
 /// cancelled outcome's `hooks` says which hooks were stopped (an audit log needs it).
-pub(crate) fn cancelled_or(cancel: Option<&cancel::Cancel>, label: &'static str) -> &'static str {
+pub(crate) fn cancelled_or(cancel: Option<&cancel::Cancel>, label: Verdict) -> Verdict {
     if cancel.is_some_and(cancel::Cancel::is_cancelled) {
-        "cancelled"
+        Verdict::Cancelled
     } else {
         label
     }

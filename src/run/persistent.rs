@@ -17,10 +17,11 @@ use super::command::{self, pidfd_open, set_nonblocking, signal_group, Exit, Sigp
 use super::spawn::EnvTemplate;
 use crate::event::Event;
 use crate::response::{self, Response};
+use crate::sync::Unpoison;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,7 @@ const EXIT_POLL: Duration = Duration::from_millis(10);
 const CLOSE_TO_EXIT: Duration = Duration::from_millis(100);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    m.lock().unpoisoned()
 }
 
 /// Why a request got no usable answer. Every variant fails the hook like a jsonIO failure
@@ -300,7 +301,7 @@ impl Pool {
                 return Err(Failure::QueueTimedOut);
             }
             let wait = if cancel.is_some() { (deadline - now).min(CANCEL_CHECK) } else { deadline - now };
-            st = self.freed.wait_timeout(st, wait).unwrap_or_else(PoisonError::into_inner).0;
+            st = self.freed.wait_timeout(st, wait).unpoisoned().0;
         }
     }
 

@@ -372,7 +372,7 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
     };
     let is_async = matches!(handler, Handler::Command { .. }) && (flag("async")? || flag("asyncRewake")?);
     let argv = match &handler {
-        Handler::Command { command, args: None } => crate::run::command::plain_words(command),
+        Handler::Command { command, args: None } => crate::words::plain_words(command),
         _ => None,
     };
     let identity = {
