@@ -671,3 +671,59 @@ fn an_untrusted_project_reads_no_project_files() {
     assert!(warnings.contains(".github/hooks was not loaded: the project is not trusted"), "{warnings}");
     assert!(!p.cwd.join("PWNED").exists());
 }
+
+// ---------------------------------------------------------------------------------------------
+// `oh-hooks check --copilot`, bounds.
+
+/// `check --copilot` lists every hook with its event name as written, its file and the engine
+/// event it maps to, and every entry it skipped and why; an untrusted project's directory is
+/// "not loaded".
+#[test]
+fn check_lists_hooks_with_their_file_and_event() {
+    let p = Project::new();
+    p.project_hooks("a.json", json!({ "agentStop": [bash("./stop.sh")], "PreToolUse": [{ "exec": "python3", "args": ["g.py"], "matcher": "Bash" }],
+        "preToolUse": [{ "type": "nope" }] }));
+    let options = json!({ "home": p.home }).to_string();
+    let run = |trust: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_oh-hooks"))
+            .args(["check", "--copilot", trust, "--options", &options, "--cwd"])
+            .arg(&p.cwd)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8(out.stdout).unwrap())
+    };
+    let (ok, text) = run("--trusted");
+    assert!(ok, "{text}");
+    let file = p.cwd.join(".github/hooks/a.json");
+    for needle in [
+        "turnStop (non-blocking; its Claude Code, GitHub Copilot hooks may block):".to_string(),
+        format!("  [0] command: ./stop.sh  [timeout 30 s]  (copilot agentStop: {})", file.display()),
+        format!("command: python3 g.py  [matcher Bash]  [timeout 30 s]  (copilot PreToolUse: {})", file.display()),
+        format!("warning: {}: skipped `hooks.preToolUse[0]`: unknown `type` `nope`", file.display()),
+    ] {
+        assert!(text.contains(&needle), "missing {needle:?} in:\n{text}");
+    }
+    let (ok, text) = run("--untrusted");
+    assert!(ok && text.contains(".github/hooks (not loaded: untrusted)"), "{text}");
+}
+
+/// A hooks directory is read up to 256 files, the rest left out with a warning: a hostile
+/// directory costs a bounded load (README "Bounds").
+#[test]
+fn a_hooks_directory_is_bounded() {
+    let p = Project::new();
+    let dir = p.cwd.join(".github/hooks");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..300 {
+        std::fs::write(dir.join(format!("h{i:03}.json")), r#"{"hooks":{"postToolUse":[{"bash":"true"}]}}"#).unwrap();
+    }
+    // A directory named like a hooks file, first in name order.
+    std::fs::create_dir(dir.join("0dir.json")).unwrap();
+    let e = p.engine();
+    let o = fire(&e, bash_call("ls"));
+    let warnings = o["warnings"].to_string();
+    assert!(warnings.contains("more than the 256 a hooks directory may have; the ones after h254.json"), "{warnings}");
+    assert!(warnings.contains("0dir.json is not a regular file"), "{warnings}");
+    let listed = e.describe().into_iter().map(|(_, hooks)| hooks.len()).sum::<usize>();
+    assert_eq!(listed, 255);
+}

@@ -168,6 +168,12 @@ pub struct Hook {
     /// The dialect's own choice of what the hook gets: 0 is [`View::stdin`], `n` is
     /// [`View::variants`]`[n - 1]` (Copilot: a PascalCase event name gets VS Code's payload).
     pub variant: usize,
+    /// The event name as written in its file, where the dialect has several for one engine
+    /// event (Copilot's `preToolUse` and `PreToolUse`): `oh-hooks check` shows it.
+    pub event_name: Option<String>,
+    /// The command as its file gives it, when the engine runs it in another form (Copilot's
+    /// `bash` line through `bash -c`): reasons and `oh-hooks check` name the hook by it.
+    pub written: Option<String>,
 }
 
 impl Hook {
@@ -186,6 +192,9 @@ impl Hook {
 
     /// What the hook runs, to name it in a reason (`denied by Claude Code hook `...``).
     pub fn what(&self) -> &str {
+        if let Some(written) = &self.written {
+            return written;
+        }
         match &self.handler {
             Handler::Command { command, .. } => command,
             Handler::Http { url, .. } => url,
@@ -196,6 +205,7 @@ impl Hook {
     /// One line for `oh-hooks check`.
     pub fn describe(&self) -> String {
         let mut s = match &self.handler {
+            Handler::Command { .. } if self.written.is_some() => format!("command: {}", self.what()),
             Handler::Command { command, args: None } => format!("command: {command}"),
             Handler::Command { command, args: Some(args) } => {
                 format!("command: {command} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
@@ -218,7 +228,10 @@ impl Hook {
         if self.fail_closed {
             s.push_str("  [onFailure block]");
         }
-        s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display()));
+        match &self.event_name {
+            Some(event) => s.push_str(&format!("  ({} {event}: {})", self.dialect().name(), self.source.display())),
+            None => s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display())),
+        }
         s
     }
 }

@@ -395,6 +395,8 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
         identity,
         from_project: false,
         variant: 0,
+        event_name: None,
+        written: None,
     })
 }
 

@@ -211,27 +211,12 @@ fn hook(h: files::Hook) -> Hook {
         plugin: h.plugin,
         argv,
         from_project: false,
+        event_name: Some(h.event_name),
+        written: Some(shown.clone()),
         variant: match h.mode {
             Mode::Camel => 0,
             Mode::Pascal => 1,
         },
-    }
-}
-
-/// What a command hook runs, as written (the engine runs it through bash or the wrapper).
-pub fn shown(hook: &Hook) -> String {
-    match &hook.handler {
-        Handler::Command { command, args: Some(args) } if command == "bash" => {
-            match args.iter().position(|a| a == "shell" || a == "exec") {
-                Some(at) if args.get(1).is_some_and(|w| w == WRAP) => args[at + 1..].join(" "),
-                _ => args.get(1).cloned().unwrap_or_default(),
-            }
-        }
-        Handler::Command { command, args } => std::iter::once(command.as_str())
-            .chain(args.iter().flatten().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => hook.what().to_string(),
     }
 }
 
@@ -333,20 +318,8 @@ impl Dialect for Copilot {
             _ if matches!(hook.handler, Handler::Http { .. }) => answer::Via::Http,
             _ => answer::Via::Command,
         };
-        let name = shown(hook);
-        let raw = Raw {
-            via: raw.via,
-            exit: raw.exit,
-            failed: raw.failed.clone(),
-            timed_out: raw.timed_out,
-            stdout: raw.stdout,
-            stderr: raw.stderr,
-            overflow: raw.overflow,
-            max_output_bytes: raw.max_output_bytes,
-            fail_closed: raw.fail_closed,
-            name: &name,
-        };
-        answer::read(event, via, &raw).into_answer()
+        // `raw.name` is the hook as written (`Hook::written`).
+        answer::read(event, via, raw).into_answer()
     }
 
     fn merge(&self, event: Event, answers: &[Answer]) -> Decision {
