@@ -727,3 +727,21 @@ fn a_hooks_directory_is_bounded() {
     let listed = e.describe().into_iter().map(|(_, hooks)| hooks.len()).sum::<usize>();
     assert_eq!(listed, 255);
 }
+
+/// One envelope: a lone surrogate escape or `1e999` in the envelope reaches both payloads as
+/// written, so the guard still matches and still sees the command (README "One envelope").
+#[test]
+fn odd_text_in_the_envelope_reaches_both_payloads() {
+    let p = Project::new();
+    let rec = p.path("rec");
+    p.project_hooks("a.json", json!({ "preToolUse": [{ "bash": script("guard.sh"), "matcher": "bash" }, recording(&rec)],
+        "PreToolUse": [recording(&rec)] }));
+    let o = common::fire_raw(
+        &p.engine(),
+        r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800","n":1e999}}"#,
+    );
+    assert_eq!(o["allowed"], false, "{o}");
+    let text = std::fs::read_to_string(&rec).unwrap();
+    assert!(text.contains(r#""toolArgs":{"command":"rm -rf / #\ud800","n":1e999}"#), "{text}");
+    assert!(text.contains(r#""tool_input":{"command":"rm -rf / #\ud800","n":1e999}"#), "{text}");
+}
