@@ -745,3 +745,32 @@ fn odd_text_in_the_envelope_reaches_both_payloads() {
     assert!(text.contains(r#""toolArgs":{"command":"rm -rf / #\ud800","n":1e999}"#), "{text}");
     assert!(text.contains(r#""tool_input":{"command":"rm -rf / #\ud800","n":1e999}"#), "{text}");
 }
+
+/// Running: `bash` (a bash-only construct works), the entry's `cwd` (relative to the project)
+/// and `env`, `COPILOT_PROJECT_DIR` set and substituted, `CLAUDE_PROJECT_DIR` not exported (hooks
+/// tell Claude Code from Copilot by it); `timeoutSec` kills the hook.
+#[test]
+fn running_bash_cwd_env_and_variables() {
+    let p = Project::new();
+    let out = p.path("out");
+    std::fs::create_dir_all(p.cwd.join("sub")).unwrap();
+    let line = format!(
+        r#"[[ -n "$BASH_VERSION" ]] && echo bash > {o}; pwd >> {o}; echo "$LOG_LEVEL" >> {o}; echo "$COPILOT_PROJECT_DIR" >> {o}; echo "x${{CLAUDE_PROJECT_DIR:-}}x" >> {o}"#,
+        o = out.display()
+    );
+    p.project_hooks("a.json", json!({ "postToolUse": [{ "bash": line, "cwd": "sub", "env": { "LOG_LEVEL": "debug" } }],
+        "preToolUse": [{ "bash": "sleep 10", "timeoutSec": 0.5 }] }));
+    let e = p.engine_with(json!({ "waitNonBlocking": true }));
+    let o = fire(&e, json!({ "event": "postToolUse", "toolName": "Bash", "toolInput": { "command": "ls" } }));
+    let got = std::fs::read_to_string(&out).unwrap_or_else(|_| panic!("{o}"));
+    let cwd = p.cwd.canonicalize().unwrap();
+    assert_eq!(
+        got.lines().collect::<Vec<_>>(),
+        ["bash", cwd.join("sub").to_str().unwrap(), "debug", p.cwd.to_str().unwrap(), "xx"],
+        "{o}"
+    );
+    let start = std::time::Instant::now();
+    let o = fire(&e, bash_call("ls"));
+    assert!(start.elapsed() < Duration::from_secs(5), "{o}");
+    assert_eq!((&o["allowed"], &traces(&o)[0]["timedOut"]), (&json!(true), &json!(true)), "{o}");
+}
