@@ -81,7 +81,7 @@ fire_copilot 0 $copilot/envelopes/prompt.json            "Copilot: context.sh's 
 fire_copilot 1 $copilot/envelopes/stop.json              "Copilot: the agentStop hook keeps the agent going (decision block = allowed false)"
 fire_copilot 0 $copilot/envelopes/stop-tests-pass.json   "Copilot: once the tests pass, the agent may stop"
 
-# The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
+# The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
 harness=target/demo-harness

@@ -697,8 +697,11 @@ fn check_lists_hooks_with_their_file_and_event() {
     let file = p.cwd.join(".github/hooks/a.json");
     for needle in [
         "turnStop (non-blocking; its Claude Code, GitHub Copilot hooks may block):".to_string(),
-        format!("  [0] command: ./stop.sh  [timeout 30 s]  (copilot agentStop: {})", file.display()),
-        format!("command: python3 g.py  [matcher Bash]  [timeout 30 s]  (copilot PreToolUse: {})", file.display()),
+        format!("  [0] command: ./stop.sh  [timeout 30 s]  [agentStop]  (copilot: {})", file.display()),
+        format!(
+            "command: python3 (exec form) [\"g.py\"]  [matcher Bash]  [timeout 30 s]  [PreToolUse]  (copilot: {})",
+            file.display()
+        ),
         format!("warning: {}: skipped `hooks.preToolUse[0]`: unknown `type` `nope`", file.display()),
     ] {
         assert!(text.contains(&needle), "missing {needle:?} in:\n{text}");

@@ -13,11 +13,12 @@
 //! [`REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
 //!
 //! openHarness's own `.oh/` hooks are the native dialect: they are not in [`REGISTRY`], they are
-//! the first step of each layer kind (README "Merging").
+//! the first step of each layer kind (docs/config.md "Merging").
 
 pub mod claude;
 pub mod copilot;
 
+use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::{ClaudeMatcher, PermissionRule};
@@ -27,7 +28,7 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Every dialect besides openHarness's own, in walk order (README "Merging": each layer kind's
+/// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
 /// steps go openHarness, then these in this order). A new dialect is one line here.
 pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &copilot::Copilot];
 
@@ -49,7 +50,7 @@ pub struct Plugin {
     pub data: Option<PathBuf>,
 }
 
-/// What the options say about one dialect (README "Options": `<name>: true | {"files": [...],
+/// What the options say about one dialect (docs/options.md "Options": `<name>: true | {"files": [...],
 /// "plugins": [...]}`, plus the dialect's own 1.1 spellings such as `claudePlugins`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Chosen {
@@ -71,7 +72,7 @@ pub enum Alias {
     ProjectDir,
 }
 
-/// Whose a layer is, which decides whether trust gates it (README "Trust and the kill switch").
+/// Whose a layer is, which decides whether trust gates it (docs/config.md "Trust and the kill switch").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// The user's and the host's: always read, hooks run in every directory.
@@ -165,15 +166,25 @@ pub struct Hook {
     pub identity: String,
     /// From a project layer (trust-gated): dropped when trust is withdrawn.
     pub from_project: bool,
-    /// The dialect's own choice of what the hook gets: 0 is [`View::stdin`], `n` is
-    /// [`View::variants`]`[n - 1]` (Copilot: a PascalCase event name gets VS Code's payload).
-    pub variant: usize,
-    /// The event name as written in its file, where the dialect has several for one engine
-    /// event (Copilot's `preToolUse` and `PreToolUse`): `oh-hooks check` shows it.
-    pub event_name: Option<String>,
-    /// The command as its file gives it, when the engine runs it in another form (Copilot's
-    /// `bash` line through `bash -c`): reasons and `oh-hooks check` name the hook by it.
-    pub written: Option<String>,
+    /// The dialect's own event the hook was written under when several of the dialect's events
+    /// fire with one engine event (Cursor's `beforeShellExecution` fires with `preToolUse`;
+    /// Copilot's PascalCase names): the hook sees the view's [`Variant`] of that name. `None`:
+    /// the engine event's own view.
+    pub event_name: Option<&'static str>,
+    /// How many times per conversation the hook may keep the agent going (Cursor's
+    /// `loop_limit`); `None`: no cap, or the dialect has none.
+    pub loop_limit: Option<u64>,
+    /// The directory the hook runs in (a relative one is under the engine's `cwd`); `None`: the
+    /// engine's `cwd`.
+    pub cwd: Option<PathBuf>,
+    /// The handler's own environment, over the engine's and the view's variables (Gemini CLI's
+    /// `env`).
+    pub env: Vec<(String, String)>,
+    /// Its group asks that the step's hooks run one after another (Gemini CLI's `sequential`;
+    /// [`Dialect::sequential`] decides).
+    pub sequential: bool,
+    /// The handler's `name` where its dialect has one (Gemini CLI).
+    pub name: Option<String>,
 }
 
 impl Hook {
@@ -192,9 +203,6 @@ impl Hook {
 
     /// What the hook runs, to name it in a reason (`denied by Claude Code hook `...``).
     pub fn what(&self) -> &str {
-        if let Some(written) = &self.written {
-            return written;
-        }
         match &self.handler {
             Handler::Command { command, .. } => command,
             Handler::Http { url, .. } => url,
@@ -205,7 +213,6 @@ impl Hook {
     /// One line for `oh-hooks check`.
     pub fn describe(&self) -> String {
         let mut s = match &self.handler {
-            Handler::Command { .. } if self.written.is_some() => format!("command: {}", self.what()),
             Handler::Command { command, args: None } => format!("command: {command}"),
             Handler::Command { command, args: Some(args) } => {
                 format!("command: {command} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
@@ -228,10 +235,13 @@ impl Hook {
         if self.fail_closed {
             s.push_str("  [onFailure block]");
         }
-        match &self.event_name {
-            Some(event) => s.push_str(&format!("  ({} {event}: {})", self.dialect().name(), self.source.display())),
-            None => s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display())),
+        if let Some(name) = self.event_name {
+            s.push_str(&format!("  [{name}]"));
         }
+        if let Some(limit) = self.loop_limit {
+            s.push_str(&format!("  [loop_limit {limit}]"));
+        }
+        s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display()));
         s
     }
 }
@@ -242,10 +252,13 @@ pub struct Site<'a> {
     pub home: Option<&'a Path>,
     /// The dialect's project directory ([`Chosen::project_dir`], else `cwd`).
     pub project_dir: &'a Path,
+    /// The host's tools (option `tools`): a view shows a known tool under the dialect's own
+    /// name and field names ([`crate::envelope::tools`], docs/envelope.md "Host tools").
+    pub tools: &'a HostTools,
 }
 
 /// What a dialect's hooks see of one envelope, built from the one parsed [`Envelope`] (never a
-/// second parse of its text: README "One envelope").
+/// second parse of its text: docs/envelope.md "One envelope").
 #[derive(Debug, Clone, Default)]
 pub struct View {
     /// The hook's stdin (and an HTTP hook's body): one line of JSON and a newline.
@@ -255,25 +268,42 @@ pub struct View {
     /// Variables every hook of the dialect gets besides the envelope's (`CLAUDE_PROJECT_DIR`);
     /// an HTTP hook's headers may interpolate them.
     pub vars: Vec<(&'static str, String)>,
-    /// Other payloads the dialect's hooks may get instead of `stdin` ([`Hook::variant`]).
-    pub variants: Vec<String>,
+    /// The dialect's other events this fire raises with the engine event (Cursor's
+    /// tool-specific events, docs/envelope.md "Host tools"; Copilot's PascalCase payload), each with what
+    /// its hooks see; a hook whose [`Hook::event_name`] is one of them gets that stdin.
+    pub variants: Vec<Variant>,
+}
+
+/// What the hooks of one more of a dialect's events see in a fire (see [`View::variants`]).
+#[derive(Debug, Clone, Default)]
+pub struct Variant {
+    pub event: &'static str,
+    /// Empty: the view's own stdin (the variant of the engine event's own dialect event).
+    pub stdin: String,
+    /// The value its matchers test (`None`: the event has no matcher).
+    pub matcher_value: Option<String>,
 }
 
 impl View {
-    /// What `hook` gets on stdin (and as an HTTP body): `stdin`, or its variant.
-    pub fn stdin_for(&self, hook: &Hook) -> &str {
-        match hook.variant {
-            0 => &self.stdin,
-            n => self.variants.get(n - 1).map_or(&self.stdin, String::as_str),
-        }
-    }
-
     pub fn get_str(&self, key: &str) -> Option<&str> {
         self.fields.get(key).and_then(Value::as_str)
     }
 
     pub fn tool_input(&self) -> Option<&Map<String, Value>> {
         self.fields.get("tool_input").and_then(Value::as_object)
+    }
+
+    /// The variant of the dialect event `name`, when this fire raises it.
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.event == name)
+    }
+
+    /// The stdin `hook` gets: its event's variant's, else the view's own.
+    pub fn stdin_for(&self, hook: &Hook) -> &str {
+        match hook.event_name.and_then(|n| self.variant(n)) {
+            Some(v) if !v.stdin.is_empty() => &v.stdin,
+            _ => &self.stdin,
+        }
     }
 }
 
@@ -330,6 +360,9 @@ pub struct Answer {
     pub failure: Option<String>,
     /// Outcome keys with no 1.1 equivalent, under the dialect's names (`llmRequest`, …).
     pub extra: Map<String, Value>,
+    /// When the hook finished (set by the run path): a dialect whose harness keeps the answer
+    /// of the hook that finished last (Codex's rewrite) merges by it.
+    pub finished: Option<std::time::Instant>,
 }
 
 impl Answer {
@@ -419,21 +452,50 @@ pub trait Dialect: Send + Sync {
         Vec::new()
     }
 
-    /// Whether one step's hooks run one after another instead of in parallel.
-    fn sequential(&self, _event: Event) -> bool {
+    /// The shell a command hook without `args` runs in, with `-c`, when the harness uses the
+    /// user's shell rather than `/bin/sh` (Codex); `env` reads the hooks' environment (options
+    /// `env` over the host's). `None`: `/bin/sh -c`, or directly when the command is plain words.
+    fn shell(&self, _env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+        None
+    }
+
+    /// The program and arguments a command hook runs on this view, when the dialect decides
+    /// them itself (Gemini CLI: `bash -c` with the view's variables expanded in the command);
+    /// `None`: the engine's shell form or exec form. Pure.
+    fn command(&self, _hook: &Hook, _view: &View) -> Option<Vec<String>> {
+        None
+    }
+
+    /// Whether one step's `hooks` (those selected, in order) run one after another instead of
+    /// in parallel, each with its own timeout and turn. Pure.
+    fn sequential(&self, _event: Event, _hooks: &[&Hook]) -> bool {
         false
+    }
+
+    /// In a sequential step, what the next hook sees after a hook gave `answer` (`None`: the
+    /// same view). Pure.
+    fn next_view(&self, _event: Event, _view: &View, _answer: &Answer) -> Option<View> {
+        None
     }
 
     /// Reads one hook's answer. PURE: no I/O, no traces, no state; on top of the one tolerant
     /// reader (`response/json.rs`). Called by the run path once per hook that ran.
     fn read(&self, event: Event, hook: &Hook, raw: &Raw) -> Answer;
 
+    /// [`Dialect::read`] for a dialect whose reading depends on the fire as well (Cursor: a
+    /// follow-up counts only under the hook's `loop_limit` against the envelope's `loopCount`).
+    /// PURE. The run path calls this one.
+    fn read_in(&self, event: Event, hook: &Hook, raw: &Raw, _view: &View) -> Answer {
+        self.read(event, hook, raw)
+    }
+
     /// Combines one step's answers (in configuration order). PURE. Called once per step.
     fn merge(&self, event: Event, answers: &[Answer]) -> Decision;
 
-    /// A rewritten tool input as the host names its fields (the host-tools table, README
-    /// "Host tools"): the one place a rewrite goes back to the host's names. Pure.
-    fn to_host_input(&self, _envelope: &Envelope, input: Value) -> Value {
+    /// A rewritten tool input as the host names its fields (the dialect's table in
+    /// [`crate::envelope::tools`] and the host's `tools`, docs/envelope.md "Host tools"): the one place a
+    /// rewrite goes back to the host's names. Pure.
+    fn to_host_input(&self, _envelope: &Envelope, _tools: &HostTools, input: Value) -> Value {
         input
     }
 }

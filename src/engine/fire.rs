@@ -2,11 +2,11 @@
 //! kind), the walk over its steps, the hooks that run together or in the background, and the
 //! `configChange` fire a reload starts.
 //!
-//! The steps of the walk (README "Merging", own hooks first) are one per dialect and layer kind:
+//! The steps of the walk (docs/config.md "Merging", own hooks first) are one per dialect and layer kind:
 //! the own layers' steps first (openHarness's, then each registered dialect's in registry
 //! order), then the project layers' in the same order, so a project hook's `allow` never ends
 //! the walk before the user's own hooks have run. openHarness hooks are a step of their own
-//! each (README "Merging"); a dialect's hooks of one layer kind run together and its merge makes
+//! each (docs/config.md "Merging"); a dialect's hooks of one layer kind run together and its merge makes
 //! them one step. Nothing here knows a dialect by name: each is asked through its trait.
 
 use super::record::Record;
@@ -15,6 +15,7 @@ use super::{cancelled_error, Inner};
 use crate::config::layers::{self, Kind, Origin};
 use crate::config::{self, HookSpec};
 use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View, REGISTRY};
+use crate::envelope::tools::HostTools;
 use crate::envelope::{self, Envelope};
 use crate::event::Event;
 use crate::fanout::{self, Budget};
@@ -146,7 +147,7 @@ impl Inner {
             for (d, (picks, ran)) in steps.into_iter().enumerate().filter(|(_, (p, _))| !p.is_empty()) {
                 let dialect = REGISTRY[d];
                 let (answers, step_traces) = split(ran, &mut warnings);
-                let decision = decide(dialect, &envelope, &answers);
+                let decision = decide(dialect, &envelope, &self.options.tools, &answers);
                 let who = || denier(dialect, dialect_hooks, &picks, &answers, &step_traces);
                 let decided = walk.dialect_step(decision, who).is_break();
                 traces.extend(step_traces);
@@ -165,7 +166,8 @@ impl Inner {
             for (d, (_, ran)) in steps.into_iter().enumerate().filter(|(_, (p, _))| !p.is_empty()) {
                 let (answers, step_traces) = split(ran, &mut warnings);
                 traces.extend(step_traces);
-                let (step_stop, message) = walk.dialect_gather(decide(REGISTRY[d], &envelope, &answers));
+                let (step_stop, message) =
+                    walk.dialect_gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
                 stop = stop.or(step_stop);
                 messages.extend(message);
             }
@@ -225,6 +227,7 @@ impl Inner {
             cwd: &self.options.cwd,
             home: self.options.home.as_deref(),
             project_dir: self.options.dialects[d].project_dir.as_deref().unwrap_or(&self.options.cwd),
+            tools: &self.options.tools,
         }
     }
 
@@ -326,7 +329,7 @@ impl Inner {
                     })
                     .collect();
                 let (answers, step_traces) = split(ran, &mut warnings);
-                let decision = decide(*dialect, at, &answers);
+                let decision = decide(*dialect, at, &self.options.tools, &answers);
                 let rewrite = (decision.updated_input.clone(), decision.updated_prompt.clone());
                 let who = || denier(*dialect, hooks, &step, &answers, &step_traces);
                 let decided = walk.dialect_step(decision, who).is_break();
@@ -376,22 +379,25 @@ impl Inner {
                 warning: None,
             })
         };
+        let run_in = |i: usize, dcx: &DialectContext| {
+            let mut ran = dialect_run::run(&hooks[i], offset + i, dcx);
+            if hooks[i].is_async {
+                // Waited for only because of `waitNonBlocking`: an async hook decides
+                // nothing; its context and message still count.
+                ran.trace.result = Verdict::None;
+                ran.answer = Answer {
+                    context: ran.answer.context,
+                    system_message: ran.answer.system_message,
+                    ..Answer::default()
+                };
+            }
+            Done::Dialect(ran)
+        };
         let run = |job: &Pick| match *job {
             Pick::Native(i) => Done::Native(hook::run(&specs[i], &cx)),
             Pick::Dialect(i) => {
                 let Some(Some(dcx)) = contexts.get(hooks[i].dialect) else { return unrun(i, INTERNAL, false) };
-                let mut ran = dialect_run::run(&hooks[i], offset + i, dcx);
-                if hooks[i].is_async {
-                    // Waited for only because of `waitNonBlocking`: an async hook decides
-                    // nothing; its context and message still count.
-                    ran.trace.result = Verdict::None;
-                    ran.answer = Answer {
-                        context: ran.answer.context,
-                        system_message: ran.answer.system_message,
-                        ..Answer::default()
-                    };
-                }
-                Done::Dialect(ran)
+                run_in(i, dcx)
             }
         };
         let failed = |job: &Pick| match *job {
@@ -415,36 +421,79 @@ impl Inner {
             }
             Pick::Dialect(i) => unrun(i, NO_TURN, true),
         };
-        // A dialect whose hooks run one after another ([`crate::dialect::Dialect::sequential`]):
-        // its jobs run in order on this thread after the parallel ones, each timed from its own
-        // start and taking its own turn of the fire's budget.
-        let chained = |job: &Pick| matches!(*job, Pick::Dialect(i) if hooks[i].dialect().sequential(envelope.event));
-        if !jobs.iter().any(chained) {
+        // A dialect that runs this step's hooks one after another (Gemini CLI's `sequential`):
+        // each of its hooks sees the view the previous one's answer left, and its timeout counts
+        // from its own start. The other jobs run in parallel first.
+        let sequential: Vec<usize> = (0..REGISTRY.len())
+            .filter(|d| {
+                let mine: Vec<&Hook> = jobs
+                    .iter()
+                    .filter_map(|p| match *p {
+                        Pick::Dialect(i) if hooks[i].dialect == *d => Some(&hooks[i]),
+                        _ => None,
+                    })
+                    .collect();
+                !mine.is_empty() && REGISTRY[*d].sequential(envelope.event, &mine)
+            })
+            .collect();
+        let in_sequence = |p: &Pick| matches!(*p, Pick::Dialect(i) if sequential.contains(&hooks[i].dialect));
+        if sequential.is_empty() {
             return fanout::run_all(
                 budget,
                 fanout::Jobs { jobs, deadline: &deadline, run: &run, late: &late, failed: &failed },
             );
         }
-        let parallel: Vec<Pick> = jobs.iter().copied().filter(|j| !chained(j)).collect();
-        let mut parallel = fanout::run_all(
+        let parallel: Vec<Pick> = jobs.iter().copied().filter(|p| !in_sequence(p)).collect();
+        let mut parallel_done = fanout::run_all(
             budget,
             fanout::Jobs { jobs: &parallel, deadline: &deadline, run: &run, late: &late, failed: &failed },
         )
         .into_iter();
-        let own_deadline = |job: &Pick| match *job {
-            Pick::Dialect(i) => Instant::now().checked_add(hooks[i].dialect().timeout(&hooks[i], envelope.event)),
-            Pick::Native(_) => deadline(job),
-        };
+        let mut in_order: Vec<Option<Done>> = jobs.iter().map(|_| None).collect();
+        for &d in &sequential {
+            let Some(Some(first)) = views.get(d) else { continue };
+            let mut view: Arc<View> = first.clone();
+            for (at, pick) in jobs.iter().enumerate() {
+                let Pick::Dialect(i) = *pick else { continue };
+                if hooks[i].dialect != d {
+                    continue;
+                }
+                let dcx = DialectContext { base: &cx, view: &view };
+                let begun = Instant::now();
+                let one = |job: &Pick| match *job {
+                    Pick::Dialect(i) => run_in(i, &dcx),
+                    Pick::Native(_) => run(job),
+                };
+                let own_deadline = |job: &Pick| match *job {
+                    Pick::Dialect(i) => begun.checked_add(hooks[i].dialect().timeout(&hooks[i], envelope.event)),
+                    Pick::Native(_) => deadline(job),
+                };
+                let done = fanout::run_all(
+                    budget,
+                    fanout::Jobs {
+                        jobs: std::slice::from_ref(pick),
+                        deadline: &own_deadline,
+                        run: &one,
+                        late: &late,
+                        failed: &failed,
+                    },
+                )
+                .pop()
+                .unwrap_or_else(|| unrun(i, INTERNAL, false));
+                if let Done::Dialect(ran) = &done {
+                    if let Some(next) = REGISTRY[d].next_view(envelope.event, &view, &ran.answer) {
+                        view = Arc::new(next);
+                    }
+                }
+                in_order[at] = Some(done);
+            }
+        }
         jobs.iter()
-            .map(|job| {
-                if !chained(job) {
-                    return parallel.next().unwrap_or_else(|| failed(job));
-                }
-                match budget.turn(own_deadline(job)) {
-                    Some(_turn) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job)))
-                        .unwrap_or_else(|_| failed(job)),
-                    None => late(job),
-                }
+            .zip(in_order)
+            .map(|(p, done)| match done {
+                Some(d) => d,
+                None if in_sequence(p) => failed(p),
+                None => parallel_done.next().unwrap_or_else(|| failed(p)),
             })
             .collect()
     }
@@ -569,7 +618,7 @@ impl Inner {
 }
 
 /// What `run_together` did, as the walk's start: the openHarness hooks' results gathered (rule
-/// 4 of README "Merging": these events cannot block) and their traces, and the dialect hooks'
+/// 4 of docs/config.md "Merging": these events cannot block) and their traces, and the dialect hooks'
 /// picks and runs by dialect (registry position), in job order.
 fn gather(
     done: Vec<Done>,
@@ -608,10 +657,10 @@ fn split(ran: Vec<dialect_run::Ran>, warnings: &mut Vec<String>) -> (Vec<Answer>
 }
 
 /// One step's decision: the dialect's merge, its rewrite in the host's names.
-fn decide(dialect: &dyn Dialect, at: &Envelope, answers: &[Answer]) -> Decision {
+fn decide(dialect: &dyn Dialect, at: &Envelope, tools: &HostTools, answers: &[Answer]) -> Decision {
     let mut decision = dialect.merge(at.event, answers);
-    // The one place a rewrite goes back to the host's tool names (README "Host tools").
-    decision.updated_input = decision.updated_input.map(|input| dialect.to_host_input(at, input));
+    // The one place a rewrite goes back to the host's tool names (docs/envelope.md "Host tools").
+    decision.updated_input = decision.updated_input.map(|input| dialect.to_host_input(at, tools, input));
     decision
 }
 
@@ -638,7 +687,7 @@ fn background_label(snap: &Snapshot, event: Event, pick: Pick) -> (usize, &'stat
     }
 }
 
-/// Names an openHarness hook in the reason of a deny that gave none (README "Merging").
+/// Names an openHarness hook in the reason of a deny that gave none (docs/config.md "Merging").
 fn native_denier(spec: &HookSpec, trace: &Trace) -> String {
     let (kind, what) = match &spec.handler {
         config::Handler::Command(c) if spec.persistent.is_some() => ("persistent hook", c.as_str()),

@@ -1,4 +1,4 @@
-//! The merge of a blocking event's hook results (README "Merging"), as a walk the engine feeds one
+//! The merge of a blocking event's hook results (docs/config.md "Merging"), as a walk the engine feeds one
 //! result at a time so that a short-circuit stops later hooks from running at all. A dialect's
 //! hooks of one layer kind are one step: the dialect merges them (`Dialect::merge`) and the walk
 //! takes the [`Decision`] ([`Walk::dialect_step`]).
@@ -252,7 +252,7 @@ impl Walk {
     }
 }
 
-/// The reason of a deny: the deciding hook's own, else the first reason seen before it (README
+/// The reason of a deny: the deciding hook's own, else the first reason seen before it (docs/config.md
 /// "Merging"), else one naming the hook, so that a harness always has something to show. Every
 /// deny of the walk gets its reason here, openHarness's and Claude Code's alike.
 pub(crate) fn deny_reason(own: Option<String>, earlier: Option<String>, who: impl FnOnce() -> String) -> String {

@@ -36,7 +36,8 @@ pub struct Spawn<'a> {
     /// The engine's environment template (and its `PATH`, where `argv[0]` is looked up).
     pub env: &'a EnvTemplate,
     /// This envelope's `OH_*` variables.
-    pub vars: &'a [(&'static str, String)],
+    /// A dialect hook's own `env` too (names the hook's file gives).
+    pub vars: &'a [(&'a str, String)],
     /// jsonIO: the envelope, then EOF. `None`: stdin is `/dev/null` (EOF at once).
     pub stdin: Option<&'a [u8]>,
     /// jsonIO: keep stdout (up to `max_stdout`). Otherwise stdout is `/dev/null`, which drains
@@ -115,7 +116,7 @@ pub fn start_process(
     words: Option<&[String]>,
     cwd: &Path,
     template: &EnvTemplate,
-    vars: &[(&'static str, String)],
+    vars: &[(&str, String)],
     pipe_stdin: bool,
     pipe_stdout: bool,
 ) -> Result<(Process, bool), String> {

@@ -47,23 +47,38 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     let answer = match &hook.handler {
         Handler::Command { command, args } => {
             let hook_vars = dialect.hook_vars(hook);
-            let exec_argv: Option<Vec<String>> = args.as_ref().map(|args| {
-                let substitute = |s: &str| substitute(s, &cx.view.vars, &hook_vars);
-                std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect()
+            // The dialect's own command line (Gemini CLI's `bash -c`), else the exec form, else
+            // the user's shell of a harness that runs commands in it (Codex's `$SHELL -c`),
+            // started directly with the command as one word; else `/bin/sh -c` or plain words.
+            let exec_argv: Option<Vec<String>> = dialect.command(hook, cx.view).or_else(|| match args {
+                Some(args) => {
+                    let substitute = |s: &str| substitute(s, &cx.view.vars, &hook_vars);
+                    Some(std::iter::once(substitute(command)).chain(args.iter().map(|a| substitute(a))).collect())
+                }
+                None => dialect
+                    .shell(&|name| cx.base.env.get(name))
+                    .map(|shell| vec![shell, "-c".to_string(), command.clone()]),
             });
-            let mut vars = cx.base.envelope.vars().to_vec();
+            let mut vars: Vec<(&str, String)> = cx.base.envelope.vars().to_vec();
             vars.extend(cx.view.vars.iter().cloned());
             vars.extend(hook_vars);
+            // The hook's own `env` goes over everything else (a later entry wins).
+            for (k, v) in &hook.env {
+                vars.retain(|(n, _)| n != k);
+                vars.push((k.as_str(), v.clone()));
+            }
             // Should the direct start fail after all (a script without `#!`), the shell's
             // fallback runs the same words, quoted, never the bare command.
             let quoted: Option<String> = exec_argv.as_ref().map(|words| {
                 words.iter().map(|w| format!("'{}'", w.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ")
             });
+            // A relative `cwd` is under the engine's (Copilot's "relative to the repository").
+            let hook_cwd = hook.cwd.as_ref().map(|c| cx.base.cwd.join(c));
             let finished = command::run(&Spawn {
                 command: quoted.as_deref().unwrap_or(command),
                 argv: exec_argv.as_deref().or(hook.argv.as_deref()),
                 exec_form: exec_argv.is_some(),
-                cwd: cx.base.cwd,
+                cwd: hook_cwd.as_deref().unwrap_or(cx.base.cwd),
                 env: cx.base.env,
                 vars: &vars,
                 stdin: Some(cx.view.stdin_for(hook).as_bytes()),
@@ -96,7 +111,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
             } else {
                 None
             };
-            dialect.read(
+            dialect.read_in(
                 event,
                 hook,
                 &Raw {
@@ -109,6 +124,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
                     overflow: finished.stdout_overflow,
                     ..base
                 },
+                cx.view,
             )
         }
         Handler::Http { url, headers, allowed_env_vars } => {
@@ -120,10 +136,11 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
             let raw = match cx.base.http.post(url, body, &headers, timeout, cx.base.max_output_bytes, cx.base.cancel) {
                 Reply::Body(status, bytes) => {
                     trace.status = Some(status);
-                    let answer = dialect.read(
+                    let answer = dialect.read_in(
                         event,
                         hook,
                         &Raw { via: Via::Http { status }, exit: Some(0), stdout: &bytes, ..base },
+                        cx.view,
                     );
                     return finish(answer, trace, start, cx, None);
                 }
@@ -142,7 +159,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
                     failed(if late { timed_out(timeout) } else { message }, false)
                 }
             };
-            dialect.read(event, hook, &raw)
+            dialect.read_in(event, hook, &raw, cx.view)
         }
         // The host function registered under the hook's type answers it, given the hook's own
         // fields and the dialect's input, like an HTTP hook's body. None registered: the hook is
@@ -171,16 +188,20 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
                             // A model's verdict `{ok, reason, impossible}` or a command hook's JSON.
                             Raw { via: Via::Callback, stdout: &body, name, ..base }
                         };
-                        dialect.read(event, hook, &raw)
+                        dialect.read_in(event, hook, &raw, cx.view)
                     }
-                    Asked::TimedOut => dialect.read(
+                    Asked::TimedOut => dialect.read_in(
                         event,
                         hook,
                         &Raw { timed_out: true, failed: Some(timed_out(timeout)), name, ..base },
+                        cx.view,
                     ),
-                    Asked::Cancelled => {
-                        dialect.read(event, hook, &Raw { failed: Some("cancelled".to_string()), name, ..base })
-                    }
+                    Asked::Cancelled => dialect.read_in(
+                        event,
+                        hook,
+                        &Raw { failed: Some("cancelled".to_string()), name, ..base },
+                        cx.view,
+                    ),
                 }
             }
         },
@@ -188,7 +209,8 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     finish(answer, trace, start, cx, warning)
 }
 
-fn finish(answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
+fn finish(mut answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
+    answer.finished = Some(Instant::now());
     trace.duration_ms = millis(start.elapsed());
     trace.result = super::cancelled_or(cx.base.cancel, answer.label());
     trace.reason = answer.reason.clone();

@@ -77,6 +77,7 @@ _KEYWORDS = {
     "claude_project_dir": "claudeProjectDir",
     "copilot": "copilot",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
+    "tools": "tools",
 }
 _CAMEL_TO_KEYWORD = {camel: kw for kw, camel in _KEYWORDS.items()}
 

@@ -1,4 +1,4 @@
-//! The Claude Code dialect (README "Claude Code hooks"): `~/.claude/settings.json`, the project's
+//! The Claude Code dialect (docs/dialects/claude.md "Claude Code hooks"): `~/.claude/settings.json`, the project's
 //! `.claude/settings.json` and `.claude/settings.local.json`, and plugins' `hooks/hooks.json`,
 //! read into the engine's hook list, each hook tagged with the file it came from.
 //!
@@ -394,9 +394,12 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
         argv,
         identity,
         from_project: false,
-        variant: 0,
         event_name: None,
-        written: None,
+        loop_limit: None,
+        cwd: None,
+        env: Vec::new(),
+        sequential: false,
+        name: None,
     })
 }
 

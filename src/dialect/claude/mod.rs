@@ -1,4 +1,4 @@
-//! Claude Code hooks (README "Claude Code hooks"): `~/.claude/settings.json`, the project's
+//! Claude Code hooks (docs/dialects/claude.md "Claude Code hooks"): `~/.claude/settings.json`, the project's
 //! `.claude/settings.json` and `.claude/settings.local.json`, plugins' `hooks/hooks.json`, run
 //! beside openHarness hooks by Claude Code's rules.
 //!
@@ -15,9 +15,11 @@ pub mod merge;
 pub mod view;
 
 use super::{Alias, Answer, Decision, Dialect, File, Hook, Parser, Place, Raw, Site, View};
+use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::{matcher_field, takes_if, RuleDirs};
+use serde_json::Value;
 use std::time::Duration;
 
 /// The variables Claude Code sets for its hooks; the host's values of these never reach a hook.
@@ -63,7 +65,7 @@ impl Dialect for Claude {
     }
 
     fn view(&self, envelope: &Envelope, site: &Site) -> View {
-        let mut view = view::build(envelope, site.cwd);
+        let mut view = view::build(envelope, site.cwd, site.tools);
         view.vars.push(("CLAUDE_PROJECT_DIR", site.project_dir.display().to_string()));
         view
     }
@@ -108,5 +110,10 @@ impl Dialect for Claude {
 
     fn merge(&self, event: Event, answers: &[Answer]) -> Decision {
         merge::merge(event, answers)
+    }
+
+    /// Claude Code's field names back to the host's (`{"command": "ls"}` → `{"cmd": "ls"}`).
+    fn to_host_input(&self, envelope: &Envelope, tools: &HostTools, input: Value) -> Value {
+        view::host_rewrite(envelope, tools, input)
     }
 }

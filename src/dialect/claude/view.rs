@@ -1,9 +1,10 @@
-//! Claude Code's stdin (README "Claude Code hooks"): the envelope as the one compact line of snake_case JSON
+//! Claude Code's stdin (docs/dialects/claude.md "Claude Code hooks"): the envelope as the one compact line of snake_case JSON
 //! that Claude Code writes to its hooks, `hook_event_name` and all. HTTP Claude Code hooks get
 //! the same JSON as their POST body.
 
 use crate::dialect::View;
-use crate::envelope::{push_compact, to_snake, tools, Envelope};
+use crate::envelope::tools::{self, HostTools};
+use crate::envelope::{push_compact, to_snake, Envelope};
 use crate::response::json;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -17,8 +18,10 @@ const LEADING: &[&str] = &["session_id", "transcript_path", "cwd", "permission_m
 /// same as fields for matchers and `if` rules.
 /// Built from the fields the engine already read, each value's text passed on as received
 /// (a lone surrogate escape or `1e999` included): no second parse of the envelope can fail
-/// and leave a hook without `tool_name` (README "One envelope").
-pub fn build(envelope: &Envelope, cwd: &Path) -> View {
+/// and leave a hook without `tool_name` (docs/envelope.md "One envelope"). A known host tool (`tools`) is
+/// seen under Claude Code's name and field names (docs/envelope.md "Host tools"): matchers and `if` rules
+/// test those too.
+pub fn build(envelope: &Envelope, cwd: &Path, host_tools: &HostTools) -> View {
     // The first spelling given wins; its alias (which follows it) is the same value.
     let mut rest: Vec<(String, Cow<str>)> = Vec::new();
     for (key, raw) in envelope.fields() {
@@ -37,12 +40,13 @@ pub fn build(envelope: &Envelope, cwd: &Path) -> View {
         let from_text = || {
             let tool = rest.iter().find(|(k, _)| k == "tool_name").and_then(|(_, v)| json::value(v)?.as_str())?;
             let text = get(&rest, "tool_args").filter(|t| t.starts_with('"'))?;
-            tools::input_from_text(&tool, &text)
+            tools::host_input_from_text(host_tools, &tool, &text)
         };
         if let Some(input) = from_json.or_else(from_text) {
             rest.push(("tool_input".to_string(), Cow::Owned(input)));
         }
     }
+    to_claude_tool(&mut rest, host_tools);
     if get(&rest, "tool_response").is_none() {
         if let Some(output) = get(&rest, "tool_output") {
             let parsed = json_in_string(&output);
@@ -99,6 +103,40 @@ pub fn matcher_value(view: &View, field: &str) -> Option<String> {
     Some(text)
 }
 
+/// The host's tool as Claude Code names it: `tool_name` and `tool_input` (`rest`'s snake_case
+/// fields, values as JSON text) renamed in place when the host's tool is a known one.
+fn to_claude_tool(rest: &mut [(String, Cow<str>)], host_tools: &HostTools) {
+    let Some(at) = rest.iter().position(|(k, _)| k == "tool_name") else { return };
+    let Some(name) = json::value(&rest[at].1).and_then(json::Val::as_str).map(Cow::into_owned) else { return };
+    let input_at = rest.iter().position(|(k, _)| k == "tool_input");
+    // What changes, owned, so that the input's text is not copied when nothing does.
+    let (claude_name, renamed) = {
+        let (n, i) = tools::to_dialect(&tools::CLAUDE, host_tools, &name, input_at.map(|i| &*rest[i].1));
+        let renamed = match i {
+            Some(Cow::Owned(text)) => Some(text),
+            _ => None,
+        };
+        ((n != name).then(|| n.into_owned()), renamed)
+    };
+    if let Some(claude_name) = claude_name {
+        rest[at].1 = Cow::Owned(Value::String(claude_name).to_string());
+    }
+    if let (Some(i), Some(renamed)) = (input_at, renamed) {
+        rest[i].1 = Cow::Owned(renamed);
+    }
+}
+
+/// A Claude Code hook's rewrite (`updatedInput`) of the tool in `envelope`, under the host's
+/// field names (docs/envelope.md "Host tools"): what the outcome carries and the later steps receive.
+pub fn host_rewrite(envelope: &Envelope, host_tools: &HostTools, input: Value) -> Value {
+    // The host tool the Claude Code view was made from: the first spelling of `tool_name`.
+    let name = envelope.fields().find(|(k, _)| to_snake(k) == "tool_name").and_then(|(_, v)| json::value(v)?.as_str());
+    match name {
+        Some(name) => tools::from_dialect(&tools::CLAUDE, host_tools, &name, input),
+        None => input,
+    }
+}
+
 /// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
 /// only this reader accepts (`NaN`, raw control characters) is written out again so that every
 /// hook's reader reads the line.
@@ -122,7 +160,7 @@ mod tests {
     use crate::event::Event;
 
     fn input(text: &str, event: Event) -> View {
-        build(&Envelope::parse(text, event).unwrap(), Path::new("/work"))
+        build(&Envelope::parse(text, event).unwrap(), Path::new("/work"), &HostTools::default())
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! Data and pure functions only:
 //! - here: the event names, in both casings, and which engine event each is;
 //! - [`files`]: which files, and how one parses into hooks;
-//! - [`tools`]: Copilot's tool names and argument fields;
+//! - Copilot's tool names and argument fields: its tables in `envelope/tools.rs` (`COPILOT`,
+//!   `COPILOT_PASCAL`), through the host's `tools`;
 //! - [`view`]: what a hook receives (the stdin of its event name's casing) and what its matcher tests;
 //! - [`answer`]: how one hook's answer reads, and how a step's answers merge.
 //!
@@ -15,10 +16,10 @@
 
 pub mod answer;
 pub mod files;
-pub mod tools;
 pub mod view;
 
 use super::{Answer, Decision, Dialect, File, Handler, Hook, Parsed, Parser, Place, Raw, Site, Via, View};
+use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::matcher::claude::ClaudeMatcher;
@@ -112,16 +113,6 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 pub const VARIABLES: &[&str] =
     &["COPILOT_PROJECT_DIR", "PLUGIN_ROOT", "COPILOT_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"];
 
-/// Runs an entry with a working directory or variables of its own: `bash -c WRAP copilot-hook
-/// <cwd> <n> <name> <value>... shell <line>` (or `exec <program> <args>...`). Data, not an
-/// engine change: every Copilot command runs through bash anyway. A `cd` that fails is a
-/// failure to start (on `preToolUse`, a deny).
-const WRAP: &str = r#"d=$1; n=$2; shift 2
-while [ "$n" -gt 0 ]; do export -- "$1=$2" || exit 1; shift 2; n=$((n - 1)); done
-if [ -n "$d" ]; then cd -- "$d" || exit 1; fi
-if [ "$1" = shell ]; then exec bash -c "$2"; fi
-shift; exec "$@""#;
-
 pub struct Copilot;
 
 /// One load's parser: the regex bound is over all of Copilot's files of the load.
@@ -141,56 +132,17 @@ impl Parser for CopilotParser {
     }
 }
 
-/// A parsed entry as the engine's hook.
+/// A parsed entry as the engine's hook. A `bash` line is the handler's command as written (what
+/// reasons and `oh-hooks check` show); [`Copilot::command`] runs it through `bash -c`, or the
+/// engine starts it directly when it is a program and plain words, as bash would.
 fn hook(h: files::Hook) -> Hook {
-    let (handler, shown, argv) = match h.handler {
-        files::Handler::Http { url, headers, allowed_env_vars } => {
-            (Handler::Http { url: url.clone(), headers, allowed_env_vars }, url, None)
+    let (handler, argv) = match h.handler {
+        files::Handler::Http { url, headers, allowed_env_vars } => (Handler::Http { url, headers, allowed_env_vars }, None),
+        files::Handler::Shell(line) => {
+            let words = crate::words::plain_words(&line);
+            (Handler::Command { command: line, args: None }, words)
         }
-        command => {
-            let (mut args, shown) = match &command {
-                files::Handler::Shell(line) => (vec!["shell".to_string(), line.clone()], line.clone()),
-                files::Handler::Exec { program, args } => {
-                    let mut words = vec!["exec".to_string(), program.clone()];
-                    words.extend(args.iter().cloned());
-                    (words, format!("{program} {}", args.join(" ")).trim_end().to_string())
-                }
-                files::Handler::Http { .. } => unreachable!(),
-            };
-            let plain = match &command {
-                files::Handler::Shell(line) if h.cwd.is_none() && h.env.is_empty() => crate::words::plain_words(line),
-                _ => None,
-            };
-            let handler = if let (Some(_), files::Handler::Shell(line)) = (&plain, &command) {
-                // A program and plain words: started directly, as bash would start it (no shell
-                // in between: ~1 ms less per hook). Should the direct start fail (a script
-                // without `#!`), the engine's shell fallback runs the same line.
-                Handler::Command { command: line.clone(), args: None }
-            } else if h.cwd.is_none() && h.env.is_empty() {
-                match command {
-                    files::Handler::Shell(line) => {
-                        Handler::Command { command: "bash".into(), args: Some(vec!["-c".into(), line]) }
-                    }
-                    files::Handler::Exec { program, args } => Handler::Command { command: program, args: Some(args) },
-                    files::Handler::Http { .. } => unreachable!(),
-                }
-            } else {
-                let mut words = vec![
-                    "-c".to_string(),
-                    WRAP.to_string(),
-                    "copilot-hook".to_string(),
-                    h.cwd.clone().unwrap_or_default(),
-                    h.env.len().to_string(),
-                ];
-                for (k, v) in &h.env {
-                    words.push(k.clone());
-                    words.push(v.clone());
-                }
-                words.append(&mut args);
-                Handler::Command { command: "bash".into(), args: Some(words) }
-            };
-            (handler, shown, plain)
-        }
+        files::Handler::Exec { program, args } => (Handler::Command { command: program, args: Some(args) }, None),
     };
     let (matcher, matcher_text) = match h.matcher {
         Some(m) => (m.compiled, Some(m.text)),
@@ -198,6 +150,7 @@ fn hook(h: files::Hook) -> Hook {
     };
     Hook {
         dialect: 0,
+        identity: format!("{}\0{}", h.source.display(), h.at),
         handler,
         matcher,
         matcher_text,
@@ -206,18 +159,24 @@ fn hook(h: files::Hook) -> Hook {
         timeout: Some(h.timeout),
         is_async: false,
         fail_closed: false,
-        identity: format!("{}\0{}\0{shown}", h.source.display(), h.at),
         source: h.source,
         plugin: h.plugin,
         argv,
         from_project: false,
-        event_name: Some(h.event_name),
-        written: Some(shown.clone()),
-        variant: match h.mode {
-            Mode::Camel => 0,
-            Mode::Pascal => 1,
-        },
+        // The name as written (`oh-hooks check` shows it): a PascalCase one gets the view's
+        // variant of that name (VS Code's payload), a camelCase one the view's own stdin.
+        event_name: name_of(h.event, h.mode),
+        loop_limit: None,
+        cwd: h.cwd.map(std::path::PathBuf::from),
+        env: h.env,
+        sequential: false,
+        name: None,
     }
+}
+
+/// A hook written under a PascalCase event name (VS Code's payload and Claude Code's matchers).
+fn is_pascal(hook: &Hook) -> bool {
+    hook.event_name.is_some_and(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
 fn now_ms() -> u64 {
@@ -257,20 +216,33 @@ impl Dialect for Copilot {
         VARIABLES
     }
 
-    /// Both payloads: camelCase hooks get `stdin`, PascalCase ones `variants[0]`.
+    /// Both payloads: camelCase hooks get `stdin`, PascalCase ones the variant of the event's
+    /// PascalCase name.
     fn view(&self, envelope: &Envelope, site: &Site) -> View {
         let now = now_ms();
-        let camel = view::View::build(envelope, Mode::Camel, site.cwd, now);
-        let pascal = view::View::build(envelope, Mode::Pascal, site.cwd, now);
-        let values = |v: &view::View| {
-            Value::Array(v.matcher_values(envelope.event).into_iter().map(|s| Value::String(s.to_string())).collect())
-        };
+        let camel = view::View::build(envelope, Mode::Camel, site.cwd, now, site.tools);
+        let pascal = view::View::build(envelope, Mode::Pascal, site.cwd, now, site.tools);
+        let event = envelope.event;
+        let camel_values = camel.matcher_values(event);
+        let mut pascal_values = pascal.matcher_values(event);
+        // A PascalCase matcher's names also match Copilot's own name, and `Task` the sub-agent.
+        if view::is_tool_event(event) {
+            pascal_values.extend(camel_values.iter().filter(|v| !v.is_empty()));
+            if pascal_values.first() == Some(&"Agent") {
+                pascal_values.push("Task");
+            }
+        }
+        let strings = |v: &[&str]| Value::Array(v.iter().map(|s| Value::String(s.to_string())).collect());
         let mut fields = Map::new();
-        fields.insert("camel".into(), values(&camel));
-        fields.insert("pascal".into(), values(&pascal));
+        fields.insert("camel".into(), strings(&camel_values));
+        fields.insert("pascal".into(), strings(&pascal_values));
+        let variants = name_of(event, Mode::Pascal)
+            .map(|name| super::Variant { event: name, stdin: pascal.json.clone(), matcher_value: None })
+            .into_iter()
+            .collect();
         View {
             stdin: camel.json,
-            variants: vec![pascal.json],
+            variants,
             fields,
             vars: vec![("COPILOT_PROJECT_DIR", site.project_dir.display().to_string())],
         }
@@ -279,16 +251,13 @@ impl Dialect for Copilot {
     /// Each hook's matcher against its mode's values (any one matching runs it).
     fn select(&self, _event: Event, hooks: &[&Hook], view: &View, _site: &Site) -> Vec<usize> {
         let values = |key: &str| -> Vec<&str> {
-            view.fields
-                .get(key)
-                .and_then(Value::as_array)
-                .map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect())
+            view.fields.get(key).and_then(Value::as_array).map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect())
         };
         let (camel, pascal) = (values("camel"), values("pascal"));
         (0..hooks.len())
             .filter(|i| {
                 let hook = hooks[*i];
-                let values = if hook.variant == 0 { &camel } else { &pascal };
+                let values = if is_pascal(hook) { &pascal } else { &camel };
                 values.iter().any(|v| hook.matcher.matches(Some(v)))
             })
             .collect()
@@ -307,8 +276,23 @@ impl Dialect for Copilot {
         vars
     }
 
+    /// A `bash` line that is not plain words runs through `bash -c` (the engine's own shell form
+    /// is `/bin/sh`), with `${COPILOT_PROJECT_DIR}` and a plugin's `${PLUGIN_ROOT}` /
+    /// `${CLAUDE_PLUGIN_ROOT}` replaced in it as the CLI replaces them.
+    fn command(&self, hook: &Hook, view: &View) -> Option<Vec<String>> {
+        let Handler::Command { command, args: None } = &hook.handler else { return None };
+        if hook.argv.is_some() {
+            return None;
+        }
+        let mut line = command.clone();
+        for (name, value) in view.vars.iter().chain(self.hook_vars(hook).iter()) {
+            line = line.replace(&format!("${{{name}}}"), value);
+        }
+        Some(vec!["bash".to_string(), "-c".to_string(), line])
+    }
+
     /// Hooks of one event run in order, one after another.
-    fn sequential(&self, _event: Event) -> bool {
+    fn sequential(&self, _event: Event, _hooks: &[&Hook]) -> bool {
         true
     }
 
@@ -326,13 +310,16 @@ impl Dialect for Copilot {
         answer::merge(event, answers)
     }
 
-    /// `modifiedArgs` under the host's field names.
-    fn to_host_input(&self, envelope: &Envelope, input: Value) -> Value {
-        let tool = ["toolName", "tool_name"]
+    /// `modifiedArgs` under the host's field names (PascalCase hooks use the same field names).
+    fn to_host_input(&self, envelope: &Envelope, tools: &HostTools, input: Value) -> Value {
+        let name = ["toolName", "tool_name"]
             .iter()
             .find_map(|k| envelope.raw(k))
-            .and_then(|raw| json::value(raw)?.as_str().map(|s| tools::named(&s)));
-        view::to_host(tool.as_ref(), input)
+            .and_then(|raw| json::value(raw)?.as_str().map(|s| s.into_owned()));
+        match name {
+            Some(name) => crate::envelope::tools::from_dialect(&crate::envelope::tools::COPILOT, tools, &name, input),
+            None => input,
+        }
     }
 }
 

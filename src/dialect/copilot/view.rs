@@ -12,9 +12,9 @@
 //!   PascalCase name (`Bash`, `Read`, `Write`, `Edit`, `Agent`), `tool_input` with Copilot's
 //!   field names; no `permission_mode`, `tool_use_id`, or `transcript_path` on tool events.
 
-use super::tools::{self, Named};
 use super::{name_of, Mode};
 use crate::dialect::claude::view::json_in_string;
+use crate::envelope::tools::{self as host_tools, HostTools, Table, COPILOT, COPILOT_PASCAL};
 use crate::envelope::{push_compact, to_camel, to_snake, Envelope};
 use crate::event::Event;
 use crate::response::json;
@@ -28,8 +28,8 @@ pub struct View {
     pub mode: Mode,
     /// Compact JSON and a newline: the hook's stdin (and an HTTP hook's body, without the newline).
     pub json: String,
-    /// The tool's names and field renames, when the envelope names a tool.
-    pub tool: Option<Named>,
+    /// The tool's name in this mode (`bash`; `Bash`), when the envelope names a tool.
+    pub tool: Option<String>,
     /// The event's matcher value (agent name, trigger, notification type) for events whose
     /// matcher does not test the tool.
     other: Option<String>,
@@ -41,7 +41,11 @@ const DROPPED: &[&str] = &["event", "dialect", "permissionMode", "toolUseId", "h
 impl View {
     /// `now_ms`: the time of the fire (milliseconds since the epoch), for `timestamp` when the
     /// host gave none.
-    pub fn build(envelope: &Envelope, mode: Mode, cwd: &Path, now_ms: u64) -> View {
+    pub fn build(envelope: &Envelope, mode: Mode, cwd: &Path, now_ms: u64, tools: &HostTools) -> View {
+        let table: &Table = match mode {
+            Mode::Camel => &COPILOT,
+            Mode::Pascal => &COPILOT_PASCAL,
+        };
         let event = envelope.event;
         // camelCase keys, the first spelling given winning (its alias is the same value).
         let mut rest: Vec<(String, Cow<str>)> = Vec::new();
@@ -56,10 +60,9 @@ impl View {
         };
         let tool_name =
             rest.iter().find(|(k, _)| k == "toolName").and_then(|(_, v)| json::value(v)?.as_str().map(Cow::into_owned));
-        let tool = tool_name.as_deref().map(tools::named);
         // The tool's input: `toolInput`, else JSON in `toolInputJson` or `toolArgs`, else the
-        // arguments as text filling the main field of a tool of a known kind; a text that is
-        // none of these stays a string, as Copilot passes it.
+        // arguments as text filling the host's main field of a tool of a known kind; a text that
+        // is none of these stays a string, as Copilot passes it.
         let input = take(&mut rest, "toolInput");
         let input_json = take(&mut rest, "toolInputJson");
         let args = take(&mut rest, "toolArgs");
@@ -68,13 +71,17 @@ impl View {
             .or_else(|| args.as_deref().and_then(json_in_string).filter(|t| t.starts_with('{')))
             .or_else(|| {
                 let text = args.as_deref().filter(|t| t.starts_with('"'))?;
-                crate::envelope::tools::input_from_text(tool_name.as_deref()?, text)
+                host_tools::host_input_from_text(tools, tool_name.as_deref()?, text)
             })
             .or(args);
-        let input = input.map(|raw| match &tool {
-            Some(named) => renamed(&raw, |k| named.copilot_field(k).to_string()),
-            None => raw,
-        });
+        // Copilot's name and field names for the host's tool (docs/envelope.md "Host tools").
+        let (tool, input) = match tool_name.as_deref() {
+            Some(name) => {
+                let (named, renamed) = host_tools::to_dialect(table, tools, name, input.as_deref());
+                (Some(named.into_owned()), renamed.map(|r| r.into_owned()))
+            }
+            None => (None, input),
+        };
         rest.retain(|(k, _)| !DROPPED.contains(&k.as_str()) && k != "toolName");
         if mode == Mode::Pascal && is_tool_event(event) {
             rest.retain(|(k, _)| k != "transcriptPath");
@@ -113,8 +120,7 @@ impl View {
         if event == Event::Notification && mode == Mode::Camel {
             out.push(("hook_event_name".into(), string("notification")));
         }
-        if let Some(named) = &tool {
-            let name = if mode == Mode::Pascal { &named.pascal } else { &named.runtime };
+        if let Some(name) = &tool {
             out.push((key("toolName"), string(name)));
         }
         if let Some(input) = input {
@@ -157,17 +163,13 @@ impl View {
     /// agent name, trigger or notification type on the other events with matchers.
     pub fn matcher_values(&self, event: Event) -> Vec<&str> {
         if is_tool_event(event) {
-            return match (&self.tool, self.mode) {
-                (Some(t), Mode::Camel) => vec![t.runtime.as_str()],
-                (Some(t), Mode::Pascal) => t.pascal_candidates(),
-                (None, _) => vec![""],
-            };
+            return vec![self.tool.as_deref().unwrap_or("")];
         }
         vec![self.other.as_deref().unwrap_or("")]
     }
 }
 
-fn is_tool_event(event: Event) -> bool {
+pub(crate) fn is_tool_event(event: Event) -> bool {
     matches!(event, Event::PreToolUse | Event::PostToolUse | Event::PostToolUseFailure | Event::PermissionRequest)
 }
 
@@ -178,34 +180,6 @@ fn matcher_field(event: Event) -> Option<&'static str> {
         Event::PreCompact => Some("trigger"),
         Event::Notification => Some("notificationType"),
         _ => None,
-    }
-}
-
-/// An object's JSON text with its keys renamed by `rename`, every value's text as it was; any
-/// other value as it was.
-fn renamed(raw: &str, rename: impl Fn(&str) -> String) -> String {
-    let Some(obj) = json::value(raw).and_then(json::Val::as_object) else { return raw.to_string() };
-    let mut out = Vec::with_capacity(raw.len() + 16);
-    out.push(b'{');
-    for (i, (k, v)) in obj.entries().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        serde_json::to_writer(&mut out, &rename(k)).expect("writing to a Vec cannot fail");
-        out.push(b':');
-        push_compact(&mut out, v.raw());
-    }
-    out.push(b'}');
-    String::from_utf8(out).unwrap_or_else(|_| raw.to_string())
-}
-
-/// A hook's rewrite (`modifiedArgs`, Copilot's field names) under the host's field names.
-pub fn to_host(tool: Option<&Named>, input: Value) -> Value {
-    match (tool, input) {
-        (Some(named), Value::Object(map)) => {
-            Value::Object(map.into_iter().map(|(k, v)| (named.host_field(&k).to_string(), v)).collect())
-        }
-        (_, other) => other,
     }
 }
 
@@ -232,7 +206,7 @@ mod tests {
     use super::*;
 
     fn view(text: &str, event: Event, mode: Mode) -> View {
-        View::build(&Envelope::parse(text, event).unwrap(), mode, Path::new("/work"), 1_757_421_296_789)
+        View::build(&Envelope::parse(text, event).unwrap(), mode, Path::new("/work"), 1_757_421_296_789, &HostTools::default())
     }
 
     #[test]
@@ -260,14 +234,14 @@ mod tests {
             v.json,
             "{\"hook_event_name\":\"PreToolUse\",\"session_id\":\"s1\",\"timestamp\":\"2025-09-09T12:34:56.789Z\",\"cwd\":\"/work\",\"tool_name\":\"Edit\",\"tool_input\":{\"path\":\"/a\",\"old_str\":\"x\",\"new_str\":\"y\"}}\n"
         );
-        assert_eq!(v.matcher_values(Event::PreToolUse), ["Edit", "edit"]);
+        assert_eq!(v.matcher_values(Event::PreToolUse), ["Edit"]);
         let v = view(
             r#"{"event":"preToolUse","toolName":"Task","toolInput":{"prompt":"go"}}"#,
             Event::PreToolUse,
             Mode::Pascal,
         );
         assert!(v.json.contains(r#""tool_name":"Agent""#));
-        assert_eq!(v.matcher_values(Event::PreToolUse), ["Agent", "task", "Task"]);
+        assert_eq!(v.matcher_values(Event::PreToolUse), ["Agent"]);
     }
 
     #[test]
@@ -327,9 +301,13 @@ mod tests {
     }
 
     #[test]
-    fn rewrites_go_back_to_the_host_fields() {
-        let named = tools::named("Write");
-        let back = to_host(Some(&named), serde_json::json!({"path": "/b", "file_text": "new"}));
+    fn rewrites_go_back_to_the_host_fields_and_iso_dates() {
+        let back = host_tools::from_dialect(
+            &COPILOT,
+            &HostTools::default(),
+            "Write",
+            serde_json::json!({"path": "/b", "file_text": "new"}),
+        );
         assert_eq!(back, serde_json::json!({"file_path": "/b", "content": "new"}));
         assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso8601(951_782_400_000), "2000-02-29T00:00:00.000Z");
