@@ -46,7 +46,7 @@ type Views = Vec<Option<Arc<View>>>;
 /// What one hook of [`Inner::run_together`] did.
 enum Done {
     Native(Ran),
-    Dialect(dialect_run::Ran),
+    Dialect(dialect_run::Report),
 }
 
 /// What a fire hands its background hooks.
@@ -365,7 +365,7 @@ impl Inner {
             views.iter().map(|v| v.as_deref().map(|view| DialectContext { base: &cx, view })).collect();
         // A dialect hook that did not run: `why`, traced like one that did.
         let unrun = |i: usize, why: &str, late: bool| {
-            Done::Dialect(dialect_run::Ran {
+            Done::Dialect(dialect_run::Report {
                 answer: Answer { failure: Some(why.into()), ..Answer::default() },
                 trace: Trace {
                     index: offset + i,
@@ -586,7 +586,7 @@ impl Inner {
     }
 
     /// Runs the new config's `configChange` hooks in the background. The file's entry may say
-    /// what the envelope's `source` is (Claude Code's ConfigChange matcher tests it).
+    /// what the envelope's `source` is (a dialect's ConfigChange matcher may test it).
     pub(super) fn config_changed(self: &Arc<Self>, file: &Path) {
         let snapshot = self.state.load_full();
         let specs = snapshot.config.hooks.of(Event::ConfigChange);
@@ -624,10 +624,10 @@ fn gather(
     done: Vec<Done>,
     jobs: &[Pick],
     hooks: &[Hook],
-) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<dialect_run::Ran>)>) {
+) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<dialect_run::Report>)>) {
     let mut walk = Walk::new();
     let mut traces = Vec::with_capacity(done.len());
-    let mut steps: Vec<(Vec<Pick>, Vec<dialect_run::Ran>)> = REGISTRY.iter().map(|_| Default::default()).collect();
+    let mut steps: Vec<(Vec<Pick>, Vec<dialect_run::Report>)> = REGISTRY.iter().map(|_| Default::default()).collect();
     for (d, pick) in done.into_iter().zip(jobs) {
         match d {
             Done::Native(Ran { result, trace }) => {
@@ -645,7 +645,7 @@ fn gather(
 }
 
 /// One step's answers and traces, its warnings added to `warnings`.
-fn split(ran: Vec<dialect_run::Ran>, warnings: &mut Vec<String>) -> (Vec<Answer>, Vec<Trace>) {
+fn split(ran: Vec<dialect_run::Report>, warnings: &mut Vec<String>) -> (Vec<Answer>, Vec<Trace>) {
     let mut answers = Vec::with_capacity(ran.len());
     let mut traces = Vec::with_capacity(ran.len());
     for r in ran {
