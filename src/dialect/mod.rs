@@ -17,6 +17,8 @@
 
 pub mod claude;
 pub mod copilot;
+pub mod cursor;
+pub mod gemini;
 
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
@@ -30,7 +32,7 @@ use std::time::Duration;
 
 /// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
 /// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &copilot::Copilot];
+pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &cursor::Cursor, &copilot::Copilot, &gemini::Gemini];
 
 /// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
 pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {

@@ -42,6 +42,11 @@ class Options(TypedDict, total=False):
     """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
     claudeProjectDir: str
     """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
+    gemini: Union[bool, Dict[str, Any]]
+    """Also run Gemini CLI's hooks: ``True``, or ``{"files": [...], "plugins": [extension dirs]}``."""
+    cursor: Union[bool, Dict[str, Any]]
+    """Also read Cursor's ``.cursor/hooks.json`` files and run their hooks as Cursor would: ``True``, or
+    ``{"files": [...], "plugins": [...]}`` naming the host's own files and Cursor plugin directories besides."""
     copilot: Union[bool, Dict[str, Any]]
     """Also run GitHub Copilot's hooks as the Copilot CLI would (docs/dialects/copilot.md):
     ``True``, or ``{"files": [...], "plugins": [...]}``."""
@@ -124,7 +129,7 @@ class HookTrace:
     stderr: Optional[str] = None
     error: Optional[str] = None
     dialect: Optional[str] = None
-    """``"claude"`` on Claude Code hooks, ``"copilot"`` on GitHub Copilot hooks, ``None`` on openHarness hooks."""
+    """The hook's dialect: ``"claude"``, ``"codex"``, ``"cursor"``, ``"copilot"`` or ``"gemini"``; ``None`` on openHarness hooks."""
     source: Optional[str] = None
     """Claude Code hooks: the settings or plugin ``hooks.json`` file the hook came from."""
     failure: Optional[str] = None
