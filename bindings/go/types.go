@@ -117,6 +117,11 @@ type Options struct {
 	// .codex/) as Codex would (docs/dialects/codex.md): true, or
 	// map[string]any{"files": []string{...}, "plugins": []any{...}}. nil: off.
 	Codex any `json:"codex,omitempty"`
+	// Copilot also runs GitHub Copilot's hooks (~/.copilot/hooks/*.json, the project's
+	// .github/hooks/*.json and Copilot settings.json hooks) as the Copilot CLI would
+	// (docs/dialects/copilot.md): true, or map[string]any{"files": []string{...}, "plugins":
+	// []any{...}}. nil: off.
+	Copilot any `json:"copilot,omitempty"`
 }
 
 // Tool is one host tool of Options.Tools: its kind (shell, read, write, edit, fetch, search,
