@@ -10,7 +10,7 @@
 //! - text that is not a plain JSON object (every syntax error, so the error message stays the
 //!   general path's), `\u` escapes anywhere, escapes in a key or in the `event` / `toolName`
 //!   values, a repeated `event` / `toolName` / `tool_name`, a `toolName` that is not a string,
-//!   no `event`, an unknown event, nesting deeper than 64, and numbers with an exponent or more
+//!   no `event`, an unknown event, a `dialect` key (an event named in a dialect's terms), nesting deeper than 64, and numbers with an exponent or more
 //!   than 20 characters (see [`MAX_DEPTH`]);
 //! - an engine whose outcomes carry warnings, or that has an observer (each fire is a record),
 //!   or whose config files are due for their change check (the caller checks first, as the
@@ -185,6 +185,10 @@ fn scan(b: &[u8]) -> Option<Head<'_>> {
             }
             *slot = Some(value);
             i = next;
+        } else if key == b"dialect" {
+            // An event named in a dialect's terms (docs/envelope.md "Dialect event names"):
+            // the general path maps it and checks it.
+            return None;
         } else if b.get(i) == Some(&b'"') {
             i = string(b, i + 1, &mut head.non_ascii)?.2;
         } else {
@@ -444,6 +448,8 @@ mod tests {
             r#"{"event":"e","a":{"b"}}"#,
             r#"{"event":"e","a":1e5}"#,
             r#"{"event":"e","a":123456789012345678901}"#,
+            r#"{"event":"BeforeTool","dialect":"gemini"}"#,
+            r#"{"dialect":"cursor","event":"preToolUse","toolName":"Read"}"#,
         ] {
             assert!(ok(doubt).is_none(), "{doubt:?} is left to the general path");
         }

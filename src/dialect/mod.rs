@@ -429,6 +429,20 @@ pub trait Dialect: Send + Sync {
     /// The engine event of one of the dialect's event names.
     fn event(&self, name: &str) -> Option<Event>;
 
+    /// Every event name of the dialect, for a message about a name it does not have (an
+    /// envelope's `dialect` event, docs/envelope.md "Dialect event names"). Default: its name
+    /// of each engine event.
+    fn event_names(&self) -> Vec<&'static str> {
+        Event::ALL.iter().filter_map(|e| self.event_name(*e)).collect()
+    }
+
+    /// The tool kinds a tool-specific event of the dialect fires for (Cursor's
+    /// `beforeShellExecution`: shell), so that an envelope naming it must name a tool of such a
+    /// kind; empty: the event fires for any tool, or has none.
+    fn event_kinds(&self, _name: &str) -> &'static [crate::envelope::tools::Kind] {
+        &[]
+    }
+
     /// Whether this dialect's hooks may block `event` (docs/dialects.md): where openHarness's
     /// cannot, `fire` waits for these hooks all the same. Asked by the engine's fire path.
     fn can_block(&self, event: Event) -> bool;

@@ -88,6 +88,13 @@ impl Inner {
             Ok(h) => h,
             Err(e) => return (Outcome::error(e), self.record(json, None)),
         };
+        // A dialect's tool-specific event name needs a tool of its kind (option `tools` says
+        // which); an envelope without `dialect` has nothing to check.
+        if head.named.is_some() {
+            if let Err(e) = envelope::check_named(&head, &self.options.tools) {
+                return (Outcome::error(e), self.record(json, None));
+            }
+        }
         let event = head.event;
         if snapshot.config.disable_all_hooks {
             return (Outcome::allowed(snapshot.warnings.clone()), self.record(json, Some(event)));

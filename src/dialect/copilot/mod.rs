@@ -208,6 +208,10 @@ impl Dialect for Copilot {
         event_of(name).map(|(e, _)| e)
     }
 
+    fn event_names(&self) -> Vec<&'static str> {
+        event_names().map(|(n, _)| n).collect()
+    }
+
     fn can_block(&self, event: Event) -> bool {
         can_block(event)
     }

@@ -55,6 +55,14 @@ impl Dialect for Cursor {
         events::CursorEvent::by_name(name).map(|e| e.engine)
     }
 
+    fn event_names(&self) -> Vec<&'static str> {
+        events::ALL.iter().map(|e| e.name).collect()
+    }
+
+    fn event_kinds(&self, name: &str) -> &'static [crate::envelope::tools::Kind] {
+        events::CursorEvent::by_name(name).map_or(&[], |e| e.kinds)
+    }
+
     fn can_block(&self, event: Event) -> bool {
         events::waits(event)
     }
