@@ -150,6 +150,30 @@ fire_copilot 0 $copilot/envelopes/prompt.json            "Copilot: context.sh's 
 fire_copilot 1 $copilot/envelopes/stop.json              "Copilot: the agentStop hook keeps the agent going (decision block = allowed false)"
 fire_copilot 0 $copilot/envelopes/stop-tests-pass.json   "Copilot: once the tests pass, the agent may stop"
 
+# All six dialects at once: examples/six has one guard and one context hook of each of
+# openHarness, Claude Code, Codex, Cursor, Copilot and Gemini CLI (examples/six/README.md).
+# Each guard refuses a different command; one prompt gets all six contexts.
+six=examples/six
+six_opts="{\"home\":\"$claude_home\",\"claude\":true,\"codex\":true,\"cursor\":true,\"copilot\":true,\"gemini\":true}"
+fire_six() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --cwd %s --trusted --options '%s' < %s\n" "$3" "$six" "$six_opts" "$2"
+  "$cli" fire --cwd "$six" --trusted --options "$six_opts" < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire_six 1 $six/envelopes/curl-sh.json    "six dialects: 'curl … | sh' is refused by the openHarness guard"
+fire_six 1 $six/envelopes/force-push.json "six dialects: 'git push --force' is refused by the Claude Code guard"
+fire_six 1 $six/envelopes/rm-rf.json      "six dialects: 'rm -rf /' is refused by the Codex guard"
+fire_six 1 $six/envelopes/sudo.json       "six dialects: 'sudo …' is refused by the Cursor guard (beforeShellExecution)"
+fire_six 1 $six/envelopes/chmod-777.json  "six dialects: 'chmod 777' is refused by the Copilot guard"
+fire_six 1 $six/envelopes/mkfs.json       "six dialects: 'mkfs' is refused by the Gemini CLI guard"
+fire_six 0 $six/envelopes/ls.json         "six dialects: 'ls -la src' passes all six guards"
+fire_six 0 $six/envelopes/prompt.json     "six dialects: one prompt gets six lines of additionalContext, one per dialect"
+
 # The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
