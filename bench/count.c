@@ -38,8 +38,24 @@ static void die(const char *what, const char *detail) {
     exit(1);
 }
 
+/* Writes `text` to dir/rel, creating its parent directories. */
+static void put(const char *dir, const char *rel, const char *text) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    for (char *p = path + strlen(dir) + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(path, 0700) != 0 && access(path, F_OK) != 0) die("mkdir failed", path);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) die("cannot write", path);
+    fputs(text, f);
+    fclose(f);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3) die("usage: count none|20|claude|true1|claude1|codex1 N", NULL);
+    if (argc != 3) die("usage: count none|20|claude|six|true1|claude1|codex1|six1 N", NULL);
     const char *row = argv[1];
     int n = atoi(argv[2]);
     char cwd[2048], options[16384], config[4096];
@@ -51,9 +67,15 @@ int main(int argc, char **argv) {
      * the engine (callgrind follows only this process, not the hook's). */
     const char *dialect_file = !strcmp(row, "claude1") ? ".claude/settings.json"
                                : !strcmp(row, "codex1") ? ".codex/hooks.json" : NULL;
-    if (dialect_file) {
+    /* six: all six dialects on, each with hooks on other events only (the no-match path must
+     * not grow with the dialects that are on). six1: each dialect (openHarness too) runs one
+     * `true` hook on preToolUse: the engine's share of a six-dialect fire, beside claude1. */
+    int six = !strcmp(row, "six"), six1 = !strcmp(row, "six1");
+    if (six1) {
+        snprintf(config, sizeof config, "{\"preToolUse\":[{\"command\":\"true\"}]}");
+    } else if (dialect_file) {
         snprintf(config, sizeof config, "{}");
-    } else if (!strcmp(row, "none") || claude) {
+    } else if (!strcmp(row, "none") || claude || six) {
         snprintf(config, sizeof config, "{\"postToolUse\":[{\"command\":\"true\"}]}");
     } else if (!strcmp(row, "20")) {
         size_t k = (size_t)snprintf(config, sizeof config, "{\"preToolUse\":[");
@@ -80,6 +102,26 @@ int main(int argc, char **argv) {
         fclose(f);
         snprintf(options, sizeof options, "{\"trusted\":true,\"%s\":true,\"cwd\":\"%s\",\"home\":\"%s\"}",
                  dialect_file[2] == 'l' ? "claude" : "codex", dir, dir);
+    } else if (six || six1) {
+        if (!mkdtemp(dir)) die("mkdtemp failed", NULL);
+        const char *ev = six ? "PostToolUse" : "PreToolUse", *cev = six ? "postToolUse" : "preToolUse";
+        const char *gev = six ? "AfterTool" : "BeforeTool";
+        char text[1024];
+        snprintf(text, sizeof text, "{\"hooks\":{\"%s\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}]%s}}",
+                 ev, six ? ",\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}]" : "");
+        put(dir, ".claude/settings.json", text);
+        put(dir, ".codex/hooks.json", text);
+        snprintf(text, sizeof text, "{\"version\":1,\"hooks\":{\"%s\":[{\"command\":\"true\"}]%s}}", cev,
+                 six ? ",\"stop\":[{\"command\":\"true\"}]" : "");
+        put(dir, ".cursor/hooks.json", text);
+        snprintf(text, sizeof text, "{\"version\":1,\"hooks\":{\"%s\":[{\"type\":\"command\",\"bash\":\"true\"}]}}", cev);
+        put(dir, ".copilot/hooks/bench.json", text);
+        snprintf(text, sizeof text, "{\"hooks\":{\"%s\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}]}}", gev);
+        put(dir, ".gemini/settings.json", text);
+        snprintf(options, sizeof options,
+                 "{\"config\":{\"hooks\":%s},\"trusted\":true,\"claude\":true,\"codex\":true,\"cursor\":true,"
+                 "\"copilot\":true,\"gemini\":true,\"cwd\":\"%s\",\"home\":\"%s\"}",
+                 config, dir, dir);
     } else if (claude) {
         /* Claude Code on too, with hooks only on other events: the no-match path must not
          * grow with the dialects that are on. */
@@ -104,7 +146,7 @@ int main(int argc, char **argv) {
     if (!e) die("oh_hooks_new failed", err);
     char *out = oh_hooks_fire(e, ENVELOPE);
     static const char RAN[] = "{\"allowed\":true,\"hooks\":[{";
-    int ran = !strcmp(row, "true1") || dialect_file;
+    int ran = !strcmp(row, "true1") || dialect_file || six1;
     if (!out || (ran ? strncmp(out, RAN, sizeof RAN - 1) != 0
                      : strcmp(out, "{\"allowed\":true,\"hooks\":[]}") != 0))
         die("unexpected outcome", out);
@@ -115,7 +157,7 @@ int main(int argc, char **argv) {
     CALLGRIND_TOGGLE_COLLECT;
 
     oh_hooks_free(e);
-    if (claude || dialect_file) {
+    if (claude || dialect_file || six || six1) {
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0) die("could not remove", dir);

@@ -119,7 +119,8 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
     echo "[0] Instructions per no-match fire (callgrind, oh_hooks_fire + oh_hooks_string_free of the 278-byte envelope)"
     printf '    %-58s %12s %8s   %s\n' row instructions target "${BENCH_BEFORE:+before ($BENCH_BEFORE)}"
     for row in "none|no hook for the event|1500" "20|20 hooks on the event, none match (7/7/6)|2500" \
-        "claude|Claude Code on too, its hooks on other events|2500"; do
+        "claude|Claude Code on too, its hooks on other events|2500" \
+        "six|all six dialects on, their hooks on other events|2500"; do
         IFS='|' read -r id label target <<<"$row"
         n=$(count_row "$rel" "$root/include" "$id") || { err "bench/count.c ($id) did not run"; continue; }
         before=""
@@ -149,10 +150,11 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
     # Bash): the engine's own instructions per fire (this process; the hook's process is not
     # counted), and the hook's own cost, which differs by the shell: Codex runs every command
     # in the user's shell (`$SHELL -c true`), Claude Code runs plain words directly.
-    echo "[0c] One \`true\` hook as a Claude Code hook and as a Codex hook, instructions per fire (200 fires)"
+    echo "[0c] One \`true\` hook as a Claude Code hook, as a Codex hook, and one of each of the six dialects in one fire, instructions per fire (200 fires)"
     printf '    %-58s %12s\n' row instructions
     for row in "claude1|Claude Code: .claude/settings.json, PreToolUse Bash, \`true\`" \
-        "codex1|Codex: .codex/hooks.json, PreToolUse Bash, \`true\` (\$SHELL -c)"; do
+        "codex1|Codex: .codex/hooks.json, PreToolUse Bash, \`true\` (\$SHELL -c)" \
+        "six1|all six dialects, one \`true\` hook each on preToolUse (the six-dialect fire)"; do
         IFS='|' read -r id label <<<"$row"
         n=$(count_row "$rel" "$root/include" "$id" 200) || { err "bench/count.c ($id) did not run"; continue; }
         printf '    %-58s %12s\n' "$label" "$n"
