@@ -186,8 +186,9 @@ fn scan(b: &[u8]) -> Option<Head<'_>> {
             *slot = Some(value);
             i = next;
         } else if key == b"dialect" {
-            // An event named in a dialect's terms (docs/envelope.md "Dialect event names"):
-            // the general path maps it and checks it.
+            // An event named in a dialect's terms (docs/envelope.md "Dialect event names"): the
+            // general path maps it and checks it. (Of the ways to write this test, measured with
+            // bench [0], this one costs the bench envelope the fewest instructions: +36.)
             return None;
         } else if b.get(i) == Some(&b'"') {
             i = string(b, i + 1, &mut head.non_ascii)?.2;
@@ -450,6 +451,7 @@ mod tests {
             r#"{"event":"e","a":123456789012345678901}"#,
             r#"{"event":"BeforeTool","dialect":"gemini"}"#,
             r#"{"dialect":"cursor","event":"preToolUse","toolName":"Read"}"#,
+            r#"{"event":"preToolUse","toolName":"Read","dialect":7}"#,
         ] {
             assert!(ok(doubt).is_none(), "{doubt:?} is left to the general path");
         }
