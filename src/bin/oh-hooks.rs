@@ -315,7 +315,12 @@ fn check(args: Args) -> ExitCode {
         let kind = if event.is_blocking() {
             "blocking".to_string()
         } else {
-            let titles: Vec<&str> = REGISTRY.iter().filter(|d| d.can_block(*event)).map(|d| d.title()).collect();
+            // Only the dialects with hooks listed here (a hook's line ends with `(<dialect>: <file>)`).
+            let titles: Vec<&str> = REGISTRY
+                .iter()
+                .filter(|d| d.can_block(*event) && hooks.iter().any(|h| h.contains(&format!("({}: ", d.name()))))
+                .map(|d| d.title())
+                .collect();
             if titles.is_empty() {
                 "non-blocking".to_string()
             } else {
