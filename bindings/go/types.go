@@ -105,10 +105,9 @@ type Options struct {
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
 	// Gemini also runs Gemini CLI's hooks (docs/dialects/gemini.md); nil: off.
 	Gemini *DialectFiles `json:"gemini,omitempty"`
-	// Cursor also reads Cursor's .cursor/hooks.json files and runs their hooks as Cursor would
-	// (docs/dialects/cursor.md): true, or a map {"files": [...], "plugins": [...]} naming the
-	// host's own files and Cursor plugin directories besides. nil: off.
-	Cursor any `json:"cursor,omitempty"`
+	// Cursor also runs Cursor's .cursor/hooks.json hooks as Cursor would (docs/dialects/cursor.md);
+	// nil: off.
+	Cursor *DialectFiles `json:"cursor,omitempty"`
 	// Tools tells the engine what the host's tools are, so other harnesses' hooks see them under
 	// their own names and field names (docs/envelope.md "Host tools"), e.g.
 	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
