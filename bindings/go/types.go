@@ -115,9 +115,8 @@ type Options struct {
 	Tools map[string]Tool `json:"tools,omitempty"`
 	// Copilot also runs GitHub Copilot's hooks (~/.copilot/hooks/*.json, the project's
 	// .github/hooks/*.json and Copilot settings.json hooks) as the Copilot CLI would
-	// (docs/dialects/copilot.md): true, or map[string]any{"files": []string{...}, "plugins":
-	// []any{...}}. nil: off.
-	Copilot any `json:"copilot,omitempty"`
+	// (docs/dialects/copilot.md); nil: off.
+	Copilot *DialectFiles `json:"copilot,omitempty"`
 }
 
 // Tool is one host tool of Options.Tools: its kind (shell, read, write, edit, fetch, search,
