@@ -180,6 +180,20 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
     else
         echo "[0b] the glibc 2.17 build: not measured (run \`make dist\` first)"
     fi
+    # The same `true` preToolUse hook written for each dialect (bench/dialect.c): what the
+    # engine does around a hook of each (view, selection, reader, spawn), this process only.
+    dbin="$out/dialect"
+    if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$root/include" "$here/dialect.c" -o "$dbin" -L"$rel" -loh_hooks \
+        -Wl,-rpath,"$rel"; then
+        echo "[0c] One \`true\` preToolUse hook per dialect, instructions per fire in this process (the hook's own not counted)"
+        for id in claude copilot copilot-pascal; do
+            n=$(valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=/dev/null "$dbin" "$id" 50 2>&1 |
+                sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+            [ -n "$n" ] && printf '    %-58s %12s\n' "$id" "$((n / 50))" || err "bench/dialect.c ($id) did not run"
+        done
+    else
+        err "bench/dialect.c does not build"
+    fi
     echo
 else
     echo "[0] instruction counts: skipped (valgrind with callgrind.h not installed)"

@@ -126,6 +126,30 @@ fire_cursor 0 $cursor/envelopes/write.json           "Cursor: after a Write, con
 fire_cursor 1 $cursor/envelopes/stop.json            "Cursor: the stop hook's followup_message keeps the agent going (allowed false)"
 fire_cursor 0 $cursor/envelopes/stop-after-two.json  "Cursor: after loop_limit (2) follow-ups, the agent may stop"
 
+# GitHub Copilot hooks, unchanged: examples/copilot is a Copilot project (.github/hooks/*.json
+# with a preToolUse guard in python3, a userPromptSubmitted context hook in bash and an agentStop
+# hook in node), read by Copilot's rules (docs/dialects/copilot.md). The same empty home keeps
+# your own ~/.copilot/hooks out of the demo.
+copilot=examples/copilot
+printf '\n== oh-hooks check --copilot --cwd %s --trusted\n' "$copilot"
+"$cli" check --copilot --cwd "$copilot" --trusted --options "$claude_opts" || failures=$((failures + 1))
+fire_copilot() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --copilot --cwd %s --trusted < %s\n" "$3" "$copilot" "$2"
+  "$cli" fire --copilot --cwd "$copilot" --trusted --options "$claude_opts" < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire_copilot 1 $copilot/envelopes/bash-rm-rf.json        "Copilot: bash 'rm -rf /' is denied by guard.py (permissionDecision deny)"
+fire_copilot 0 $copilot/envelopes/bash-ls.json           "Copilot: bash 'ls -la src' is allowed"
+fire_copilot 1 $copilot/envelopes/write-outside-src.json "Copilot: a file created outside src/ is denied (the guard reads Copilot's \`path\`)"
+fire_copilot 0 $copilot/envelopes/prompt.json            "Copilot: context.sh's additionalContext reaches the model"
+fire_copilot 1 $copilot/envelopes/stop.json              "Copilot: the agentStop hook keeps the agent going (decision block = allowed false)"
+fire_copilot 0 $copilot/envelopes/stop-tests-pass.json   "Copilot: once the tests pass, the agent may stop"
+
 # The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'

@@ -115,6 +115,8 @@ export interface HooksOptions {
   /** Also read Cursor's `.cursor/hooks.json` files (docs/dialects/cursor.md): `true`, or the host's own
    * `files` and Cursor `plugins` (directories with `.cursor-plugin/plugin.json`) besides. Default false. */
   cursor?: boolean | DialectFiles;
+  /** Also run GitHub Copilot's hooks (`~/.copilot/hooks/*.json`, the project's `.github/hooks/*.json`, Copilot `settings.json` hooks), as the Copilot CLI would (docs/dialects/copilot.md); the object form adds own `files` and `plugins`. Default false. */
+  copilot?: boolean | DialectFiles;
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */

@@ -17,6 +17,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod cursor;
 pub mod gemini;
 
@@ -32,7 +33,8 @@ use std::time::Duration;
 
 /// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
 /// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &codex::Codex, &cursor::Cursor, &gemini::Gemini];
+pub static REGISTRY: &[&dyn Dialect] =
+    &[&claude::Claude, &codex::Codex, &cursor::Cursor, &copilot::Copilot, &gemini::Gemini];
 
 /// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
 pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {
@@ -176,7 +178,8 @@ pub struct Hook {
     /// How many times per conversation the hook may keep the agent going (Cursor's
     /// `loop_limit`); `None`: no cap, or the dialect has none.
     pub loop_limit: Option<u64>,
-    /// The directory the hook runs in; `None`: the engine's `cwd`.
+    /// The directory the hook runs in (a relative one is under the engine's `cwd`); `None`: the
+    /// engine's `cwd`.
     pub cwd: Option<PathBuf>,
     /// The handler's own environment, over the engine's and the view's variables (Gemini CLI's
     /// `env`).

@@ -78,6 +78,7 @@ _KEYWORDS = {
     "claude_project_dir": "claudeProjectDir",
     "codex": "codex",
     "cursor": "cursor",
+    "copilot": "copilot",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
     "tools": "tools",
 }

@@ -50,6 +50,9 @@ class Options(TypedDict, total=False):
     cursor: Union[bool, Dict[str, Any]]
     """Also read Cursor's ``.cursor/hooks.json`` files and run their hooks as Cursor would: ``True``, or
     ``{"files": [...], "plugins": [...]}`` naming the host's own files and Cursor plugin directories besides."""
+    copilot: Union[bool, Dict[str, Any]]
+    """Also run GitHub Copilot's hooks as the Copilot CLI would (docs/dialects/copilot.md):
+    ``True``, or ``{"files": [...], "plugins": [...]}``."""
     watch: bool
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
