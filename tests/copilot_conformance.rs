@@ -696,7 +696,7 @@ fn check_lists_hooks_with_their_file_and_event() {
     assert!(ok, "{text}");
     let file = p.cwd.join(".github/hooks/a.json");
     for needle in [
-        "turnStop (non-blocking; its Claude Code, GitHub Copilot hooks may block):".to_string(),
+        "turnStop (non-blocking; its GitHub Copilot hooks may block):".to_string(),
         format!("  [0] command: ./stop.sh  [timeout 30 s]  [agentStop]  (copilot: {})", file.display()),
         format!(
             "command: python3 (exec form) [\"g.py\"]  [matcher Bash]  [timeout 30 s]  [PreToolUse]  (copilot: {})",

@@ -114,14 +114,12 @@ type Options struct {
 	// Claude Code's tool names are known without it.
 	Tools map[string]Tool `json:"tools,omitempty"`
 	// Codex also runs Codex's hooks (~/.codex/hooks.json, config.toml [hooks], the project's
-	// .codex/) as Codex would (docs/dialects/codex.md): true, or
-	// map[string]any{"files": []string{...}, "plugins": []any{...}}. nil: off.
-	Codex any `json:"codex,omitempty"`
+	// .codex/) as Codex would (docs/dialects/codex.md); nil: off.
+	Codex *DialectFiles `json:"codex,omitempty"`
 	// Copilot also runs GitHub Copilot's hooks (~/.copilot/hooks/*.json, the project's
 	// .github/hooks/*.json and Copilot settings.json hooks) as the Copilot CLI would
-	// (docs/dialects/copilot.md): true, or map[string]any{"files": []string{...}, "plugins":
-	// []any{...}}. nil: off.
-	Copilot any `json:"copilot,omitempty"`
+	// (docs/dialects/copilot.md); nil: off.
+	Copilot *DialectFiles `json:"copilot,omitempty"`
 }
 
 // Tool is one host tool of Options.Tools: its kind (shell, read, write, edit, fetch, search,

@@ -522,3 +522,37 @@ pub trait Dialect: Send + Sync {
 pub fn no_callback(dialect: &dyn Dialect, kind: &str) -> String {
     format!("no host callback registered for `{kind}`; the {} {kind} hook was skipped", dialect.title())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What every registered dialect must keep, whoever adds the next one: a name that is an
+    /// option, a flag and a trace's `dialect` (so unique, lowercase, not an engine option), and
+    /// an event table whose engine → dialect → engine round trip is the identity.
+    #[test]
+    fn the_registry_keeps_its_invariants() {
+        let mut names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
+        for name in &names {
+            assert!(!name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()), "{name:?}");
+            assert!(by_name(name).is_some_and(|(_, d)| d.name() == *name));
+        }
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all, "two dialects share a name");
+        let options = crate::options::OPTION_NAMES.clone();
+        let mut unique = options.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), options.len(), "an option name twice: {options:?}");
+        for dialect in REGISTRY {
+            assert!(!dialect.title().is_empty());
+            for &event in Event::ALL {
+                if let Some(name) = dialect.event_name(event) {
+                    assert_eq!(dialect.event(name), Some(event), "{}: {name}", dialect.name());
+                }
+            }
+        }
+    }
+}
