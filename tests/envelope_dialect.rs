@@ -35,14 +35,16 @@ fn every_dialect_event_name_fires_its_engine_event() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("events");
     let hook = json!([{ "command": format!("printf '%s\\n' \"$OH_EVENT\" >> '{}'", log.display()) }]);
-    let hooks: serde_json::Map<String, Value> = Event::ALL.iter().map(|e| (e.name().to_string(), hook.clone())).collect();
+    let hooks: serde_json::Map<String, Value> =
+        Event::ALL.iter().map(|e| (e.name().to_string(), hook.clone())).collect();
     let e = engine(json!({ "hooks": hooks }), json!({ "waitNonBlocking": true }));
     let mut fired = 0;
     for d in REGISTRY {
         let names = d.event_names();
         assert!(!names.is_empty(), "{} has event names", d.name());
         for name in names {
-            let want = d.event(name).unwrap_or_else(|| panic!("{}: `{name}` is in event_names but not event()", d.name()));
+            let want =
+                d.event(name).unwrap_or_else(|| panic!("{}: `{name}` is in event_names but not event()", d.name()));
             let mut envelope = json!({ "event": name, "dialect": d.name(), "sessionId": "s" });
             if let Some(kind) = d.event_kinds(name).first() {
                 envelope["toolName"] = json!(tool_of(*kind));
@@ -120,12 +122,16 @@ fn guards_of_every_dialect_run_whichever_dialect_names_the_event() {
         ("PreToolUse", "claude", "mkfs /dev/sda1", "gemini: no mkfs"),
         ("preToolUse", "openHarness", "sudo ls", "cursor: no sudo"),
     ] {
-        let envelope = json!({ "event": event, "dialect": dialect, "toolName": "Bash", "toolInput": { "command": command } });
+        let envelope =
+            json!({ "event": event, "dialect": dialect, "toolName": "Bash", "toolInput": { "command": command } });
         let out = fire(&e, envelope.clone());
         assert_eq!(out["allowed"], false, "{envelope}: {out}");
         assert_eq!(out["reason"], reason, "{envelope}: {out}");
     }
-    let out = fire(&e, json!({ "event": "BeforeTool", "dialect": "gemini", "toolName": "Bash", "toolInput": { "command": "ls" } }));
+    let out = fire(
+        &e,
+        json!({ "event": "BeforeTool", "dialect": "gemini", "toolName": "Bash", "toolInput": { "command": "ls" } }),
+    );
     assert_eq!(out["allowed"], true, "{out}");
     assert_eq!(out["hooks"].as_array().unwrap().len(), 2, "both guards ran: {out}");
 }
@@ -173,8 +179,12 @@ fn bad_dialects_and_names_are_clear_errors() {
     let (code, message) = error_of(&e, json!({ "event": "BeforeTol", "dialect": "gemini", "toolName": "Bash" }));
     assert_eq!(code, "unknown_event");
     assert!(message.contains("(did you mean `BeforeTool`?)"), "{message}");
-    let (_, message) = error_of(&e, json!({ "event": "beforeShellExecutoin", "dialect": "cursor", "toolName": "Bash" }));
-    assert!(message.contains("(did you mean `beforeShellExecution`?)") && message.contains("beforeReadFile"), "{message}");
+    let (_, message) =
+        error_of(&e, json!({ "event": "beforeShellExecutoin", "dialect": "cursor", "toolName": "Bash" }));
+    assert!(
+        message.contains("(did you mean `beforeShellExecution`?)") && message.contains("beforeReadFile"),
+        "{message}"
+    );
     // With `dialect`, a name is that dialect's: an engine name it does not share is unknown.
     let (code, message) = error_of(&e, json!({ "event": "turnStop", "dialect": "cursor" }));
     assert_eq!(code, "unknown_event");
@@ -186,23 +196,36 @@ fn bad_dialects_and_names_are_clear_errors() {
     // Without `dialect`, a dialect's name is an unknown engine event, with the way to send it.
     let (code, message) = error_of(&e, json!({ "event": "BeforeTool", "toolName": "Bash" }));
     assert_eq!(code, "unknown_event");
-    assert!(message.contains("gemini's name for `preToolUse`") && message.contains("\"dialect\":\"gemini\""), "{message}");
+    assert!(
+        message.contains("gemini's name for `preToolUse`") && message.contains("\"dialect\":\"gemini\""),
+        "{message}"
+    );
 }
 
 /// A tool-specific event fires the generic tool event only for a tool of its kind: named
 /// without one, the hooks written for it would silently not run, so it is an error.
 #[test]
 fn a_tool_specific_event_needs_a_tool_of_its_kind() {
-    let e = engine(json!({ "hooks": { "preToolUse": [{ "command": "exit 1" }] } }), json!({ "tools": { "shell": "shell" } }));
-    let (code, message) = error_of(&e, json!({ "event": "beforeShellExecution", "dialect": "cursor", "toolInput": { "command": "sudo ls" } }));
+    let e = engine(
+        json!({ "hooks": { "preToolUse": [{ "command": "exit 1" }] } }),
+        json!({ "tools": { "shell": "shell" } }),
+    );
+    let (code, message) = error_of(
+        &e,
+        json!({ "event": "beforeShellExecution", "dialect": "cursor", "toolInput": { "command": "sudo ls" } }),
+    );
     assert_eq!(code, "invalid_envelope");
     assert!(message.contains("fires `preToolUse` for a shell tool, but the envelope has no `toolName`"), "{message}");
-    let (_, message) = error_of(&e, json!({ "event": "beforeShellExecution", "dialect": "cursor", "toolName": "Read" }));
+    let (_, message) =
+        error_of(&e, json!({ "event": "beforeShellExecution", "dialect": "cursor", "toolName": "Read" }));
     assert!(message.contains("`toolName` is \"Read\", a read tool"), "{message}");
     let (_, message) = error_of(&e, json!({ "event": "beforeReadFile", "dialect": "cursor", "toolName": "my_reader" }));
     assert!(message.contains("a tool of no known kind") && message.contains("option `tools`"), "{message}");
     // A host tool listed with the kind is one.
-    let out = fire(&e, json!({ "event": "beforeShellExecution", "dialect": "cursor", "toolName": "shell", "toolInput": { "command": "ls" } }));
+    let out = fire(
+        &e,
+        json!({ "event": "beforeShellExecution", "dialect": "cursor", "toolName": "shell", "toolInput": { "command": "ls" } }),
+    );
     assert_eq!(out["allowed"], false, "the openHarness hook ran (exit 1 denies): {out}");
     assert!(out.get("error").is_none(), "{out}");
 }

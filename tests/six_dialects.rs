@@ -28,13 +28,22 @@ fn fire_file(e: &Engine, name: &str) -> Value {
 }
 
 fn dialects(out: &Value) -> Vec<String> {
-    out["hooks"].as_array().unwrap().iter().map(|h| h["dialect"].as_str().unwrap_or("openHarness").to_string()).collect()
+    out["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["dialect"].as_str().unwrap_or("openHarness").to_string())
+        .collect()
 }
 
 #[test]
 fn the_example_turns_on_every_registered_dialect() {
     let names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
-    assert_eq!(names, ["claude", "codex", "cursor", "copilot", "gemini"], "the walk order of docs/config.md \"Merging\"");
+    assert_eq!(
+        names,
+        ["claude", "codex", "cursor", "copilot", "gemini"],
+        "the walk order of docs/config.md \"Merging\""
+    );
 }
 
 /// Each command is refused by the guard of one dialect, with that guard's reason; the steps
@@ -117,12 +126,14 @@ fn own_hooks_of_every_dialect_run_before_any_project_hook() {
     put(
         h,
         ".copilot/hooks/own.json",
-        &json!({ "version": 1, "hooks": { "preToolUse": [{ "type": "command", "bash": note("own-copilot") }] } }).to_string(),
+        &json!({ "version": 1, "hooks": { "preToolUse": [{ "type": "command", "bash": note("own-copilot") }] } })
+            .to_string(),
     );
     put(
         h,
         ".gemini/settings.json",
-        &json!({ "hooks": { "BeforeTool": [{ "hooks": [{ "type": "command", "command": note("own-gemini") }] }] } }).to_string(),
+        &json!({ "hooks": { "BeforeTool": [{ "hooks": [{ "type": "command", "command": note("own-gemini") }] }] } })
+            .to_string(),
     );
     let e = engine(h);
     let out = fire_file(&e, "ls.json");
