@@ -4,7 +4,7 @@
 //! for by polling waitpid instead of a pidfd (Linux before 5.3), and cancelled without an eventfd.
 //! Each test here checks what a hook sees and what the engine reports through those paths.
 //! The wider hook suites run through them too: `OH_HOOKS_FORCE_FALLBACK=all cargo test --release
-//! --test direct_exec --test hardening_process --test persistent` (tests/rust.sh does).
+//! --test hardening_process --test persistent`, and `--test it -- direct_exec::` (tests/rust.sh does).
 
 mod common;
 use common::process::*;

@@ -57,7 +57,7 @@ def _encode_raw(text: Union[str, bytes]) -> bytes:
 
 
 # ``Hooks(default_timeout_ms=...)``: each keyword option and the engine's key it sets (docs/options.md
-# "Options"; tests/option_lists.rs keeps this list equal to what the engine accepts).
+# "Options"; tests/it/option_lists.rs keeps this list equal to what the engine accepts).
 _KEYWORDS = {
     "cwd": "cwd",
     "home": "home",

@@ -8,8 +8,7 @@
 //! and listed in `KNOWN_GAPS` below (never skipped silently: `cargo test` reports it as ignored,
 //! and `cargo test -- --ignored` runs it).
 
-mod common;
-use common::process::serial;
+use crate::common::process::serial;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -4,8 +4,7 @@
 //! Copilot would (docs/dialects/copilot.md). The hook scripts are real ones in bash,
 //! python3 and node (tests/copilot/, no jq). Each test names the rule it checks.
 
-mod common;
-use common::fire;
+use crate::common::fire;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -739,7 +738,7 @@ fn odd_text_in_the_envelope_reaches_both_payloads() {
     let rec = p.path("rec");
     p.project_hooks("a.json", json!({ "preToolUse": [{ "bash": script("guard.sh"), "matcher": "bash" }, recording(&rec)],
         "PreToolUse": [recording(&rec)] }));
-    let o = common::fire_raw(
+    let o = crate::common::fire_raw(
         &p.engine(),
         r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800","n":1e999}}"#,
     );

@@ -4,9 +4,8 @@
 //! Claude Code guard as `tool_input.command`. Real engines, real hook processes, a real HTTP
 //! server.
 
-mod common;
 
-use common::{engine, fire_raw, one_hook, trace};
+use crate::common::{engine, fire_raw, one_hook, trace};
 use oh_hooks::host::{self, HostFunction};
 use oh_hooks::Engine;
 use serde_json::{json, Value};

@@ -3,9 +3,8 @@
 //! and config, the outcome error code for envelopes, and the outcome / trace for bad hook
 //! responses and broken environments. Row ids (A1, B3, ...) are the table's.
 
-mod common;
-use common::process::*;
-use common::*;
+use crate::common::process::*;
+use crate::common::*;
 use oh_hooks::ffi;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
