@@ -1,5 +1,8 @@
-//! Generates `include/oh_hooks.h` from the files of `src/ffi/` with cbindgen, and the same header into
-//! OUT_DIR, where the header test compares it with the committed one.
+//! Generates the C header from the files of `src/ffi/` with cbindgen into OUT_DIR, and nowhere
+//! else: a build never writes into the source tree (a read-only checkout, a vendored crate and a
+//! packaged source tree build as they are). `include/oh_hooks.h` is the committed copy;
+//! tests/header.rs (`make header-check`) fails when it differs from this one, and `make header`
+//! copies this one over it.
 
 use std::path::PathBuf;
 
@@ -30,11 +33,6 @@ fn main() {
     header.write(&mut text);
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("oh_hooks.h");
     std::fs::write(&out, &text).expect("cannot write the header to OUT_DIR");
-    let committed = root.join("include/oh_hooks.h");
-    if std::fs::read(&committed).ok().as_deref() != Some(&text[..]) {
-        std::fs::create_dir_all(root.join("include")).expect("cannot create include/");
-        std::fs::write(&committed, &text).expect("cannot write include/oh_hooks.h");
-    }
 }
 
 /// `make dist` sets OH_HOOKS_SONAME=1 so the shipped shared library carries the SONAME
