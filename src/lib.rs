@@ -7,6 +7,7 @@
 //! - [`event`]: the events and which can block.
 //! - [`matcher`]: `match` filters.
 //! - [`envelope`]: the fire's input, its compact JSON and `OH_*` variables.
+//! - [`os`]: the operating system under the hooks: spawning, waiting, signals, pipes, cancellation.
 //! - [`run`]: the ways to run one hook (command, HTTP, …) and what each outcome means.
 //! - [`response`]: reading what a hook answered.
 //! - [`merge`]: combining results on blocking events.
@@ -27,6 +28,7 @@ pub mod host;
 pub mod matcher;
 pub mod merge;
 pub mod options;
+pub mod os;
 pub mod outcome;
 pub mod pool;
 pub mod quick;

@@ -14,10 +14,11 @@ fn committed_header_matches_generated() {
     let committed = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}; run `make header` to write it", path.display()));
     if committed != GENERATED {
-        let line = committed.lines().zip(GENERATED.lines()).position(|(a, b)| a != b).map_or_else(
-            || committed.lines().count().min(GENERATED.lines().count()) + 1,
-            |i| i + 1,
-        );
+        let line = committed
+            .lines()
+            .zip(GENERATED.lines())
+            .position(|(a, b)| a != b)
+            .map_or_else(|| committed.lines().count().min(GENERATED.lines().count()) + 1, |i| i + 1);
         panic!(
             "include/oh_hooks.h differs from what cbindgen generates from src/ffi/ (first difference at line \
              {line}): run `make header` and commit include/oh_hooks.h"

@@ -8,7 +8,7 @@ log=$(mktemp)
 cargo test --release --locked --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # The hook suites again through the fallbacks for systems older than the calls the engine
-# prefers (src/run/sys.rs): fork + chdir + exec, no pidfd, no eventfd.
+# prefers (src/os/fallback.rs): fork + chdir + exec, no pidfd, no eventfd.
 echo "== the process suites with OH_HOOKS_FORCE_FALLBACK=all"
 OH_HOOKS_FORCE_FALLBACK=all cargo test --release --locked --test direct_exec --test hardening_process --test persistent \
   --test fallbacks 2>&1 | tee -a "$log"

@@ -2,11 +2,11 @@
 //! timeout on the whole process group, reap.
 //!
 //! Everything happens on the calling thread in one `poll(2)` loop over the pipes and a pidfd
-//! for the child, so a hook costs no extra thread. Processes are created by [`super::spawn`]
+//! for the child, so a hook costs no extra thread. Processes are created by [`crate::os::spawn`]
 //! (posix_spawn: a vfork-style clone, no copy of a large host's page tables).
 
-use super::cancel::Cancel;
-use super::spawn::{self, EnvTemplate, Process, Request};
+use crate::os::cancel::Cancel;
+use crate::os::spawn::{self, EnvTemplate, Process, Request};
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -292,7 +292,7 @@ impl<'a> Supervisor<'a> {
                 at(now + Duration::from_millis(5)); // no pidfd: poll for the exit
             }
             if self.cancel.is_some() && self.cancel_fd.is_none() && exited.is_none() && !self.out.timed_out {
-                at(now + Duration::from_millis(10)); // no eventfd (src/run/sys.rs): poll the flag
+                at(now + Duration::from_millis(10)); // no eventfd (src/os/fallback.rs): poll the flag
             }
             let timeout_ms = wake.map_or(-1, |w| {
                 let d = w.saturating_duration_since(now);
@@ -459,7 +459,7 @@ pub(crate) fn set_nonblocking(fd: RawFd) {
     }
 }
 
-pub(crate) use super::sys::pidfd_open;
+pub(crate) use crate::os::fallback::pidfd_open;
 
 pub(crate) fn signal_group(pgid: i32, signal: i32) {
     // SAFETY: kill(2) with a negative pid signals the process group the hook leads.

@@ -14,8 +14,8 @@
 //! group id, cannot be reused before the group has been signalled.
 
 use super::command::{self, pidfd_open, set_nonblocking, signal_group, Exit, SigpipeBlock, KILL_GRACE, STDERR_KEPT};
-use super::spawn::EnvTemplate;
 use crate::event::Event;
+use crate::os::spawn::EnvTemplate;
 use crate::response::{self, Response};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};

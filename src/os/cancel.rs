@@ -61,7 +61,7 @@ impl Cancel {
             return None;
         }
         if inner.fd.is_none() {
-            let fd = super::sys::eventfd(libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
+            let fd = super::fallback::eventfd(libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
             if fd < 0 {
                 return None;
             }
@@ -94,7 +94,7 @@ impl Cancel {
 }
 
 /// What a persistent hook's request watches.
-impl super::persistent::Cancellation for Cancel {
+impl crate::run::persistent::Cancellation for Cancel {
     fn is_cancelled(&self) -> bool {
         Cancel::is_cancelled(self)
     }

@@ -14,7 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::sys;
+use super::fallback;
 
 /// The environment every hook of an engine starts from (README "Command hooks"): the host's at engine
 /// creation minus the `OH_*` names an envelope may set, plus the options' `env`, plus `PWD`.
@@ -139,7 +139,7 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
         Stdio::Dup(stderr_write.as_raw_fd()),
     ];
     let envp = req.env.pointers.as_ptr();
-    let pid = match sys::addchdir() {
+    let pid = match fallback::addchdir() {
         Some(addchdir) => posix_spawn(req.program, &mut argv, envp, req.cwd, stdio, null, addchdir)?,
         None => fork_exec(req.program, &argv, envp, req.cwd, stdio, null)?,
     };
@@ -163,7 +163,7 @@ fn posix_spawn(
     cwd: &CStr,
     stdio: [Stdio; 3],
     null: Option<RawFd>,
-    addchdir: sys::AddChdir,
+    addchdir: fallback::AddChdir,
 ) -> io::Result<libc::pid_t> {
     let actions = FileActions::new()?;
     let attrs = Attributes::new()?;
@@ -194,7 +194,7 @@ fn posix_spawn(
 }
 
 /// The spawn where glibc's posix_spawn cannot change directory (before 2.29, see
-/// [`super::sys`]): the same child as [`posix_spawn`]'s, made with fork. Only async-signal-safe
+/// [`super::fallback`]): the same child as [`posix_spawn`]'s, made with fork. Only async-signal-safe
 /// calls run in the child, on data prepared before the fork; an exec failure comes back as the
 /// error, as posix_spawn reports it, through a close-on-exec pipe.
 fn fork_exec(
