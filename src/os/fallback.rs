@@ -21,6 +21,8 @@ use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
+use super::wake::WakeFd;
+
 const PIDFD: u8 = 1;
 const CHDIR: u8 = 2;
 const EVENTFD: u8 = 4;
@@ -63,7 +65,7 @@ static PIDFD_MISSING: AtomicBool = AtomicBool::new(false);
 
 /// A pidfd becomes readable when the process exits: the loop can sleep in `poll` instead of
 /// polling `waitpid`. `None` on kernels without pidfd_open (before 5.3), or when forced.
-pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+pub fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     if forced() & PIDFD != 0 || PIDFD_MISSING.load(Ordering::Relaxed) {
         return None;
     }
@@ -80,14 +82,13 @@ pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// `eventfd(2)` with flags for a cancel token: -1 when forced, for the command loop's polling
-/// fallback. (The persistent workers' supervisor needs its eventfd and fails without one.)
-pub(crate) fn eventfd(flags: c_int) -> RawFd {
+/// The wake-up fd of a cancel token: `None` when forced (or out of fds), for the command loop's
+/// polling fallback. (The persistent workers' supervisor needs its fd and fails without one.)
+pub(crate) fn cancel_fd() -> Option<WakeFd> {
     if forced() & EVENTFD != 0 {
-        return -1;
+        return None;
     }
-    // SAFETY: eventfd(2) returns a new fd or -1.
-    unsafe { libc::eventfd(0, flags) }
+    WakeFd::new().ok()
 }
 
 pub(crate) type AddChdir = unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, *const c_char) -> c_int;
