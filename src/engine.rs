@@ -5,7 +5,7 @@
 //!
 //! The host side (README "Host callbacks") meets the engine here: registrations live in [`Host`], each fire
 //! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
-//! bounded [`Pool`] with a [`Cancel`] token each.
+//! bounded [`ThreadPool`] with a [`Cancel`] token each.
 
 use crate::config::claude::ClaudeHook;
 use crate::config::layers::{self, Failure};
@@ -25,13 +25,13 @@ use crate::options::Options;
 use crate::os::cancel::Cancel;
 use crate::os::spawn::EnvTemplate;
 use crate::outcome::{Outcome, Trace};
-use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::quick;
 use crate::response::claude::ClaudeAnswer;
 use crate::run::claude::{self as claude_run, ClaudeContext};
 use crate::run::http::HttpClient;
-use crate::run::persistent::{self, Launch, PoolTable, Supervisor};
+use crate::run::persistent::{self, Launch, ProcessPoolTable, WorkerSupervisor};
 use crate::run::{self as hook, Context, Ran};
+use crate::thread_pool::{ThreadPool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -51,16 +51,16 @@ struct Inner {
     state: ArcSwap<Snapshot>,
     watch: Watch,
     /// Background hooks of non-blocking events and configChange: bounded (README "Reliability").
-    background: Pool,
+    background: ThreadPool,
     /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
     /// hook as it was (same event, command and `workers`).
-    workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
-    supervisor: Arc<Supervisor>,
+    workers: Mutex<HashMap<PoolKey, Arc<persistent::ProcessPool>>>,
+    supervisor: Arc<WorkerSupervisor>,
     host: Host,
     /// Names this engine's pending host calls ([`host::forget_engine`]).
     id: u64,
     /// Asynchronous fires: their own bounded pool, so background hooks cannot starve them.
-    pool: Pool,
+    pool: ThreadPool,
     /// The cancel tokens of asynchronous fires not yet completed, by fire id.
     fires: Mutex<HashMap<u64, Arc<Cancel>>>,
     next_fire: AtomicU64,
@@ -108,13 +108,13 @@ struct Snapshot {
     /// The config's own warnings, then a failed reload's, reported in every outcome.
     warnings: Vec<String>,
     /// The workers of `config`'s persistent hooks.
-    pools: Arc<PoolTable>,
+    pools: Arc<ProcessPoolTable>,
     /// Which events' fires [`quick`] may answer.
     quick: quick::Plan,
 }
 
 impl Snapshot {
-    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
+    fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<ProcessPoolTable>) -> Snapshot {
         let mut warnings = config.warnings.clone();
         warnings.extend(extra);
         let quick = quick::Plan::new(&config, &warnings);
@@ -168,13 +168,13 @@ impl Engine {
                 Arc::default(),
             )),
             watch,
-            background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
+            background: ThreadPool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
             options,
             workers: Mutex::new(HashMap::new()),
-            supervisor: Arc::new(Supervisor::new()),
+            supervisor: Arc::new(WorkerSupervisor::new()),
             host: Host::default(),
             id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
-            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE).spinning(ASYNC_SPIN),
+            pool: ThreadPool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE).spinning(ASYNC_SPIN),
             fires: Mutex::new(HashMap::new()),
             next_fire: AtomicU64::new(1),
             closing: AtomicBool::new(false),
@@ -482,7 +482,7 @@ impl Inner {
     /// Stops the persistent hooks' workers: each gets EOF on stdin and 500 ms to exit, then
     /// SIGKILL (busy ones once their request ends).
     fn close_workers(&self) {
-        let pools: Vec<Arc<persistent::Pool>> =
+        let pools: Vec<Arc<persistent::ProcessPool>> =
             self.workers.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, p)| p).collect();
         for pool in &pools {
             pool.close();
@@ -737,8 +737,8 @@ impl Inner {
     /// The pools of `config`'s persistent hooks: the registry's pool for a hook that was
     /// already there, a new one otherwise (started now when eager). Pools of hooks no longer in
     /// the config are stopped. (Trust decides which layers are in `config` at all.)
-    fn pools_for(&self, config: &Config) -> Arc<PoolTable> {
-        let mut table = PoolTable::default();
+    fn pools_for(&self, config: &Config) -> Arc<ProcessPoolTable> {
+        let mut table = ProcessPoolTable::default();
         let mut registry = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
         let mut old = std::mem::take(&mut *registry);
         let mut eager = Vec::new();
@@ -748,7 +748,9 @@ impl Inner {
                 let key: PoolKey = (event.index(), command.clone(), p.workers);
                 let pool = match registry.get(&key).or_else(|| old.get(&key)) {
                     Some(pool) => pool.clone(),
-                    None => persistent::Pool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone()),
+                    None => {
+                        persistent::ProcessPool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone())
+                    }
                 };
                 if p.eager {
                     eager.push(pool.clone());

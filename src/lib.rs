@@ -14,7 +14,7 @@
 //! - [`outcome`]: the outcome JSON.
 //! - [`host`]: the host's registered functions, their pending calls, the decision observer.
 //! - [`fanout`]: at most 16 hooks of one fire at once.
-//! - [`pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
+//! - [`thread_pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
 //! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 
 pub mod config;
@@ -30,11 +30,11 @@ pub mod merge;
 pub mod options;
 pub mod os;
 pub mod outcome;
-pub mod pool;
 pub mod quick;
 pub mod response;
 pub mod run;
 pub mod suggest;
+pub mod thread_pool;
 
 pub use engine::Engine;
 pub use error::{Error, ErrorCode};

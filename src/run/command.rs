@@ -99,7 +99,7 @@ pub fn run(spawn: &Spawn) -> Finished {
         Err(e) => return Finished::failed(e),
     };
     let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
-    let mut finished = Supervisor::new(process, spawn, start).run();
+    let mut finished = ChildLoop::new(process, spawn, start).run();
     finished.direct = is_direct;
     finished
 }
@@ -191,7 +191,7 @@ fn find_program(name: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
 }
 
 /// Watches one child until it is reaped.
-struct Supervisor<'a> {
+struct ChildLoop<'a> {
     pid: libc::pid_t,
     pgid: i32,
     pidfd: Option<OwnedFd>,
@@ -207,10 +207,10 @@ struct Supervisor<'a> {
     out: Finished,
 }
 
-impl<'a> Supervisor<'a> {
-    fn new(process: Process, spawn: &Spawn<'a>, start: Instant) -> Supervisor<'a> {
+impl<'a> ChildLoop<'a> {
+    fn new(process: Process, spawn: &Spawn<'a>, start: Instant) -> ChildLoop<'a> {
         let own = |fd: Option<OwnedFd>| fd.inspect(|fd| set_nonblocking(fd.as_raw_fd()));
-        Supervisor {
+        ChildLoop {
             pid: process.pid,
             pgid: process.pid,
             pidfd: pidfd_open(process.pid),

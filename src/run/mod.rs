@@ -27,7 +27,7 @@ use crate::outcome::{millis, Trace};
 use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
 use http::{HttpClient, Reply};
-use persistent::{Launch, PoolTable};
+use persistent::{Launch, ProcessPoolTable};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -57,7 +57,7 @@ pub struct Context<'a> {
     /// Set for an asynchronous fire: cancelling it stops the waits of its hooks.
     pub cancel: Option<&'a cancel::Cancel>,
     /// The workers of the config's persistent hooks.
-    pub pools: &'a PoolTable,
+    pub pools: &'a ProcessPoolTable,
 }
 
 /// A hook's part in the fire.

@@ -1,12 +1,12 @@
 //! Persistent hooks (README "Persistent hooks"): a command hook whose process is started once and kept,
 //! answering one envelope per line on stdin with one JSON response per line on stdout.
 //!
-//! A [`Pool`] holds the processes ("workers") of one hook entry: started on demand up to its
+//! A [`ProcessPool`] holds the processes ("workers") of one hook entry: started on demand up to its
 //! `workers`, one request at a time each, further fires queue on a condition variable. The
 //! request runs on the firing thread (no hand-off to another thread, so a request costs a
 //! write, a poll and a read). Everything a worker must be watched for while no request is
 //! talking to it — stderr to drain, an exit to reap, the TERM→KILL grace of a worker being
-//! stopped — is done by one [`Supervisor`] thread per engine, polling every worker's fds at
+//! stopped — is done by one [`WorkerSupervisor`] thread per engine, polling every worker's fds at
 //! once; it exists only once a worker has been started.
 //!
 //! Only the supervisor reaps worker processes. A request learns that its worker died from the
@@ -129,17 +129,17 @@ pub struct Launch<'a> {
 }
 
 /// The workers of one persistent hook entry.
-pub struct Pool {
+pub struct ProcessPool {
     command: String,
     argv: Option<Vec<String>>,
     max: usize,
-    supervisor: Arc<Supervisor>,
-    state: Mutex<PoolState>,
+    supervisor: Arc<WorkerSupervisor>,
+    state: Mutex<ProcessPoolState>,
     freed: Condvar,
 }
 
 #[derive(Default)]
-struct PoolState {
+struct ProcessPoolState {
     idle: Vec<Worker>,
     /// Workers started and not yet retired: idle + busy.
     live: usize,
@@ -152,14 +152,19 @@ struct PoolState {
     last_death: String,
 }
 
-impl Pool {
-    pub fn new(command: &str, argv: Option<&[String]>, workers: usize, supervisor: Arc<Supervisor>) -> Arc<Pool> {
-        Arc::new(Pool {
+impl ProcessPool {
+    pub fn new(
+        command: &str,
+        argv: Option<&[String]>,
+        workers: usize,
+        supervisor: Arc<WorkerSupervisor>,
+    ) -> Arc<ProcessPool> {
+        Arc::new(ProcessPool {
             command: command.to_string(),
             argv: argv.map(<[String]>::to_vec),
             max: workers.max(1),
             supervisor,
-            state: Mutex::new(PoolState::default()),
+            state: Mutex::new(ProcessPoolState::default()),
             freed: Condvar::new(),
         })
     }
@@ -420,7 +425,7 @@ impl Pool {
 
 /// A pool nobody holds any more stops its processes (the supervisor cannot hand a dead idle
 /// worker back to a pool that is gone, so none may be left behind).
-impl Drop for Pool {
+impl Drop for ProcessPool {
     fn drop(&mut self) {
         self.close();
     }
@@ -435,11 +440,11 @@ struct Proc {
     pidfd: Option<OwnedFd>,
     stderr: OwnedFd,
     stderr_eof: AtomicBool,
-    /// The supervisor saw the process exit while a request held it: [`Pool::release`] must not
+    /// The supervisor saw the process exit while a request held it: [`ProcessPool::release`] must not
     /// put it back on the idle list (where nobody would look at it again until the next fire).
     exit_seen: AtomicBool,
     kept: Mutex<Kept>,
-    pool: Weak<Pool>,
+    pool: Weak<ProcessPool>,
 }
 
 /// stderr as read so far: kept while a request runs, discarded between requests.
@@ -736,7 +741,7 @@ fn write_line(fd: &OwnedFd, line: &[u8], done: usize) -> Result<usize, ()> {
 }
 
 /// The engine's watcher of every worker process (see the module comment).
-pub struct Supervisor {
+pub struct WorkerSupervisor {
     shared: Arc<Shared>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -762,17 +767,17 @@ struct Dying {
     killed: bool,
 }
 
-impl Default for Supervisor {
-    fn default() -> Supervisor {
-        Supervisor::new()
+impl Default for WorkerSupervisor {
+    fn default() -> WorkerSupervisor {
+        WorkerSupervisor::new()
     }
 }
 
-impl Supervisor {
-    /// No fd and no thread yet: both come with the first worker ([`Supervisor::adopt`]), so an
+impl WorkerSupervisor {
+    /// No fd and no thread yet: both come with the first worker ([`WorkerSupervisor::adopt`]), so an
     /// engine without persistent hooks holds neither.
-    pub fn new() -> Supervisor {
-        Supervisor {
+    pub fn new() -> WorkerSupervisor {
+        WorkerSupervisor {
             shared: Arc::new(Shared { wake: OnceLock::new(), state: Mutex::new(SupState::default()) }),
             thread: Mutex::new(None),
         }
@@ -799,7 +804,7 @@ impl Supervisor {
         Ok(())
     }
 
-    /// Stops a worker (see [`Pool::retire`]).
+    /// Stops a worker (see [`ProcessPool::retire`]).
     fn bury(&self, worker: Worker, graceful: bool) {
         let Worker { proc, stdin, stdout, .. } = worker;
         // Closing stdin is the polite request to exit; closing stdout makes writes fail.
@@ -827,7 +832,7 @@ impl Supervisor {
     }
 }
 
-impl Drop for Supervisor {
+impl Drop for WorkerSupervisor {
     fn drop(&mut self) {
         self.shutdown();
     }
@@ -968,14 +973,14 @@ fn supervise(shared: &Shared) {
 
 /// The pools of a config's persistent hooks, by event and position in the event's list.
 #[derive(Default)]
-pub struct PoolTable(Vec<Vec<Option<Arc<Pool>>>>);
+pub struct ProcessPoolTable(Vec<Vec<Option<Arc<ProcessPool>>>>);
 
-impl PoolTable {
-    pub fn get(&self, event: Event, index: usize) -> Option<&Arc<Pool>> {
+impl ProcessPoolTable {
+    pub fn get(&self, event: Event, index: usize) -> Option<&Arc<ProcessPool>> {
         self.0.get(event.index())?.get(index)?.as_ref()
     }
 
-    pub fn insert(&mut self, event: Event, index: usize, pool: Arc<Pool>) {
+    pub fn insert(&mut self, event: Event, index: usize, pool: Arc<ProcessPool>) {
         if self.0.len() <= event.index() {
             self.0.resize_with(event.index() + 1, Vec::new);
         }
@@ -1030,8 +1035,8 @@ mod tests {
     fn cancel_ends_a_running_and_a_queued_request() {
         let env = env();
         let launch = Launch { cwd: std::path::Path::new("/"), env: &env };
-        let supervisor = Arc::new(Supervisor::new());
-        let pool = Pool::new("while read l; do sleep 30; done", None, 1, supervisor.clone());
+        let supervisor = Arc::new(WorkerSupervisor::new());
+        let pool = ProcessPool::new("while read l; do sleep 30; done", None, 1, supervisor.clone());
         for with_fd in [true, false] {
             let token = Token::new(with_fd);
             let t = token.clone();
