@@ -13,6 +13,7 @@ fn main() {
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
     soname();
+    portable();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
     let version = |part: &str| std::env::var(format!("CARGO_PKG_VERSION_{part}")).expect("cargo sets the version");
@@ -33,6 +34,16 @@ fn main() {
     header.write(&mut text);
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("oh_hooks.h");
     std::fs::write(&out, &text).expect("cannot write the header to OUT_DIR");
+}
+
+/// `oh_portable`: the OS layer's POSIX-only paths (src/os/fallback.rs), for the `portable` feature
+/// and for every target but Linux, whose calls (pidfd, eventfd, pipe2, ...) they replace.
+fn portable() {
+    println!("cargo:rustc-check-cfg=cfg(oh_portable)");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    if std::env::var_os("CARGO_FEATURE_PORTABLE").is_some() || !linux {
+        println!("cargo:rustc-cfg=oh_portable");
+    }
 }
 
 /// `make dist` sets OH_HOOKS_SONAME=1 so the shipped shared library carries the SONAME

@@ -1,7 +1,53 @@
-//! Reading and writing the pipes to a child without blocking.
+//! Pipes: making them close-on-exec, and reading and writing a child's without blocking.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+/// A close-on-exec pipe, (read end, write end).
+pub fn cloexec_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    #[cfg(not(oh_portable))]
+    // SAFETY: pipe2 writes two fds into the array.
+    let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    // macOS has no pipe2: pipe, then FD_CLOEXEC on each end. No spawn of ours may run in between
+    // (its child would inherit both ends: a hook's stdin that never sees EOF, a stdout that
+    // never closes), so this holds the spawn lock exclusively.
+    #[cfg(oh_portable)]
+    let rc = {
+        let _no_spawn = SPAWNING.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // SAFETY: pipe writes two fds into the array; fcntl on the fds it made.
+        unsafe {
+            let rc = libc::pipe(fds.as_mut_ptr());
+            if rc == 0 {
+                libc::fcntl(fds[0], libc::F_SETFD, libc::FD_CLOEXEC);
+                libc::fcntl(fds[1], libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+            rc
+        }
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both fds are new and ours.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+#[cfg(oh_portable)]
+static SPAWNING: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Held (shared) while a child is created: in the portable build, [`cloexec_pipe`] waits for it,
+/// so no child of ours inherits a pipe end that is not close-on-exec yet. Nothing elsewhere.
+pub struct SpawnGuard {
+    #[cfg(oh_portable)]
+    _shared: std::sync::RwLockReadGuard<'static, ()>,
+}
+
+pub fn spawning() -> SpawnGuard {
+    SpawnGuard {
+        #[cfg(oh_portable)]
+        _shared: SPAWNING.read().unwrap_or_else(std::sync::PoisonError::into_inner),
+    }
+}
 
 /// Reads what is available into `buf`, keeping at most `cap` bytes and noting overflow; the
 /// rest is read into a scratch buffer and dropped, so a flood never grows memory. Returns true

@@ -177,6 +177,7 @@ fn posix_spawn(
     check(unsafe { addchdir(&actions.0 as *const _ as *mut _, cwd.as_ptr()) })?;
 
     let mut pid: libc::pid_t = 0;
+    let _spawning = super::pipe::spawning();
     // SAFETY: every pointer is valid for the call: the actions and attributes are initialised,
     // argv and envp are NULL-terminated arrays of NUL-terminated strings that outlive it.
     let rc = unsafe {
@@ -216,6 +217,7 @@ fn fork_exec(
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
         old
     };
+    let spawning = super::pipe::spawning();
     // SAFETY: the child runs only `child`, which calls async-signal-safe functions and never
     // returns.
     let pid = unsafe { libc::fork() };
@@ -224,6 +226,7 @@ fn fork_exec(
         unsafe { child(program, argv, envp, cwd, stdio, null, report_write.as_raw_fd()) }
     }
     let forked = io::Error::last_os_error();
+    drop(spawning);
     // SAFETY: restores the mask saved above.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
     if pid < 0 {
@@ -266,7 +269,8 @@ unsafe fn child(
     report: RawFd,
 ) -> ! {
     unsafe fn fail(report: RawFd) -> ! {
-        let errno = *libc::__errno_location();
+        // Reads errno (no allocation): async-signal-safe.
+        let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
         libc::write(report, (&errno as *const c_int).cast(), 4);
         libc::_exit(127)
     }
@@ -295,7 +299,12 @@ unsafe fn child(
     // As glibc's posix_spawn: handlers back to the default (they are the host's code), SIGPIPE
     // and SIGTERM to the default even where ignored, then the empty mask.
     let mut action: libc::sigaction = std::mem::zeroed();
-    for signal in 1..=libc::SIGRTMAX() {
+    #[cfg(not(oh_portable))]
+    let last = libc::SIGRTMAX();
+    // No SIGRTMAX outside Linux: past the last signal, sigaction fails and the loop moves on.
+    #[cfg(oh_portable)]
+    let last = 64;
+    for signal in 1..=last {
         if libc::sigaction(signal, std::ptr::null(), &mut action) != 0 {
             continue;
         }
@@ -316,13 +325,7 @@ unsafe fn child(
 /// A close-on-exec pipe, (read end, write end), both numbered 3 or above so that the child's
 /// dup2 onto 0, 1 and 2 never overwrites one of them (a host may have closed its stdio).
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as RawFd; 2];
-    // SAFETY: pipe2 writes two fds into the array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both fds are new and ours.
-    let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (r, w) = super::pipe::cloexec_pipe()?;
     Ok((above_stdio(r)?, above_stdio(w)?))
 }
 

@@ -264,7 +264,7 @@ fn send_all(fd: RawFd, parts: &[&[u8]], timeout: NextTimeout) -> Result<(), Erro
             let mut msg: libc::msghdr = std::mem::zeroed();
             msg.msg_iov = iov.as_mut_ptr();
             msg.msg_iovlen = count as _;
-            libc::sendmsg(fd, &msg, libc::MSG_NOSIGNAL)
+            crate::os::sigpipe::sendmsg_nosignal(fd, &msg)
         };
         if n >= 0 {
             done += n as usize;
