@@ -436,3 +436,69 @@ impl Drop for Attributes {
         unsafe { libc::posix_spawnattr_destroy(&mut self.0) };
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Pipes of this process that a child would inherit (not close-on-exec): the test harness's
+    /// own, if any.
+    fn inheritable_pipes() -> usize {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let fd: RawFd = e.file_name().to_str().and_then(|n| n.parse().ok()).unwrap_or(-1);
+                // SAFETY: F_GETFD only reads the flags of a number that may or may not be open.
+                let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+                flags >= 0
+                    && flags & libc::FD_CLOEXEC == 0
+                    && std::fs::read_link(e.path()).is_ok_and(|t| t.to_string_lossy().starts_with("pipe:"))
+            })
+            .count()
+    }
+
+    /// A hook never inherits a pipe end made for another one, even while other threads make
+    /// pipes as fast as they can: pipe2(O_CLOEXEC) on Linux; in the portable build (pipe, then
+    /// FD_CLOEXEC) because every spawn waits for the pipes being made. Without that lock the
+    /// children here inherit such pipes in nearly every run.
+    #[test]
+    fn no_child_inherits_a_pipe_made_while_it_starts() {
+        let baseline = inheritable_pipes();
+        let env = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/")).with(&[]).unwrap();
+        let argv = [c"ls".to_owned(), c"-l".to_owned(), c"/proc/self/fd/".to_owned()];
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        drop(super::super::pipe::cloexec_pipe().unwrap());
+                    }
+                });
+            }
+            for _ in 0..200 {
+                let req = Request {
+                    program: c"/bin/ls",
+                    argv: &argv,
+                    env: &env,
+                    cwd: c"/",
+                    pipe_stdin: false,
+                    pipe_stdout: true,
+                };
+                let child = spawn(&req).unwrap();
+                let mut listing = String::new();
+                std::fs::File::from(child.stdout.unwrap()).read_to_string(&mut listing).unwrap();
+                crate::os::child::reap(child.pid);
+                // stdout and stderr are pipes; anything else that is one was inherited.
+                let pipes = listing.lines().filter(|l| l.contains("-> pipe:")).count();
+                if pipes > 2 + baseline {
+                    stop.store(true, Ordering::Relaxed);
+                    panic!("the hook inherited a pipe it was not given:\n{listing}");
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+    }
+}
