@@ -85,19 +85,62 @@ fn consume_pending(set: &libc::sigset_t) {
 }
 
 /// `sendmsg` that cannot raise SIGPIPE: MSG_NOSIGNAL (Linux, the BSDs); in the portable build,
-/// the thread's SIGPIPE blocked around it and a SIGPIPE it raised consumed.
-pub fn sendmsg_nosignal(fd: libc::c_int, msg: &libc::msghdr) -> isize {
-    #[cfg(not(oh_portable))]
-    // SAFETY: the caller's msghdr points at live iovecs.
-    return unsafe { libc::sendmsg(fd, msg, libc::MSG_NOSIGNAL) };
+/// the thread's SIGPIPE blocked around it and a SIGPIPE it raised consumed. The bytes sent, or
+/// the error (read before the guard's own calls can change errno).
+pub fn sendmsg_nosignal(fd: libc::c_int, msg: &libc::msghdr) -> std::io::Result<usize> {
     #[cfg(oh_portable)]
-    {
-        let mut guard = SigpipeBlock::tracked();
-        // SAFETY: the caller's msghdr points at live iovecs.
-        let n = unsafe { libc::sendmsg(fd, msg, 0) };
-        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EPIPE) {
-            guard.epipe();
+    let mut guard = SigpipeBlock::tracked();
+    #[cfg(oh_portable)]
+    let flags = 0;
+    #[cfg(not(oh_portable))]
+    let flags = libc::MSG_NOSIGNAL;
+    // SAFETY: the caller's msghdr points at live iovecs.
+    let n = unsafe { libc::sendmsg(fd, msg, flags) };
+    if n >= 0 {
+        return Ok(n as usize);
+    }
+    let error = std::io::Error::last_os_error();
+    #[cfg(oh_portable)]
+    if error.raw_os_error() == Some(libc::EPIPE) {
+        guard.epipe();
+    }
+    Err(error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A socket write to a peer that is gone fails with EPIPE and does not kill a process whose
+    /// SIGPIPE is at its default (a C host's): MSG_NOSIGNAL, or the guard in the portable build.
+    /// Run in a process of its own, since it changes the process-wide disposition.
+    #[test]
+    fn a_send_to_a_closed_socket_does_not_kill_the_host() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "os::sigpipe::tests::send_with_sigpipe_at_default", "--ignored", "--nocapture"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && text.contains("1 passed"), "{:?}: {text}", out.status);
+    }
+
+    #[test]
+    #[ignore = "run by a_send_to_a_closed_socket_does_not_kill_the_host in its own process"]
+    fn send_with_sigpipe_at_default() {
+        let mut fds = [0; 2];
+        // SAFETY: the disposition of this process of its own; a socketpair into a local array,
+        // one end closed.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            assert_eq!(libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, fds.as_mut_ptr()), 0);
+            libc::close(fds[1]);
         }
-        n
+        let byte = [1u8];
+        let mut iov = libc::iovec { iov_base: byte.as_ptr() as *mut libc::c_void, iov_len: 1 };
+        // SAFETY: a zeroed msghdr is valid; it points at one iovec into a live slice.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        assert_eq!(sendmsg_nosignal(fds[0], &msg).map_err(|e| e.raw_os_error()), Err(Some(libc::EPIPE)));
     }
 }
