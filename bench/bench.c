@@ -1089,7 +1089,7 @@ static int cmd_run(const char *out_path, int rounds) {
     stop_pool();
     char meta[2048];
     pthread_mutex_lock(&g_http_mu);
-    /* The engine's request head, for the README (bodies are compared, not heads). */
+    /* The engine's request head, for docs/performance.md (bodies are compared, not heads). */
     char head[1024] = "";
     if (g_engine_request) {
         const char *e = strstr(g_engine_request, "\r\n\r\n");

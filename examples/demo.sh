@@ -57,7 +57,7 @@ fire_claude 0 $claude/envelopes/prompt.json          "Claude Code: plain stdout 
 fire_claude 1 $claude/envelopes/stop.json            "Claude Code: the Stop hook keeps the turn going (allowed false = do not stop)"
 fire_claude 0 $claude/envelopes/stop-tests-pass.json "Claude Code: once the tests pass, the turn may end"
 
-# The CLI cannot register host functions: a small C harness shows them (README "Host callbacks").
+# The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'
 harness=target/demo-harness

@@ -1,7 +1,8 @@
-//! Every list of the engine's options — the main README's "Options" table, each binding's README
+//! Every list of the engine's options — the table of docs/options.md, each binding's README
 //! and package README, and each binding's option type (index.d.ts, types.go, _types.py) — names
 //! exactly the options the engine accepts (`oh_hooks::options::OPTION_NAMES`). A new option
-//! fails this test until every list has it; a removed or misspelt one fails it too.
+//! fails this test until every list has it; a removed or misspelt one fails it too. The same binary
+//! checks the docs themselves: every relative link resolves, and the README stays a guide.
 
 use oh_hooks::options::OPTION_NAMES;
 use std::collections::BTreeSet;
@@ -58,7 +59,7 @@ fn check(what: &str, got: BTreeSet<String>) {
 
 #[test]
 fn readme_option_tables_list_every_option() {
-    check("README.md \"## Options\"", table_names("README.md", "## Options"));
+    check("docs/options.md \"## The option table\"", table_names("docs/options.md", "## The option table"));
     check("bindings/node/README.md", table_names("bindings/node/README.md", "## Options"));
     check("bindings/python/README.md", table_names("bindings/python/README.md", "## Options"));
     check("bindings/go/README.md", table_names("bindings/go/README.md", "### Options"));
@@ -112,4 +113,115 @@ fn python_keyword_options_map_every_option() {
     let body = block(&py, "_KEYWORDS = {", "\n}");
     let names = body.lines().filter_map(|l| Some(l.split(": \"").nth(1)?.split('"').next()?.to_string())).collect();
     check("bindings/python/oh_hooks/_hooks.py _KEYWORDS", names);
+}
+
+/// Every Markdown file of the docs: README.md, each file under docs/, each binding's README.
+fn doc_files() -> Vec<String> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec!["README.md".to_string()];
+    walk(&root.join("docs"), root, &mut files);
+    for binding in ["node", "go", "python"] {
+        files.push(format!("bindings/{binding}/README.md"));
+    }
+    files
+}
+
+/// The text of `text` outside fenced code blocks, with inline code spans blanked out (a link
+/// shown as code is not a link; a code span may run across a line break).
+fn prose(text: &str) -> String {
+    let mut fenced = false;
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            lines.push(line);
+        }
+    }
+    lines.join("\n").split('`').step_by(2).collect::<Vec<_>>().join(" ")
+}
+
+/// GitHub's anchor for each heading of a Markdown text: lower case, punctuation dropped, spaces
+/// as hyphens, a repeated heading numbered (`-1`, `-2`).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    let mut seen = BTreeSet::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        let hashes = line.chars().take_while(|c| *c == '#').count();
+        if fenced || hashes == 0 || !line[hashes..].starts_with(' ') {
+            continue;
+        }
+        let slug: String = line[hashes..]
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let mut anchor = slug.clone();
+        let mut n = 0;
+        while seen.contains(&anchor) {
+            n += 1;
+            anchor = format!("{slug}-{n}");
+        }
+        seen.insert(anchor);
+    }
+    seen
+}
+
+/// Every relative link of the docs points at a file of the repository, and every `#anchor` at a
+/// heading of its page: a page moved or a section renamed breaks this test, not the reader.
+#[test]
+fn every_relative_link_in_the_docs_resolves() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut broken = Vec::new();
+    let mut links = 0;
+    for file in doc_files() {
+        let text = read(&file);
+        let dir = Path::new(&file).parent().unwrap().to_path_buf();
+        // Link texts may span lines, so the prose is searched as one string.
+        let body = prose(&text);
+        let mut rest = body.as_str();
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            let Some(end) = rest.find(')') else { break };
+            let target = rest[..end].trim();
+            rest = &rest[end..];
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            links += 1;
+            let (path, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let page = if path.is_empty() { file.clone() } else { dir.join(path).to_string_lossy().into_owned() };
+            let full = root.join(&page);
+            if !full.exists() {
+                broken.push(format!("{file}: ({target}): {page} does not exist"));
+            } else if !anchor.is_empty() && !anchors(&read(&page)).contains(anchor) {
+                broken.push(format!("{file}: ({target}): {page} has no heading with the anchor #{anchor}"));
+            }
+        }
+    }
+    assert!(links > 50, "only {links} relative links found: is the link scanner still reading the docs?");
+    assert!(broken.is_empty(), "broken links in the docs:\n{}", broken.join("\n"));
+}
+
+/// The README is the guide; the references live in docs/ (README.md's "Where to read on").
+#[test]
+fn the_readme_stays_a_guide() {
+    let lines = read("README.md").lines().count();
+    assert!(lines < 500, "README.md has {lines} lines: move reference material to a docs/ page");
 }

@@ -1,4 +1,4 @@
-/* A small agent harness in C that plugs its own code into the engine (README "Host callbacks"):
+/* A small agent harness in C that plugs its own code into the engine (docs/abi.md "Host callbacks"):
  *  - a permission callback `canUseTool`, asked by `callback: canUseTool` hooks;
  *  - a prompt evaluator (the callback named `prompt`): a stub "model" that judges prompt hooks'
  *    questions by keywords, where a real harness would ask its language model;

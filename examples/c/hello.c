@@ -1,4 +1,4 @@
-/* The README's C example: create an engine with an inline config, fire two envelopes. */
+/* The C example of docs/abi.md "Using it from C": create an engine with an inline config, fire two envelopes. */
 #include <stdio.h>
 #include <string.h>
 #include <oh_hooks.h>
