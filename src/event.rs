@@ -1,5 +1,5 @@
-//! The events of README "Events" (and the seven of README "Claude Code hooks" that only Claude Code has), which of them
-//! can block, and how Claude Code names them and decides on them.
+//! The events of README "Events" (and the seven of README "Claude Code hooks" that only Claude Code has) and which of them
+//! can block. Each dialect's names for them are in its folder (`dialect/<name>/events.rs`).
 
 use std::fmt;
 
@@ -82,86 +82,6 @@ impl Event {
     }
 }
 
-/// Claude Code's event names (README "Claude Code hooks"), in [`Event::ALL`] order except that `Stop` is
-/// `turnStop`. openHarness's `turnStart` has no Claude Code event.
-const CLAUDE_NAMES: &[(Event, &str)] = &[
-    (Event::PreToolUse, "PreToolUse"),
-    (Event::UserPromptSubmit, "UserPromptSubmit"),
-    (Event::PermissionRequest, "PermissionRequest"),
-    (Event::Elicitation, "Elicitation"),
-    (Event::SessionStart, "SessionStart"),
-    (Event::SessionEnd, "SessionEnd"),
-    (Event::PostToolUse, "PostToolUse"),
-    (Event::PostToolUseFailure, "PostToolUseFailure"),
-    (Event::PostToolBatch, "PostToolBatch"),
-    (Event::UserPromptExpansion, "UserPromptExpansion"),
-    (Event::PermissionDenied, "PermissionDenied"),
-    (Event::FileChanged, "FileChanged"),
-    (Event::CwdChanged, "CwdChanged"),
-    (Event::SubagentStart, "SubagentStart"),
-    (Event::SubagentStop, "SubagentStop"),
-    (Event::PreCompact, "PreCompact"),
-    (Event::PostCompact, "PostCompact"),
-    (Event::ConfigChange, "ConfigChange"),
-    (Event::Notification, "Notification"),
-    (Event::TurnStop, "Stop"),
-    (Event::TaskCreated, "TaskCreated"),
-    (Event::TaskCompleted, "TaskCompleted"),
-    (Event::WorktreeCreate, "WorktreeCreate"),
-    (Event::WorktreeRemove, "WorktreeRemove"),
-    (Event::ElicitationResult, "ElicitationResult"),
-    (Event::InstructionsLoaded, "InstructionsLoaded"),
-    (Event::StopFailure, "StopFailure"),
-    (Event::Setup, "Setup"),
-    (Event::TeammateIdle, "TeammateIdle"),
-    (Event::MessageDisplay, "MessageDisplay"),
-    (Event::DirectoryAdded, "DirectoryAdded"),
-    (Event::PreModelSwitch, "PreModelSwitch"),
-    (Event::PostModelSwitch, "PostModelSwitch"),
-];
-
-impl Event {
-    /// The engine event of a Claude Code event name (`Stop` → `turnStop`).
-    pub fn from_claude_name(name: &str) -> Option<Event> {
-        CLAUDE_NAMES.iter().find(|(_, n)| *n == name).map(|(e, _)| *e)
-    }
-
-    /// Claude Code's name for this event (`hook_event_name`); `None` for `turnStart`.
-    pub fn claude_name(self) -> Option<&'static str> {
-        CLAUDE_NAMES.iter().find(|(e, _)| *e == self).map(|(_, n)| *n)
-    }
-
-    /// Whether a Claude Code hook may block this event (the reference's "can block" column):
-    /// on these `fire` waits for the Claude Code hooks even where openHarness hooks cannot block.
-    pub fn claude_can_block(self) -> bool {
-        matches!(
-            self,
-            Event::PreToolUse
-                | Event::PermissionRequest
-                | Event::UserPromptSubmit
-                | Event::UserPromptExpansion
-                | Event::TurnStop
-                | Event::SubagentStop
-                | Event::TaskCreated
-                | Event::TaskCompleted
-                | Event::TeammateIdle
-                | Event::PostToolBatch
-                | Event::PreCompact
-                | Event::ConfigChange
-                | Event::PreModelSwitch
-                | Event::Elicitation
-                | Event::ElicitationResult
-                | Event::WorktreeCreate
-                | Event::WorktreeRemove
-        )
-    }
-
-    /// Whether `fire` waits for this event's Claude Code hooks (blocking for either dialect).
-    pub fn waits_for_claude(self) -> bool {
-        self.is_blocking() || self.claude_can_block()
-    }
-}
-
 fn fold(name: &str) -> String {
     name.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
 }
@@ -185,20 +105,6 @@ mod tests {
             assert_eq!(e.index(), i);
             assert_eq!(Event::from_name(e.name()), Some(*e));
         }
-    }
-
-    #[test]
-    fn claude_names_map_both_ways() {
-        assert_eq!(CLAUDE_NAMES.len(), Event::COUNT - 1, "every event but turnStart");
-        for (e, n) in CLAUDE_NAMES {
-            assert_eq!(Event::from_claude_name(n), Some(*e));
-            assert_eq!(e.claude_name(), Some(*n));
-        }
-        assert_eq!(Event::from_claude_name("Stop"), Some(Event::TurnStop));
-        assert_eq!(Event::TurnStart.claude_name(), None);
-        assert_eq!(Event::from_claude_name("preToolUse"), None, "Claude Code names are PascalCase");
-        assert!(Event::TurnStop.claude_can_block() && !Event::TurnStop.is_blocking());
-        assert!(!Event::PostToolUse.waits_for_claude());
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //! comes does not run and is reported as timed out, so the fire still ends within its longest
 //! hook timeout plus the kill grace.
 
+use crate::sync::Unpoison;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 /// Hooks of one fire that run at once (processes or threads, across all dialects).
@@ -33,7 +34,7 @@ pub struct Turn<'a>(&'a Budget);
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        *self.0.left.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        *self.0.left.lock().unpoisoned() += 1;
         self.0.freed.notify_one();
     }
 }
@@ -41,16 +42,16 @@ impl Drop for Turn<'_> {
 impl Budget {
     /// Waits for a turn until `deadline` (`None`: no limit). `None` when the deadline came first.
     pub fn turn(&self, deadline: Option<Instant>) -> Option<Turn<'_>> {
-        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut left = self.left.lock().unpoisoned();
         while *left == 0 {
             left = match deadline {
-                None => self.freed.wait(left).unwrap_or_else(PoisonError::into_inner),
+                None => self.freed.wait(left).unpoisoned(),
                 Some(d) => {
                     let wait = d.saturating_duration_since(Instant::now());
                     if wait.is_zero() {
                         return None;
                     }
-                    self.freed.wait_timeout(left, wait).unwrap_or_else(PoisonError::into_inner).0
+                    self.freed.wait_timeout(left, wait).unpoisoned().0
                 }
             };
         }
@@ -85,7 +86,7 @@ pub fn run_all<J: Sync, R: Send>(budget: &Budget, jobs: Jobs<'_, J, R>) -> Vec<R
                 .unwrap_or_else(|_| (jobs.failed)(job)),
             None => (jobs.late)(job),
         };
-        *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+        *results[i].lock().unpoisoned() = Some(r);
     };
     if n > 1 {
         std::thread::scope(|scope| {
@@ -103,7 +104,7 @@ pub fn run_all<J: Sync, R: Send>(budget: &Budget, jobs: Jobs<'_, J, R>) -> Vec<R
     results
         .into_iter()
         .zip(jobs.jobs)
-        .map(|(r, job)| r.into_inner().unwrap_or_else(PoisonError::into_inner).unwrap_or_else(|| (jobs.failed)(job)))
+        .map(|(r, job)| r.into_inner().unpoisoned().unwrap_or_else(|| (jobs.failed)(job)))
         .collect()
 }
 

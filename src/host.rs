@@ -8,9 +8,10 @@
 //! the table until it is answered or its engine is freed, so `call` stays valid until answered.
 
 use crate::os::cancel::{Cancel, Wake};
+use crate::sync::Unpoison;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, Instant};
 
 /// A function the host registered. `call` hands it the request and the number to answer with
@@ -45,7 +46,7 @@ impl Host {
     /// Adds, replaces (`Some`) or removes (`None`) a registration. The replaced one is returned
     /// to the caller, who drops it outside the lock: its release may call back into the engine.
     pub fn register(&self, name: &str, f: Option<Arc<dyn HostFunction>>) -> Option<Arc<dyn HostFunction>> {
-        let mut map = self.functions.write().unwrap_or_else(PoisonError::into_inner);
+        let mut map = self.functions.write().unpoisoned();
         match f {
             Some(f) => map.insert(name.to_string(), f),
             None => map.remove(name),
@@ -53,18 +54,17 @@ impl Host {
     }
 
     pub fn function(&self, name: &str) -> Option<Arc<dyn HostFunction>> {
-        self.functions.read().unwrap_or_else(PoisonError::into_inner).get(name).cloned()
+        self.functions.read().unpoisoned().get(name).cloned()
     }
 
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> =
-            self.functions.read().unwrap_or_else(PoisonError::into_inner).keys().cloned().collect();
+        let mut names: Vec<String> = self.functions.read().unpoisoned().keys().cloned().collect();
         names.sort();
         names
     }
 
     pub fn set_observer(&self, o: Option<Arc<dyn Observer>>) -> Option<Arc<dyn Observer>> {
-        let mut slot = self.observer.write().unwrap_or_else(PoisonError::into_inner);
+        let mut slot = self.observer.write().unpoisoned();
         self.observing.store(o.is_some(), Ordering::Relaxed);
         std::mem::replace(&mut *slot, o)
     }
@@ -75,13 +75,12 @@ impl Host {
     }
 
     pub fn observer(&self) -> Option<Arc<dyn Observer>> {
-        self.observer.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.observer.read().unpoisoned().clone()
     }
 
     /// Takes every registration and the observer out, for the engine's release at free.
     pub fn clear(&self) -> Registrations {
-        let functions =
-            self.functions.write().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, f)| f).collect();
+        let functions = self.functions.write().unpoisoned().drain().map(|(_, f)| f).collect();
         (functions, self.set_observer(None))
     }
 }
@@ -109,7 +108,7 @@ struct Pending {
 impl Wake for Pending {
     fn wake(&self) {
         // Taking the lock orders this wake-up after the waiter's check of the flag.
-        drop(self.state.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(self.state.lock().unpoisoned());
         self.ready.notify_all();
     }
 }
@@ -124,7 +123,7 @@ static CALLS: [Shard; SHARDS] = [const { Mutex::new(None) }; SHARDS];
 static NEXT_CALL: AtomicU64 = AtomicU64::new(0x0c00_0001);
 
 fn shard(id: u64) -> MutexGuard<'static, Option<HashMap<u64, Arc<Pending>>>> {
-    CALLS[(id as usize >> 1) % SHARDS].lock().unwrap_or_else(PoisonError::into_inner)
+    CALLS[(id as usize >> 1) % SHARDS].lock().unpoisoned()
 }
 
 /// Asks `f` and waits for its answer, at most `timeout`, or until `cancel` fires.
@@ -143,7 +142,7 @@ pub fn ask(engine: u64, f: &dyn HostFunction, request: &str, timeout: Duration, 
     // Taken only when the answer did not come during the call (the clock costs on the fast path).
     let mut deadline: Option<Option<Instant>> = None;
     let asked = {
-        let mut state = pending.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = pending.state.lock().unpoisoned();
         loop {
             if let State::Answered(_) = &*state {
                 let State::Answered(a) = std::mem::replace(&mut *state, State::Abandoned) else { unreachable!() };
@@ -162,7 +161,7 @@ pub fn ask(engine: u64, f: &dyn HostFunction, request: &str, timeout: Duration, 
             }
             // Set and cleared under the lock that `answer` takes before reading it.
             pending.sleeping.store(true, Ordering::Relaxed);
-            state = pending.ready.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+            state = pending.ready.wait_timeout(state, left).unpoisoned().0;
             pending.sleeping.store(false, Ordering::Relaxed);
         }
     };
@@ -178,7 +177,7 @@ pub fn answer(id: u64, response: Option<Vec<u8>>) -> bool {
     let Some(pending) = shard(id).as_mut().and_then(|m| m.remove(&id)) else {
         return false;
     };
-    let mut state = pending.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut state = pending.state.lock().unpoisoned();
     if let State::Waiting = *state {
         *state = State::Answered(response);
         let sleeping = pending.sleeping.load(Ordering::Relaxed);
@@ -193,7 +192,7 @@ pub fn answer(id: u64, response: Option<Vec<u8>>) -> bool {
 /// Forgets the calls of a freed engine that were never answered: their answers are then ignored.
 pub fn forget_engine(engine: u64) {
     for s in &CALLS {
-        if let Some(map) = s.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+        if let Some(map) = s.lock().unpoisoned().as_mut() {
             map.retain(|_, p| p.engine != engine);
         }
     }

@@ -3,7 +3,8 @@
 //! The engine is plain safe Rust, one concept a module; `ffi` is the thin C ABI over it.
 //!
 //! - [`options`]: what `oh_hooks_new` accepts.
-//! - [`config`]: reading configs: the dialects, layers, trust, watching files.
+//! - [`config`]: reading configs: the one loader of every dialect's files, layers, trust, watching files.
+//! - [`dialect`]: the other harnesses' hooks (Claude Code, …) behind one trait and a registry.
 //! - [`event`]: the events and which can block.
 //! - [`matcher`]: `match` filters.
 //! - [`envelope`]: the fire's input, its compact JSON and `OH_*` variables.
@@ -16,8 +17,11 @@
 //! - [`fanout`]: at most 16 hooks of one fire at once.
 //! - [`thread_pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
 //! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
+//! - [`sync`]: locks that outlive a panic.
+//! - [`words`]: whether a command needs a shell.
 
 pub mod config;
+pub mod dialect;
 pub mod engine;
 pub mod envelope;
 pub mod error;
@@ -34,7 +38,9 @@ pub mod quick;
 pub mod response;
 pub mod run;
 pub mod suggest;
+pub mod sync;
 pub mod thread_pool;
+pub mod words;
 
 pub use engine::Engine;
 pub use error::{Error, ErrorCode};

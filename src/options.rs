@@ -1,9 +1,12 @@
 //! Engine options (README "Options"): parsed from the JSON given to `oh_hooks_new`.
 
+use crate::dialect::{Alias, Chosen, Plugin, REGISTRY};
+use crate::envelope::tools::{HostTool, HostTools, Kind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::suggest::did_you_mean;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 const KEYS: &[&str] = &[
@@ -21,22 +24,20 @@ const KEYS: &[&str] = &[
     "watch",
     "httpProxy",
     "shutdownTimeoutMs",
-    "claude",
-    "claudePlugins",
-    "claudeProjectDir",
+    "tools",
 ];
 
 /// Every option key the engine accepts: the one list the bindings' option types and every
-/// README's option list are checked against (tests/option_lists.rs).
-pub const OPTION_NAMES: &[&str] = KEYS;
-
-/// A Claude Code plugin (README "Claude Code hooks"): its `hooks/hooks.json` is read as an own layer, and its
-/// hooks get `CLAUDE_PLUGIN_ROOT` (and `CLAUDE_PLUGIN_DATA` when given).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaudePlugin {
-    pub root: PathBuf,
-    pub data: Option<PathBuf>,
-}
+/// README's option list are checked against (tests/option_lists.rs). The engine's own, then
+/// each registered dialect's name and its 1.1 spellings (`claude`, `claudePlugins`, …).
+pub static OPTION_NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut names = KEYS.to_vec();
+    for dialect in REGISTRY {
+        names.push(dialect.name());
+        names.extend(dialect.aliases().iter().map(|(key, _)| *key));
+    }
+    names
+});
 
 /// Where the hooks come from.
 #[derive(Debug, Clone)]
@@ -62,11 +63,8 @@ pub struct Options {
     pub strict: bool,
     pub max_output_bytes: usize,
     pub wait_non_blocking: bool,
-    /// Also read Claude Code's settings files.
-    pub claude: bool,
-    pub claude_plugins: Vec<ClaudePlugin>,
-    /// `CLAUDE_PROJECT_DIR` for Claude Code hooks; `None`: `cwd`.
-    pub claude_project_dir: Option<PathBuf>,
+    /// Each registered dialect's option, by its position in the registry (docs/dialects.md).
+    pub dialects: Vec<Chosen>,
     /// `false`: the files are read at creation and by an explicit reload only.
     pub watch: bool,
     /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
@@ -74,6 +72,8 @@ pub struct Options {
     /// How long `oh_hooks_free` lets background hooks and asynchronous fires run before it
     /// cancels them (README "Reliability": a free held for hours by queued hooks).
     pub shutdown_timeout: Duration,
+    /// The host's tools (option `tools` over Claude Code's names): how each dialect sees them.
+    pub tools: HostTools,
 }
 
 impl Default for Options {
@@ -88,12 +88,11 @@ impl Default for Options {
             strict: false,
             max_output_bytes: 1024 * 1024,
             wait_non_blocking: false,
-            claude: false,
-            claude_plugins: Vec::new(),
-            claude_project_dir: None,
+            dialects: vec![Chosen::default(); REGISTRY.len()],
             watch: true,
             http_proxy: None,
             shutdown_timeout: Duration::from_millis(5_000),
+            tools: HostTools::default(),
         }
     }
 }
@@ -303,9 +302,7 @@ impl Options {
                     self.max_output_bytes = usize::try_from(want_positive(&key, &v)?).unwrap_or(usize::MAX)
                 }
                 "waitNonBlocking" => self.wait_non_blocking = want_bool(&key, &v)?,
-                "claude" => self.claude = want_bool(&key, &v)?,
-                "claudeProjectDir" => self.claude_project_dir = Some(absolute(want_str(&key, &v)?)),
-                "claudePlugins" => self.claude_plugins = plugins(&key, &v)?,
+                "tools" => self.tools = host_tools(&key, &v)?,
                 "watch" => self.watch = want_bool(&key, &v)?,
                 "httpProxy" => {
                     let url = want_str(&key, &v)?;
@@ -319,6 +316,7 @@ impl Options {
                     })?;
                     self.http_proxy = Some(proxy);
                 }
+                _ if self.dialect_option(&key, &v)? => {}
                 _ => {
                     return Err(Error {
                         path: Some(key.clone()),
@@ -326,8 +324,8 @@ impl Options {
                             ErrorCode::InvalidOptions,
                             format!(
                                 "unknown option `{key}`{}; expected one of: {}",
-                                did_you_mean(&key, KEYS),
-                                KEYS.join(", ")
+                                did_you_mean(&key, &OPTION_NAMES),
+                                OPTION_NAMES.join(", ")
                             ),
                         )
                     })
@@ -352,8 +350,74 @@ impl Options {
     }
 }
 
-/// `claudePlugins`: a list of plugin directories, each a string or `{"root": dir, "data": dir}`.
-fn plugins(key: &str, v: &Value) -> Result<Vec<ClaudePlugin>> {
+impl Options {
+    /// A dialect's option (`claude: true | {"files": [...], "plugins": [...]}`) or one of its 1.1
+    /// spellings (`claudePlugins`, `claudeProjectDir`); `false`: `key` is no dialect's.
+    fn dialect_option(&mut self, key: &str, v: &Value) -> Result<bool> {
+        for (d, dialect) in REGISTRY.iter().enumerate() {
+            let chosen = &mut self.dialects[d];
+            if key == dialect.name() {
+                match v {
+                    Value::Object(map) => {
+                        let expected = "expected true, false or {\"files\": [paths], \"plugins\": [directories]}";
+                        if let Some(other) = map.keys().find(|k| *k != "files" && *k != "plugins") {
+                            return Err(invalid(key, format!("unknown key `{other}`; {expected}")));
+                        }
+                        chosen.on = true;
+                        if let Some(files) = map.get("files") {
+                            chosen.files = paths(key, files)?;
+                        }
+                        if let Some(list) = map.get("plugins") {
+                            chosen.plugins.extend(plugins(key, list)?);
+                        }
+                    }
+                    _ => {
+                        chosen.on = v.as_bool().ok_or_else(|| {
+                            invalid(
+                                key,
+                                format!(
+                                    "expected true or false (or an object with `files` and `plugins`), found {}",
+                                    type_name(v)
+                                ),
+                            )
+                        })?
+                    }
+                }
+                return Ok(true);
+            }
+            match dialect.aliases().iter().find(|(name, _)| *name == key).map(|(_, alias)| *alias) {
+                Some(Alias::Plugins) => chosen.plugins.extend(plugins(key, v)?),
+                Some(Alias::ProjectDir) => chosen.project_dir = Some(absolute(want_str(key, v)?)),
+                None => continue,
+            }
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+/// A dialect's `files`: a list of paths (made absolute).
+fn paths(key: &str, v: &Value) -> Result<Vec<PathBuf>> {
+    let items =
+        v.as_array().ok_or_else(|| invalid(key, format!("`files` must be a list of paths, found {}", type_name(v))))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let path = item.as_str().ok_or_else(|| {
+                invalid(key, format!("`files` entry {i} must be a string naming a file, found {}", type_name(item)))
+            })?;
+            if path.contains('\0') {
+                return Err(invalid(key, format!("`files` entry {i} contains a NUL byte")));
+            }
+            Ok(absolute(path))
+        })
+        .collect()
+}
+
+/// `claudePlugins` (and a dialect's `plugins`): a list of plugin directories, each a string or
+/// `{"root": dir, "data": dir}`.
+fn plugins(key: &str, v: &Value) -> Result<Vec<Plugin>> {
     let expected = "expected a list of plugin directories, each a string or {\"root\": dir, \"data\": dir}";
     let items = v.as_array().ok_or_else(|| invalid(key, format!("{expected}, found {}", type_name(v))))?;
     let dir = |value: &Value, what: &str| -> Result<PathBuf> {
@@ -368,14 +432,14 @@ fn plugins(key: &str, v: &Value) -> Result<Vec<ClaudePlugin>> {
     let mut plugins = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let plugin = match item {
-            Value::String(_) => ClaudePlugin { root: dir(item, &format!("entry {i}"))?, data: None },
+            Value::String(_) => Plugin { root: dir(item, &format!("entry {i}"))?, data: None },
             Value::Object(map) => {
                 if let Some(other) = map.keys().find(|k| *k != "root" && *k != "data") {
                     return Err(invalid(key, format!("entry {i} has unknown key `{other}`; {expected}")));
                 }
                 let root =
                     map.get("root").ok_or_else(|| invalid(key, format!("entry {i} has no `root`; {expected}")))?;
-                ClaudePlugin {
+                Plugin {
                     root: dir(root, &format!("entry {i}'s `root`"))?,
                     data: map.get("data").map(|d| dir(d, &format!("entry {i}'s `data`"))).transpose()?,
                 }
@@ -394,6 +458,133 @@ fn plugins(key: &str, v: &Value) -> Result<Vec<ClaudePlugin>> {
         plugins.push(plugin);
     }
     Ok(plugins)
+}
+
+/// `tools`: `{"<host tool name>": "<kind>" | {"kind": "<kind>", "fields": {"<canonical>": "<host
+/// field>"}}}` (docs/envelope.md "Host tools").
+fn host_tools(key: &str, v: &Value) -> Result<HostTools> {
+    let kinds = Kind::names();
+    let shape = "{\"<tool name>\": \"<kind>\" or {\"kind\": \"<kind>\", \"fields\": {\"<canonical field>\": \"<your field>\"}}}";
+    let obj =
+        v.as_object().ok_or_else(|| invalid(key, format!("expected an object {shape}, found {}", type_name(v))))?;
+    let kind_of = |name: &str, k: &Value| -> Result<Kind> {
+        let text = k.as_str().ok_or_else(|| {
+            invalid(
+                key,
+                format!(
+                    "tool `{name}`: the kind must be a string, one of {}; found {}",
+                    kinds.join(", "),
+                    type_name(k)
+                ),
+            )
+        })?;
+        Kind::from_name(text).ok_or_else(|| {
+            invalid(
+                key,
+                format!(
+                    "tool `{name}`: unknown kind `{text}`{}; expected one of {}",
+                    did_you_mean(text, &kinds),
+                    kinds.join(", ")
+                ),
+            )
+        })
+    };
+    let mut tools = HostTools::default();
+    for (name, entry) in obj {
+        if name.is_empty() {
+            return Err(invalid(key, "a tool name is empty; expected the host's name of the tool"));
+        }
+        let tool = match entry {
+            Value::String(_) => HostTool { kind: kind_of(name, entry)?, fields: Vec::new() },
+            Value::Object(map) => {
+                if let Some(other) = map.keys().find(|k| *k != "kind" && *k != "fields") {
+                    return Err(invalid(
+                        key,
+                        format!(
+                            "tool `{name}` has unknown key `{other}`{}; expected `kind` and `fields`",
+                            did_you_mean(other, &["kind", "fields"])
+                        ),
+                    ));
+                }
+                let kind = kind_of(
+                    name,
+                    map.get("kind").ok_or_else(|| {
+                        invalid(key, format!("tool `{name}` has no `kind`; expected one of {}", kinds.join(", ")))
+                    })?,
+                )?;
+                let canonical = kind.fields();
+                let mut fields: Vec<(&'static str, String)> = Vec::new();
+                match map.get("fields") {
+                    None => {}
+                    Some(Value::Object(given)) => {
+                        for (field, host_field) in given {
+                            let Some(c) = canonical.iter().find(|c| **c == field) else {
+                                // `{"cmd": "command"}`: the mapping written the other way round.
+                                let hint = match host_field.as_str().filter(|h| canonical.contains(h)) {
+                                    Some(h) => format!(" (the other way round: {{\"{h}\": \"{field}\"}}?)"),
+                                    None => did_you_mean(field, canonical),
+                                };
+                                return Err(invalid(
+                                    key,
+                                    format!(
+                                        "tool `{name}`: `{field}` is not a field of kind {}{hint}; expected {} (each mapped to your tool's field name)",
+                                        kind.name(),
+                                        canonical.join(" or ")
+                                    ),
+                                ));
+                            };
+                            let host_field = host_field.as_str().filter(|f| !f.is_empty()).ok_or_else(|| {
+                                invalid(
+                                    key,
+                                    format!("tool `{name}`: field `{field}` must name your tool's field as a non-empty string, found {}", type_name(host_field)),
+                                )
+                            })?;
+                            if let Some((other, _)) = fields.iter().find(|(_, f)| f == host_field) {
+                                return Err(invalid(
+                                    key,
+                                    format!("tool `{name}`: `{other}` and `{field}` both name the field `{host_field}`; expected a field of its own for each"),
+                                ));
+                            }
+                            fields.push((c, host_field.to_string()));
+                        }
+                    }
+                    Some(other) => {
+                        return Err(invalid(
+                            key,
+                            format!(
+                                "tool `{name}`: `fields` must be an object mapping canonical fields ({}) to your tool's field names, found {}",
+                                canonical.join(", "),
+                                type_name(other)
+                            ),
+                        ))
+                    }
+                }
+                // A field left canonical still names one of the host's fields: two canonical
+                // fields may not end on the same one (`{"path": "content"}` for a write tool).
+                for c in canonical.iter().filter(|c| !fields.iter().any(|(m, _)| m == *c)) {
+                    if let Some((other, _)) = fields.iter().find(|(_, f)| f == c) {
+                        return Err(invalid(
+                            key,
+                            format!("tool `{name}`: `{other}` is mapped to `{c}`, the name of the canonical field `{c}` too; map `{c}` to another field"),
+                        ));
+                    }
+                }
+                HostTool { kind, fields }
+            }
+            other => {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "tool `{name}` is {}; expected a kind (one of {}) or {{\"kind\": …, \"fields\": {{…}}}}",
+                        type_name(other),
+                        kinds.join(", ")
+                    ),
+                ))
+            }
+        };
+        tools.insert(name.clone(), tool);
+    }
+    Ok(tools)
 }
 
 #[cfg(test)]
@@ -449,14 +640,54 @@ mod tests {
             r#"{"claude": true, "claudeProjectDir": "/p", "claudePlugins": ["/tmp", {"root": "/", "data": "/d"}]}"#,
         ))
         .unwrap();
-        assert!(o.claude);
-        assert_eq!(o.claude_project_dir.as_deref(), Some(Path::new("/p")));
-        assert_eq!(o.claude_plugins[0], ClaudePlugin { root: "/tmp".into(), data: None });
-        assert_eq!(o.claude_plugins[1], ClaudePlugin { root: "/".into(), data: Some("/d".into()) });
+        let claude = &o.dialects[crate::dialect::by_name("claude").unwrap().0];
+        assert!(claude.on);
+        assert_eq!(claude.project_dir.as_deref(), Some(Path::new("/p")));
+        assert_eq!(claude.plugins[0], Plugin { root: "/tmp".into(), data: None });
+        assert_eq!(claude.plugins[1], Plugin { root: "/".into(), data: Some("/d".into()) });
         assert!(err(r#"{"watch": "no"}"#).message.contains("true or false"));
         assert!(err(r#"{"httpProxy": 5}"#).message.contains("expected a string"));
         assert!(err(r#"{"httpProxy": "::nope"}"#).message.contains("not a proxy URL"));
         assert!(Options::parse(Some(r#"{"httpProxy": "http://127.0.0.1:3128", "watch": false}"#)).is_ok());
+    }
+
+    #[test]
+    fn tools_option() {
+        let o = Options::parse(Some(
+            r#"{"tools": {"shell": {"kind": "shell", "fields": {"command": "cmd"}}, "my_edit": "edit", "read_file": {"kind": "read"}}}"#,
+        ))
+        .unwrap();
+        let shell = o.tools.lookup("shell").unwrap();
+        assert_eq!((shell.kind, shell.host_field("command"), shell.host_field("cwd")), (Kind::Shell, "cmd", "cwd"));
+        assert_eq!(o.tools.lookup("my_edit").unwrap().kind, Kind::Edit);
+        assert_eq!(o.tools.lookup("read_file").unwrap().kind, Kind::Read);
+        assert_eq!(o.tools.lookup("Bash").unwrap().kind, Kind::Shell, "Claude Code's names stay known");
+        assert!(Options::parse(Some(r#"{"tools": {}}"#)).unwrap().tools.is_empty());
+        // Each bad entry: the option, the tool, what was wrong and what was expected.
+        for (json, want) in [
+            (r#"{"tools": ["shell"]}"#, "option `tools`: expected an object {\"<tool name>\": \"<kind>\""),
+            (r#"{"tools": "shell"}"#, "found a string"),
+            (r#"{"tools": {"sh": "shel"}}"#, "tool `sh`: unknown kind `shel` (did you mean `shell`?); expected one of shell, read, write, edit, fetch, search, glob, agent, mcp"),
+            (r#"{"tools": {"sh": {"kind": "terminal"}}}"#, "tool `sh`: unknown kind `terminal`"),
+            (r#"{"tools": {"sh": {"kind": 3}}}"#, "tool `sh`: the kind must be a string, one of shell, read"),
+            (r#"{"tools": {"sh": 3}}"#, "tool `sh` is a number; expected a kind (one of shell, read"),
+            (r#"{"tools": {"sh": null}}"#, "tool `sh` is null"),
+            (r#"{"tools": {"sh": {"fields": {}}}}"#, "tool `sh` has no `kind`; expected one of shell"),
+            (r#"{"tools": {"sh": {"kind": "shell", "field": {}}}}"#, "tool `sh` has unknown key `field` (did you mean `fields`?)"),
+            (r#"{"tools": {"sh": {"kind": "shell", "fields": {"cmd": "command"}}}}"#, "tool `sh`: `cmd` is not a field of kind shell (the other way round: {\"command\": \"cmd\"}?); expected command or cwd"),
+            (r#"{"tools": {"r": {"kind": "read", "fields": {"file": "f"}}}}"#, "`file` is not a field of kind read; expected path (each mapped to your tool's field name)"),
+            (r#"{"tools": {"sh": {"kind": "shell", "fields": ["command"]}}}"#, "tool `sh`: `fields` must be an object mapping canonical fields (command, cwd) to your tool's field names, found an array"),
+            (r#"{"tools": {"sh": {"kind": "shell", "fields": {"command": 1}}}}"#, "field `command` must name your tool's field as a non-empty string, found a number"),
+            (r#"{"tools": {"sh": {"kind": "shell", "fields": {"command": ""}}}}"#, "non-empty string"),
+            (r#"{"tools": {"w": {"kind": "write", "fields": {"path": "f", "content": "f"}}}}"#, "`path` and `content` both name the field `f`"),
+            (r#"{"tools": {"w": {"kind": "write", "fields": {"path": "content"}}}}"#, "`path` is mapped to `content`, the name of the canonical field `content` too"),
+            (r#"{"tools": {"": "shell"}}"#, "a tool name is empty"),
+        ] {
+            let e = err(json);
+            assert_eq!(e.code, ErrorCode::InvalidOptions, "{json}");
+            assert_eq!(e.path.as_deref(), Some("tools"), "{json}");
+            assert!(e.message.contains(want), "{json}: {}", e.message);
+        }
     }
 
     /// Version 1 accepted these and, finding no trust store under them, trusted every project.

@@ -1,7 +1,6 @@
 //! The outcome JSON (README "The outcome") and its per-hook trace.
 
 use crate::error::{Error, ErrorCode};
-use crate::merge::Merged;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -25,22 +24,58 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timed_out: Option<bool>,
     pub duration_ms: f64,
-    pub result: &'static str,
+    pub result: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// `"claude"` for a Claude Code hook (README "Claude Code hooks"); absent for openHarness hooks.
+    /// The dialect of a dialect's hook (`"claude"`, docs/dialects.md); absent for openHarness hooks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<&'static str>,
-    /// The settings file a Claude Code hook came from.
+    /// The file a dialect's hook came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// Why a Claude Code hook failed (and so let the action through, unless it blocks on failure).
+    /// Why a dialect's hook failed (and so let the action through, unless it blocks on failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+}
+
+/// A trace's `result`: what the hook's answer meant for the merge, or that the fire's cancel
+/// stopped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Allow,
+    Deny,
+    Ask,
+    Defer,
+    /// No decision (also: the hook did not run, or decides nothing).
+    #[default]
+    None,
+    /// The fire's cancel stopped it before it finished.
+    Cancelled,
+}
+
+impl Verdict {
+    /// As the trace's JSON says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Deny => "deny",
+            Verdict::Ask => "ask",
+            Verdict::Defer => "defer",
+            Verdict::None => "none",
+            Verdict::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl PartialEq<&str> for Verdict {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 pub fn millis(d: Duration) -> f64 {
@@ -83,6 +118,9 @@ pub struct Outcome {
     /// For the user, not the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_message: Option<String>,
+    /// Keys a dialect adds under its own harness's names (docs/dialects.md).
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
     pub hooks: Vec<Trace>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -108,6 +146,7 @@ impl Outcome {
             continue_: None,
             stop_reason: None,
             system_message: None,
+            extra: serde_json::Map::new(),
             hooks: Vec::new(),
             warnings,
             error: None,
@@ -120,25 +159,6 @@ impl Outcome {
             allowed: false,
             error: Some(OutcomeError { code: error.code, message: error.message }),
             ..Outcome::allowed(Vec::new())
-        }
-    }
-
-    pub fn merged(merged: Merged, hooks: Vec<Trace>, warnings: Vec<String>) -> Outcome {
-        Outcome {
-            allowed: merged.allowed,
-            permission_decision: merged.permission.map(|p| p.as_str()),
-            reason: merged.reason,
-            additional_context: merged.context,
-            updated_input: merged.updated_input,
-            updated_prompt: merged.updated_prompt,
-            updated_permissions: merged.updated_permissions,
-            interrupt: merged.interrupt.then_some(true),
-            continue_: merged.stop.is_some().then_some(false),
-            stop_reason: merged.stop.filter(|s| !s.is_empty()),
-            system_message: merged.system_message,
-            hooks,
-            warnings,
-            error: None,
         }
     }
 
@@ -179,7 +199,7 @@ mod tests {
             exit_code: Some(0),
             timed_out: Some(false),
             duration_ms: 2.5,
-            result: "none",
+            result: Verdict::None,
             ..Trace::default()
         };
         assert_eq!(

@@ -94,7 +94,7 @@ impl Plan {
             for (e, c) in Event::ALL.iter().zip(can.iter_mut()) {
                 let oh = config.hooks.of(*e);
                 // Every dialect's hooks of the event are looked at here, at load, never per fire.
-                let other_dialects = !config.claude.of(*e).is_empty();
+                let other_dialects = !config.dialects.of(*e).is_empty();
                 *c = if config.disable_all_hooks || (oh.is_empty() && !other_dialects) {
                     Can::Nothing
                 } else if !other_dialects && oh.iter().all(|h| !matches!(h.matcher, Matcher::Any)) {

@@ -7,9 +7,10 @@
 //! seconds, so an idle engine holds none. Used per engine for background hooks (and meant for
 //! asynchronous fires too).
 
+use crate::sync::Unpoison;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -61,7 +62,7 @@ struct State {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.state.lock().unpoisoned()
     }
 }
 
@@ -147,13 +148,13 @@ impl ThreadPool {
         st.draining += 1;
         while !st.queue.is_empty() || st.running > 0 {
             st = match deadline {
-                None => self.shared.empty.wait(st).unwrap_or_else(PoisonError::into_inner),
+                None => self.shared.empty.wait(st).unpoisoned(),
                 Some(d) => {
                     let left = d.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         break;
                     }
-                    self.shared.empty.wait_timeout(st, left).unwrap_or_else(PoisonError::into_inner).0
+                    self.shared.empty.wait_timeout(st, left).unpoisoned().0
                 }
             };
         }
@@ -226,7 +227,7 @@ fn worker(shared: &Shared) {
             }
         }
         st.idle += 1;
-        let (next, timeout) = shared.work.wait_timeout(st, IDLE_EXIT).unwrap_or_else(PoisonError::into_inner);
+        let (next, timeout) = shared.work.wait_timeout(st, IDLE_EXIT).unpoisoned();
         st = next;
         st.idle -= 1;
         if timeout.timed_out() && st.queue.is_empty() {

@@ -2,10 +2,10 @@
 //! random answers: deny > defer > ask > allow, `continue: false` above all, every context kept,
 //! the last `updatedInput` in configuration order.
 
+use oh_hooks::dialect::claude::merge::merge;
+use oh_hooks::dialect::Answer as ClaudeAnswer;
 use oh_hooks::event::Event;
-use oh_hooks::merge::claude::merge;
 use oh_hooks::merge::Walk;
-use oh_hooks::response::claude::ClaudeAnswer;
 use oh_hooks::response::Permission;
 use proptest::prelude::*;
 use serde_json::json;
@@ -55,7 +55,7 @@ proptest! {
 
         let stop = answers.iter().any(|a| a.stop.is_some());
         let mut walk = Walk::new();
-        let _ = walk.claude_step(Event::PreToolUse, m, || "denied by the hook".into());
+        let _ = walk.dialect_step(m, || "denied by the hook".into());
         let out = walk.finish();
         if !out.allowed {
             prop_assert!(out.reason.as_deref().is_some_and(|r| !r.is_empty()), "every deny has a reason (1.2)");

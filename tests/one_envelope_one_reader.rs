@@ -175,7 +175,8 @@ fn tool_args_text_reaches_stock_claude_code_guards_as_tool_input_command() {
     assert_eq!(
         inputs,
         [
-            &json!({"path": "/etc/passwd"}),
+            // Claude Code's Read field (contract 1.2 host tools: each dialect's own field names).
+            &json!({"file_path": "/etc/passwd"}),
             &json!({"url": "http://x"}),
             &json!({"pattern": "secret"}),
             &json!({"prompt": "go"}),

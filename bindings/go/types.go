@@ -103,6 +103,19 @@ type Options struct {
 	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
 	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+	// Tools tells the engine what the host's tools are, so other harnesses' hooks see them under
+	// their own names and field names (docs/envelope.md "Host tools"), e.g.
+	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
+	// Claude Code's tool names are known without it.
+	Tools map[string]Tool `json:"tools,omitempty"`
+}
+
+// Tool is one host tool of Options.Tools: its kind (shell, read, write, edit, fetch, search,
+// glob, agent, mcp) and, where the host's field names differ from the kind's canonical ones,
+// canonical field → the host's field.
+type Tool struct {
+	Kind   string            `json:"kind"`
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 // ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.

@@ -104,7 +104,16 @@ export interface HooksOptions {
   httpProxy?: string;
   /** How long closing waits for background hooks and async fires before cancelling them. Default 5000. */
   shutdownTimeoutMs?: number;
+  /**
+   * The host's tools and their kinds, so other harnesses' hooks see them under their own names
+   * and field names (docs/envelope.md "Host tools"): `{shell: {kind: 'shell', fields: {command: 'cmd'}}}`.
+   * Claude Code's tool names are known without it.
+   */
+  tools?: Record<string, ToolKind | { kind: ToolKind; fields?: Record<string, string> }>;
 }
+
+/** A kind of host tool (docs/envelope.md "Host tools"); `fields` maps its canonical fields to the host's. */
+export type ToolKind = 'shell' | 'read' | 'write' | 'edit' | 'fetch' | 'search' | 'glob' | 'agent' | 'mcp';
 
 /** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */
 export interface Envelope {

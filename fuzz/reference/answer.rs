@@ -6,8 +6,10 @@
 //! `\uFFFD`, then serde_json builds the whole value. When the reference reads a deny, the
 //! engine must deny; the engine may deny more (a deny among repeated values wins).
 
+use oh_hooks::dialect::claude::answer as claude;
+use oh_hooks::dialect::Raw;
 use oh_hooks::event::Event;
-use oh_hooks::response::{self, claude};
+use oh_hooks::response;
 use serde_json::Value;
 
 /// The answer's text as the reference reads it: invalid UTF-8 as U+FFFD, a leading BOM
@@ -134,7 +136,7 @@ pub fn check_claude(bytes: &[u8]) -> Result<(), String> {
     if !deny {
         return Ok(());
     }
-    let ran = claude::Ran { exit: Some(0), stdout: bytes, name: "fuzz", ..claude::Ran::default() };
+    let ran = Raw { exit: Some(0), stdout: bytes, name: "fuzz", ..Raw::default() };
     let answer = claude::read(Event::PreToolUse, &ran);
     if answer.block {
         Ok(())

@@ -9,6 +9,7 @@
 // `say!` ignores, not a kill). Arguments still come from std (glibc passes them at load).
 #![no_main]
 
+use oh_hooks::dialect::REGISTRY;
 use oh_hooks::{Engine, Error, Event};
 use serde_json::{Map, Value};
 use std::io::{IsTerminal, Read, Write};
@@ -57,6 +58,18 @@ macro_rules! say {
     }};
 }
 
+/// The dialect whose flag `arg` is (`--claude` → `claude`).
+fn dialect_flag(arg: &str) -> Option<&'static str> {
+    let name = arg.strip_prefix("--")?;
+    REGISTRY.iter().map(|d| d.name()).find(|n| *n == name)
+}
+
+/// The usage text, with the registered dialects' flags.
+fn usage() -> String {
+    let flags: Vec<String> = REGISTRY.iter().map(|d| format!("--{} ({})", d.name(), d.title())).collect();
+    format!("{USAGE}\nDialect flags: {}.", flags.join(", "))
+}
+
 const USAGE: &str = "\
 Usage:
   oh-hooks fire  [--config FILE] [--cwd DIR] [--claude] [--trusted|--untrusted] [--wait]
@@ -81,7 +94,8 @@ check validates the config and lists its hooks per event.
   --callback 'canUseTool={\"decision\":\"deny\",\"reason\":\"no\"}'; null means no decision.
   Repeatable, one per name.
 --claude also reads Claude Code's settings (~/.claude/settings.json, DIR/.claude/settings.json,
-  DIR/.claude/settings.local.json) and runs their hooks as Claude Code would.
+  DIR/.claude/settings.local.json) and runs their hooks as Claude Code would. Every dialect has
+  such a flag, its option's name (docs/dialects.md): the dialects are listed below.
 --options takes the engine options as JSON (see README); the flags above override it.
 --wait makes fire wait for the hooks of non-blocking events and report them.";
 
@@ -140,7 +154,10 @@ fn parse_args() -> Result<Parsed, String> {
             "--trusted" => flags.push(("trusted", Value::Bool(true))),
             "--untrusted" => flags.push(("trusted", Value::Bool(false))),
             "--wait" => flags.push(("waitNonBlocking", Value::Bool(true))),
-            "--claude" => flags.push(("claude", Value::Bool(true))),
+            // `--<dialect>`: that dialect's option `true` (`--claude`).
+            other if dialect_flag(other).is_some() => {
+                flags.extend(dialect_flag(other).map(|name| (name, Value::Bool(true))))
+            }
             "--callback" if command == "fire" => {
                 let (name, json) = parse_callback(&value("--callback")?)?;
                 if callbacks.iter().any(|(n, _)| *n == name) {
@@ -163,6 +180,11 @@ fn parse_args() -> Result<Parsed, String> {
         }
     }
     for (key, value) in flags {
+        // `--cursor` with `--options '{"cursor": {"plugins": [...]}}'`: the object form already
+        // turns the dialect on, and its files and plugins must not be dropped by the flag.
+        if dialect_flag(&format!("--{key}")).is_some() && options.get(key).is_some_and(Value::is_object) {
+            continue;
+        }
         options.insert(key.to_string(), value);
     }
     Ok(Parsed::Run(Args { command, options, envelope, callbacks }))
@@ -173,11 +195,11 @@ fn real_main() -> ExitCode {
     let args = match parse_args() {
         Ok(Parsed::Run(a)) => a,
         Ok(Parsed::Help) => {
-            say!("{USAGE}");
+            say!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("oh-hooks: {e}\n{USAGE}");
+            eprintln!("oh-hooks: {e}\n{}", usage());
             return ExitCode::from(2);
         }
     };
@@ -189,7 +211,7 @@ fn real_main() -> ExitCode {
             ExitCode::SUCCESS
         }
         other => {
-            eprintln!("oh-hooks: unknown command {other}\n{USAGE}");
+            eprintln!("oh-hooks: unknown command {other}\n{}", usage());
             ExitCode::from(2)
         }
     }
@@ -291,11 +313,14 @@ fn check(args: Args) -> ExitCode {
     let mut total = 0;
     for (event, hooks) in &events {
         let kind = if event.is_blocking() {
-            "blocking"
-        } else if event.claude_can_block() {
-            "non-blocking; its Claude Code hooks may block"
+            "blocking".to_string()
         } else {
-            "non-blocking"
+            let titles: Vec<&str> = REGISTRY.iter().filter(|d| d.can_block(*event)).map(|d| d.title()).collect();
+            if titles.is_empty() {
+                "non-blocking".to_string()
+            } else {
+                format!("non-blocking; its {} hooks may block", titles.join(", "))
+            }
         };
         say!("{event} ({kind}):");
         for (i, hook) in hooks.iter().enumerate() {

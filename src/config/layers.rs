@@ -1,7 +1,8 @@
 //! Which config sources an engine reads and how they combine (README "Options", "Trust and the kill switch", version 1.1).
 //!
 //! Every source is an [`Entry`]: where it is, whose it is ([`Kind`]) and which dialect it is
-//! written in. The **own** layers (the user's `<home>/.oh/config.yaml`, an inline `config`, a
+//! written in (openHarness's own, or one of `crate::dialect::REGISTRY`, which says which files it
+//! reads and parses them; this module does everything else). The **own** layers (the user's `<home>/.oh/config.yaml`, an inline `config`, a
 //! `configPath` file) were written by the user or the host and always apply. The **project**
 //! layers come from the repository in `cwd`, which may be hostile: they are read only when `cwd`
 //! is trusted, and otherwise not even opened (only stat'ed, so the outcome can say they exist).
@@ -15,28 +16,25 @@
 //! is [`Failure::Read`] — `io_error` at creation, the old config kept and the file retried on a
 //! reload — never a file silently left out.
 //!
-//! A new dialect is more entries in [`entries`] and a parser arm in [`load`].
+//! A new dialect needs nothing here: its [`crate::dialect::Dialect::files`] are more entries.
 
-use super::claude::{self, ClaudeHook, ClaudeHooks};
 use super::trust::Trust;
-use super::{openharness, Config, EventHooks, Layer};
+use super::{openharness, Config, DialectHooks, EventHooks, Layer};
+use crate::dialect::{self, Hook, Place, Plugin, REGISTRY};
 use crate::error::{Error, ErrorCode};
 use crate::event::Event;
-use crate::options::{ClaudePlugin, Options, Source};
+use crate::options::{Options, Source};
 use std::path::{Path, PathBuf};
 
-/// Whose a layer is, which decides whether trust gates it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Own,
-    Project,
-}
+pub use crate::dialect::Kind;
 
+/// Which dialect a source is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
+    /// openHarness's own `.oh/` files, the inline `config`, a `configPath` file.
     OpenHarness,
-    /// Claude Code's settings files and plugin `hooks.json` ([`claude`]).
-    Claude,
+    /// The dialect at this position of [`REGISTRY`].
+    Registered(usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +53,11 @@ pub struct Entry {
     pub required: bool,
     /// A plugin's hooks file: its hooks get the plugin's variables, and it has no
     /// `disableAllHooks` (only the user's own settings and the host switch hooks off).
-    pub plugin: Option<ClaudePlugin>,
+    pub plugin: Option<Plugin>,
+    /// What a `configChange` envelope's `source` says when this file changed.
+    pub change_source: Option<&'static str>,
+    /// A directory of files ending with this ([`dialect::File::dir`]).
+    pub dir: Option<&'static str>,
 }
 
 /// The sources the options name, in layer order.
@@ -66,6 +68,8 @@ pub fn entries(options: &Options) -> Vec<Entry> {
         dialect: Dialect::OpenHarness,
         required: false,
         plugin: None,
+        change_source: None,
+        dir: None,
     };
     let mut list = match &options.source {
         Source::Layers { user, project, local } => {
@@ -84,13 +88,31 @@ pub fn entries(options: &Options) -> Vec<Entry> {
         Source::Path(p) => vec![Entry { required: true, ..file(p.clone(), Kind::Own) }],
         Source::Inline(_) => vec![Entry { origin: Origin::Inline, ..file(PathBuf::new(), Kind::Own) }],
     };
-    list.extend(claude::files(options).into_iter().map(|f| Entry {
-        origin: Origin::File(f.path),
-        kind: f.kind,
-        dialect: Dialect::Claude,
-        required: false,
-        plugin: f.plugin,
-    }));
+    // Every dialect reads its user and project files by the same `layers` choice (`configPath`
+    // and `config` replace only openHarness's own files).
+    let (user, project, local) = match options.source {
+        Source::Layers { user, project, local } => (user, project, local),
+        _ => (true, true, true),
+    };
+    for (d, dialect) in REGISTRY.iter().enumerate() {
+        let place = Place {
+            cwd: &options.cwd,
+            home: options.home.as_deref(),
+            user,
+            project,
+            local,
+            chosen: &options.dialects[d],
+        };
+        list.extend(dialect.files(&place).into_iter().map(|f| Entry {
+            origin: Origin::File(f.path),
+            kind: f.kind,
+            dialect: Dialect::Registered(d),
+            required: false,
+            plugin: f.plugin,
+            change_source: f.change_source,
+            dir: f.dir,
+        }));
+    }
     list
 }
 
@@ -136,8 +158,9 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
         }
     };
     let mut layers: Vec<(Kind, EventHooks)> = Vec::new();
-    let mut claude_hooks: Vec<(Kind, Event, ClaudeHook)> = Vec::new();
-    let mut matchers = claude::Matchers::default();
+    let mut dialect_hooks: Vec<(Kind, usize, Event, Hook)> = Vec::new();
+    // One parser per dialect per load, made when its first file is read.
+    let mut parsers: Vec<Option<Box<dyn dialect::Parser>>> = REGISTRY.iter().map(|_| None).collect();
     let entries = entries(options);
     for entry in &entries {
         if is_also_own(entry, &entries) {
@@ -148,9 +171,10 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             if std::fs::symlink_metadata(path).is_ok() {
                 config.warnings.push(match entry.dialect {
                     Dialect::OpenHarness => format!("{} exists and was not loaded: {why}", path.display()),
-                    Dialect::Claude => format!(
-                        "{} was not loaded: the project is not trusted (its Claude Code hooks do not run)",
-                        path.display()
+                    Dialect::Registered(d) => format!(
+                        "{} was not loaded: the project is not trusted (its {} hooks do not run)",
+                        path.display(),
+                        REGISTRY[d].title()
                     ),
                 });
             }
@@ -167,28 +191,43 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
                     layers.push((entry.kind, hooks));
                 }
             }
-            Dialect::Claude => {
+            Dialect::Registered(d) => {
                 let Origin::File(path) = &entry.origin else { continue };
-                let Some(bytes) = read_entry(path, entry.required)? else { continue };
-                // A bad entry (or a whole bad file) is skipped with a warning, as Claude Code does.
-                let parsed = claude::parse(path, &bytes, entry.plugin.as_ref(), &mut matchers, &mut config.warnings);
-                if entry.plugin.is_some() {
-                    if let Some(value) = parsed.disable_all {
-                        config.warnings.push(format!(
-                            "{}: `disableAllHooks: {value}` ignored: a plugin's hooks file cannot switch hooks off (only your own settings and the host can)",
-                            path.display()
-                        ));
+                // A directory entry is each of its files, in name order (Copilot's `hooks/*.json`).
+                let paths = match entry.dir {
+                    None => vec![path.clone()],
+                    Some(suffix) => directory_files(path, suffix, &mut config.warnings)?,
+                };
+                for path in &paths {
+                    let Some(bytes) = read_entry(path, entry.required)? else { continue };
+                    let file = dialect::File {
+                        path: path.clone(),
+                        kind: entry.kind,
+                        plugin: entry.plugin.clone(),
+                        change_source: entry.change_source,
+                        dir: None,
+                    };
+                    // A bad entry (or a whole bad file) is skipped with a warning, as the harnesses do.
+                    let parsed = parsers[d].get_or_insert_with(|| REGISTRY[d].parser()).parse(&file, &bytes);
+                    config.warnings.extend(parsed.warnings);
+                    if entry.plugin.is_some() {
+                        if let Some(value) = parsed.disable_all {
+                            config.warnings.push(format!(
+                                "{}: `disableAllHooks: {value}` ignored: a plugin's hooks file cannot switch hooks off (only your own settings and the host can)",
+                                path.display()
+                            ));
+                        }
+                    } else {
+                        set_disabled(entry.dialect, entry.kind, parsed.disable_all);
                     }
-                } else {
-                    set_disabled(entry.dialect, entry.kind, parsed.disable_all);
+                    dialect_hooks.extend(parsed.hooks.into_iter().map(|(event, hook)| (entry.kind, d, event, hook)));
                 }
-                claude_hooks.extend(parsed.hooks.into_iter().map(|(event, hook)| (entry.kind, event, hook)));
             }
         }
     }
     let is_disabled = |dialect, kind| disabled.iter().any(|(d, k, v)| (*d, *k) == (dialect, kind) && *v);
-    // An own layer's switch, of either dialect, turns every hook off.
-    config.disable_all_hooks = is_disabled(Dialect::OpenHarness, Kind::Own) || is_disabled(Dialect::Claude, Kind::Own);
+    // An own layer's switch, of any dialect, turns every hook off.
+    config.disable_all_hooks = disabled.iter().any(|(_, k, v)| *k == Kind::Own && *v);
     for &event in Event::ALL {
         let list = config.hooks.list_mut(event);
         for (kind, hooks) in &mut layers {
@@ -205,28 +244,80 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
             spec.index = i;
         }
     }
-    // Claude Code hooks: the own files' (user settings, plugins) first, then the project's,
-    // each in file order: the walk runs own hooks before project hooks.
-    let mut claude = ClaudeHooks::default();
+    // The other dialects' hooks in walk order: the own files' (user settings, the host's files,
+    // plugins) first, dialect by dialect, then the project's, each in file order.
+    let mut hooks = DialectHooks::default();
     for want in [Kind::Own, Kind::Project] {
-        if want == Kind::Project && is_disabled(Dialect::Claude, Kind::Project) {
-            continue;
-        }
-        for (kind, event, hook) in &claude_hooks {
-            if *kind == want {
-                let mut hook = hook.clone();
-                hook.from_project = want == Kind::Project;
-                claude.push(*event, hook);
+        for d in 0..REGISTRY.len() {
+            if want == Kind::Project && is_disabled(Dialect::Registered(d), Kind::Project) {
+                continue;
+            }
+            for (kind, dialect, event, hook) in &dialect_hooks {
+                if (*kind, *dialect) == (want, d) {
+                    let mut hook = hook.clone();
+                    hook.dialect = d;
+                    hook.from_project = want == Kind::Project;
+                    hooks.push(*event, hook);
+                }
             }
         }
     }
-    config.claude = claude;
+    config.dialects = hooks;
     Ok(config)
 }
 
 /// A file's bytes; `None` when it does not exist (and need not). A file that exists and cannot
 /// be read right now is [`Failure::Read`]: never "no hooks"; one that is not a regular file (a
 /// FIFO, a directory) is [`Failure::Invalid`].
+/// A directory holds at most this many files of an entry (real ones hold a handful); more are
+/// left out with a warning, so a hostile directory costs a bounded load.
+pub const MAX_DIR_FILES: usize = 256;
+
+/// The files of a directory entry whose names end with `suffix`, in name order. A missing
+/// directory has none; one that exists and cannot be listed is [`Failure::Read`] (no read
+/// error is a verdict); an entry that is not a regular file is left out with a warning.
+fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, Failure> {
+    let listing = match std::fs::read_dir(dir) {
+        Ok(l) => l,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            warnings.push(format!("{} is not a directory; nothing in it was loaded", dir.display()));
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(Failure::Read(io_error(dir, &e))),
+    };
+    let mut names = Vec::new();
+    for item in listing {
+        let item = item.map_err(|e| Failure::Read(io_error(dir, &e)))?;
+        let name = item.file_name();
+        if name.to_str().is_some_and(|n| n.ends_with(suffix)) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    if names.len() > MAX_DIR_FILES {
+        warnings.push(format!(
+            "{}: {} files, more than the {MAX_DIR_FILES} a hooks directory may have; the ones after {} in name order were not loaded",
+            dir.display(),
+            names.len(),
+            names[MAX_DIR_FILES - 1].to_string_lossy()
+        ));
+        names.truncate(MAX_DIR_FILES);
+    }
+    let mut files = Vec::with_capacity(names.len());
+    for name in names {
+        let path = dir.join(name);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => files.push(path),
+            Ok(_) => warnings.push(format!("{} is not a regular file; not loaded", path.display())),
+            // Gone since the listing, or a dangling link: nothing to read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Failure::Read(io_error(&path, &e))),
+        }
+    }
+    Ok(files)
+}
+
 fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, Failure> {
     match super::read_regular_file(path) {
         Ok(bytes) => Ok(Some(bytes)),

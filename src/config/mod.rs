@@ -4,12 +4,13 @@
 //! - [`budget`]: the bounds on loading one config (expansion, regexes, time).
 //! - [`layers`]: which sources are read (own vs project layers, the trust gate) and how they add up.
 //! - [`openharness`]: the `.oh/*.yaml` dialect and its validation.
-//! - [`claude`]: Claude Code's settings files and plugin `hooks.json` (README "Claude Code hooks").
+//!
+//! Every other dialect's files are read by the same loader ([`layers`]) and parsed by the
+//! dialect (`crate::dialect`).
 //! - [`trust`]: the workspace-trust verdict.
 //! - [`watch`]: noticing changed files for live reload.
 
 pub mod budget;
-pub mod claude;
 pub mod layers;
 pub mod openharness;
 pub mod trust;
@@ -17,6 +18,7 @@ pub mod watch;
 
 pub use openharness::parse_file;
 
+use crate::dialect::Hook;
 use crate::event::Event;
 use crate::matcher::Matcher;
 use std::path::Path;
@@ -44,7 +46,7 @@ pub struct HookSpec {
     pub timeout: Option<Duration>,
     /// Only meaningful for command hooks; ignored on the others, as the contract says.
     pub json_io: bool,
-    /// A command hook with no shell syntax, split into words at load ([`crate::run::command::plain_words`]).
+    /// A command hook with no shell syntax, split into words at load ([`crate::words::plain_words`]).
     pub argv: Option<Vec<String>>,
     /// `persistent: true | "eager"` on a command hook: a long-lived worker answers one envelope
     /// per line ([`crate::run::persistent`]).
@@ -103,16 +105,46 @@ impl EventHooks {
     }
 }
 
+/// Dialect hooks per event, indexed by [`Event::index`].
+#[derive(Debug, Clone)]
+pub struct DialectHooks(Vec<Vec<Hook>>);
+
+impl Default for DialectHooks {
+    fn default() -> DialectHooks {
+        DialectHooks(vec![Vec::new(); Event::COUNT])
+    }
+}
+
+impl DialectHooks {
+    pub fn of(&self, event: Event) -> &[Hook] {
+        &self.0[event.index()]
+    }
+
+    pub fn total(&self) -> usize {
+        self.0.iter().map(Vec::len).sum()
+    }
+
+    pub(crate) fn push(&mut self, event: Event, hook: Hook) {
+        self.0[event.index()].push(hook);
+    }
+
+    pub fn retain(&mut self, keep: impl Fn(&Hook) -> bool) {
+        for list in &mut self.0 {
+            list.retain(&keep);
+        }
+    }
+}
+
 /// The effective config: every loaded layer's hooks, added up ([`layers::load`]).
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     pub disable_all_hooks: bool,
     pub hooks: EventHooks,
-    /// Claude Code hooks per event, own files' first: a step of the walk after the openHarness hooks
-    /// of the same layer kind.
-    pub claude: claude::ClaudeHooks,
+    /// The other dialects' hooks per event, in walk order: the own layers' (dialect by dialect,
+    /// in registry order), then the project layers'.
+    pub dialects: DialectHooks,
     /// Said at load and repeated in every outcome: project files not loaded, suspicious matchers,
-    /// skipped Claude Code entries.
+    /// skipped entries of a dialect's file.
     pub warnings: Vec<String>,
 }
 
@@ -128,7 +160,7 @@ impl Config {
                 spec.index = i;
             }
         }
-        config.claude.retain(|hook| !hook.from_project);
+        config.dialects.retain(|hook| !hook.from_project);
         config
     }
 }
@@ -140,10 +172,7 @@ pub struct Layer {
     pub hooks: Option<EventHooks>,
 }
 
-/// The largest config file (of either dialect) that is parsed. Real ones are a few KiB; the
-/// parsers' own memory grows with the text (an 18 MB YAML file took 350 MB before any budget
-/// applied), so a larger file is refused unparsed.
-pub const MAX_FILE_BYTES: u64 = 4 << 20;
+pub use crate::dialect::MAX_FILE_BYTES;
 
 /// Reads a file that must be a regular file, at most [`MAX_FILE_BYTES`] + 1 bytes of it (the
 /// parser then refuses it by its length). A FIFO or device in a config's place would block

@@ -396,7 +396,7 @@ impl<'de> Deserialize<'de> for HookSpec {
                         }
                     };
                 let argv = match &handler {
-                    Handler::Command(c) => crate::run::command::plain_words(c),
+                    Handler::Command(c) => crate::words::plain_words(c),
                     _ => None,
                 };
                 let persistent =

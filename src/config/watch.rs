@@ -5,6 +5,7 @@
 //! caught between an editor's truncate and its write is never loaded, while a deny rule saved a
 //! second ago applies to the very next fire.
 
+use crate::sync::Unpoison;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -57,8 +58,48 @@ pub type Fingerprint = (u64, u64, i64, i64, i64, i64, u64);
 
 pub fn fingerprint(path: &PathBuf) -> Option<Fingerprint> {
     let m = std::fs::metadata(path).ok()?;
+    if m.is_dir() {
+        return Some(directory_fingerprint(path, &m));
+    }
     Some((m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.size()))
 }
+
+/// A watched directory (a dialect's `hooks/*.json`): an edit of a file in it changes no metadata
+/// of the directory, so its fingerprint folds in each entry's (the newest mtime and ctime, and a
+/// hash of every name with its inode, mtime and size). At most [`MAX_DIR_ENTRIES`] entries are
+/// looked at: the loader reads no more files than that of one directory either.
+fn directory_fingerprint(path: &PathBuf, m: &std::fs::Metadata) -> Fingerprint {
+    use std::hash::{Hash, Hasher};
+    let mut newest = (m.mtime(), m.mtime_nsec());
+    let mut changed = (m.ctime(), m.ctime_nsec());
+    let mut hash = std::collections::hash_map::DefaultHasher::new();
+    if let Ok(listing) = std::fs::read_dir(path) {
+        let mut entries: Vec<(std::ffi::OsString, Option<Fingerprint>)> = listing
+            .take(MAX_DIR_ENTRIES)
+            .filter_map(Result::ok)
+            .map(|e| {
+                let p = e.path();
+                let f = std::fs::metadata(&p)
+                    .ok()
+                    .map(|m| (m.dev(), m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.size()));
+                (e.file_name(), f)
+            })
+            .collect();
+        entries.sort();
+        for (name, f) in &entries {
+            name.hash(&mut hash);
+            f.hash(&mut hash);
+            if let Some((_, _, ms, mn, cs, cn, _)) = f {
+                newest = newest.max((*ms, *mn));
+                changed = changed.max((*cs, *cn));
+            }
+        }
+    }
+    (m.dev(), m.ino(), newest.0, newest.1, changed.0, changed.1, hash.finish())
+}
+
+/// Entries of one watched directory looked at per check (above the loader's bound).
+pub const MAX_DIR_ENTRIES: usize = 1024;
 
 /// Monotonic nanoseconds from the kernel's coarse clock: a few milliseconds of resolution is
 /// plenty for a 250 ms interval, and it is the cheapest clock there is — every fire reads it.
@@ -87,7 +128,7 @@ impl Watch {
             retrying: AtomicBool::new(false),
         };
         // Fingerprints before the first read: an edit racing it is then seen by the next check.
-        watch.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).adopted = watch.fingerprints();
+        watch.state.lock().unpoisoned().adopted = watch.fingerprints();
         watch
     }
 
@@ -156,7 +197,7 @@ impl Watch {
     }
 
     pub fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state.lock().unpoisoned()
     }
 
     /// True at most once per interval across all threads.

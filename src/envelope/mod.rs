@@ -5,9 +5,8 @@
 //! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, README
 //! "Claude Code hooks"): the openHarness JSON carries a snake_case field under both names, the `OH_*` variables
 //! read either, and Claude Code hooks get everything in snake_case.
-//! [`claude`] builds the other shape hooks are given: Claude Code's snake_case stdin.
+//! Each dialect builds its own view of the one parsed envelope (`crate::dialect`).
 
-pub mod claude;
 pub mod tools;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -619,7 +618,7 @@ fn is_compact(text: &str) -> bool {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => i = after_string(b, i + 1),
+            b'"' => i = json::string_end(b, i + 1),
             b' ' | b'\n' | b'\r' | b'\t' => return false,
             _ => i += 1,
         }
@@ -652,17 +651,6 @@ fn verbatim(text: &str, start: usize, fields: &[(Cow<'_, str>, &RawValue)]) -> b
     pos + 1 == b.len() && b[pos] == b'}'
 }
 
-/// The index after the closing quote of the string whose content starts at `i`.
-fn after_string(b: &[u8], mut i: usize) -> usize {
-    loop {
-        match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
-            Some(j) if b[i + j] == b'\\' => i += j + 2,
-            Some(j) => return i + j + 1,
-            None => return b.len(),
-        }
-    }
-}
-
 /// Appends valid JSON text without its insignificant whitespace, copying the runs between
 /// whitespace whole and jumping through strings with memchr.
 pub(crate) fn push_compact(out: &mut Vec<u8>, raw: &str) {
@@ -670,23 +658,8 @@ pub(crate) fn push_compact(out: &mut Vec<u8>, raw: &str) {
     let (mut i, mut start) = (0, 0);
     while i < b.len() {
         match b[i] {
-            b'"' => {
-                i += 1;
-                // To the closing quote: past every escape (a backslash and the byte after it).
-                loop {
-                    match memchr::memchr2(b'"', b'\\', &b[i..]) {
-                        Some(j) if b[i + j] == b'\\' => i = (i + j + 2).min(b.len()),
-                        Some(j) => {
-                            i += j + 1;
-                            break;
-                        }
-                        None => {
-                            i = b.len();
-                            break;
-                        }
-                    }
-                }
-            }
+            // To the closing quote: past every escape (a backslash and the byte after it).
+            b'"' => i = json::string_end(b, i + 1),
             b' ' | b'\n' | b'\r' | b'\t' => {
                 out.extend_from_slice(&b[start..i]);
                 i += 1;

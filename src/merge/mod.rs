@@ -1,10 +1,10 @@
 //! The merge of a blocking event's hook results (README "Merging"), as a walk the engine feeds one
-//! result at a time so that a short-circuit stops later hooks from running at all.
-//! [`claude`] merges the Claude Code hooks of a fire, which then count as one step of the walk.
+//! result at a time so that a short-circuit stops later hooks from running at all. A dialect's
+//! hooks of one layer kind are one step: the dialect merges them (`Dialect::merge`) and the walk
+//! takes the [`Decision`] ([`Walk::dialect_step`]).
 
-pub mod claude;
-
-use crate::outcome::Trace;
+use crate::dialect::Decision;
+use crate::outcome::{Outcome, Trace};
 use crate::response::{HookResult, Permission};
 use serde_json::Value;
 use std::ops::ControlFlow;
@@ -25,6 +25,32 @@ pub struct Merged {
     pub stop: Option<String>,
     /// Messages for the user, joined by newlines.
     pub system_message: Option<String>,
+    /// Outcome keys a dialect adds under its own names (docs/dialects.md).
+    pub extra: serde_json::Map<String, Value>,
+}
+
+impl Merged {
+    /// The outcome of a walk: its decision, the traces of the hooks that ran, the warnings.
+    pub fn into_outcome(self, hooks: Vec<Trace>, warnings: Vec<String>) -> Outcome {
+        let merged = self;
+        Outcome {
+            allowed: merged.allowed,
+            permission_decision: merged.permission.map(|p| p.as_str()),
+            reason: merged.reason,
+            additional_context: merged.context,
+            updated_input: merged.updated_input,
+            updated_prompt: merged.updated_prompt,
+            updated_permissions: merged.updated_permissions,
+            interrupt: merged.interrupt.then_some(true),
+            continue_: merged.stop.is_some().then_some(false),
+            stop_reason: merged.stop.filter(|s| !s.is_empty()),
+            system_message: merged.system_message,
+            extra: merged.extra,
+            hooks,
+            warnings,
+            error: None,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -35,7 +61,7 @@ pub struct Walk {
     done: Option<Merged>,
     updated_input: Option<Value>,
     updated_prompt: Option<String>,
-    // What another dialect's step (Claude Code's, [`claude`]) carries on to the end of the
+    // What a dialect's step ([`Walk::dialect_step`]) carries on to the end of the
     // walk: its steps need not be the last (own hooks of every dialect run before project ones).
     /// The highest-ranked decision of such steps (defer > ask > allow) with its reason.
     decision: Option<(Permission, Option<String>)>,
@@ -46,6 +72,7 @@ pub struct Walk {
     stop: Option<String>,
     interrupt: bool,
     updated_permissions: Option<Value>,
+    extra: serde_json::Map<String, Value>,
 }
 
 impl Walk {
@@ -112,8 +139,86 @@ impl Walk {
         }
     }
 
+    /// One dialect's hooks of one layer kind as one step of the walk (the walk is not yet
+    /// decided). `Break`: decided, later steps do not run — a block, or `continue: false` on an
+    /// event that waits for it. Otherwise the step's decision (allow, ask, defer) is remembered
+    /// and ranked against the other steps' as Claude Code ranks them, its reason kept; a rewrite
+    /// applies to the envelope the later steps receive. An allow does not end the walk: a later
+    /// step may still deny.
+    ///
+    /// `who` names the hook that blocked or stopped (see [`super::denied_by`]), for a block that
+    /// has no reason otherwise.
+    pub fn dialect_step(&mut self, m: Decision, who: impl FnOnce() -> String) -> ControlFlow<()> {
+        debug_assert!(self.done.is_none(), "a dialect's step after the walk was decided");
+        self.extra.extend(m.extra);
+        self.contexts.extend(m.contexts);
+        self.system_messages.extend(m.system_messages);
+        self.interrupt |= m.interrupt;
+        if self.stop.is_none() {
+            self.stop = m.stop.clone();
+        }
+        let stop_blocks = m.stop.is_some() && m.stop_ends_walk;
+        if m.block || stop_blocks {
+            self.done = Some(Merged {
+                allowed: false,
+                permission: m.permission.filter(|p| *p == Permission::Deny && m.block),
+                // A block gives its own reason; `continue: false` alone overrules the decisions,
+                // so theirs (an allow's "fine") must not explain why the agent stops.
+                reason: Some(deny_reason(
+                    if m.block { m.reason } else { None }
+                        .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
+                        .or_else(|| self.step_reason.take()),
+                    self.first_reason.take(),
+                    who,
+                )),
+                context: join(&self.contexts),
+                ..Merged::default()
+            });
+            return ControlFlow::Break(());
+        }
+        if m.updated_input.is_some() {
+            self.updated_input = m.updated_input;
+        }
+        if m.updated_prompt.is_some() {
+            self.updated_prompt = m.updated_prompt;
+        }
+        if m.updated_permissions.is_some() {
+            self.updated_permissions = m.updated_permissions;
+        }
+        match m.permission {
+            Some(p @ (Permission::Allow | Permission::Ask | Permission::Defer)) => {
+                // Across steps as inside one: defer > ask > allow; the first of a rank keeps it.
+                let rank = |p: Permission| match p {
+                    Permission::Defer => 3,
+                    Permission::Ask => 2,
+                    _ => 1,
+                };
+                if self.decision.as_ref().map_or(true, |(q, _)| rank(p) > rank(*q)) {
+                    self.decision = Some((p, m.reason.filter(|r| !r.is_empty())));
+                }
+            }
+            _ => {
+                if self.step_reason.is_none() {
+                    self.step_reason = m.reason.filter(|r| !r.is_empty());
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Non-blocking events with `waitNonBlocking`: decisions ignored, context, the first
+    /// reason, messages and `continue: false` kept.
+    pub fn dialect_gather(&mut self, m: Decision) -> (Option<String>, Option<String>) {
+        self.extra.extend(m.extra);
+        self.contexts.extend(m.contexts);
+        if self.first_reason.is_none() {
+            self.first_reason = m.reason.filter(|r| !r.is_empty());
+        }
+        (m.stop, join_lines(&m.system_messages))
+    }
+
     pub fn finish(self) -> Merged {
-        let system_message = claude::join_lines(&self.system_messages);
+        let system_message = join_lines(&self.system_messages);
         if let Some(mut done) = self.done {
             // What an earlier step said for the user and the harness stays, whoever decided.
             done.system_message = done.system_message.or(system_message);
@@ -122,6 +227,7 @@ impl Walk {
             if done.allowed {
                 done.updated_permissions = done.updated_permissions.or(self.updated_permissions);
             }
+            done.extra = self.extra;
             return done;
         }
         let (decided, decision_reason) = self.decision.unzip();
@@ -141,6 +247,7 @@ impl Walk {
             interrupt: self.interrupt,
             stop: self.stop,
             system_message,
+            extra: self.extra,
         }
     }
 }
@@ -176,6 +283,10 @@ pub fn denied_by(kind: &str, what: &str, trace: &Trace) -> String {
         _ => String::new(),
     };
     format!("denied by {kind} `{what}{ellipsis}`{status}")
+}
+
+pub(crate) fn join_lines(parts: &[String]) -> Option<String> {
+    (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
 pub(crate) fn join(contexts: &[String]) -> Option<String> {

@@ -5,9 +5,10 @@
 //! The eventfd is made only when a command hook first waits under the token, so a fire that runs
 //! no command costs no file descriptor.
 
+use crate::sync::Unpoison;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use super::wake::WakeFd;
 
@@ -84,7 +85,7 @@ impl Cancel {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner.lock().unpoisoned()
     }
 }
 

@@ -14,7 +14,7 @@ pub fn cloexec_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     // never closes), so this holds the spawn lock exclusively.
     #[cfg(oh_portable)]
     let rc = {
-        let _no_spawn = SPAWNING.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _no_spawn = crate::sync::Unpoison::unpoisoned(SPAWNING.write());
         // SAFETY: pipe writes two fds into the array; fcntl on the fds it made.
         unsafe {
             let rc = libc::pipe(fds.as_mut_ptr());
@@ -45,7 +45,7 @@ pub struct SpawnGuard {
 pub fn spawning() -> SpawnGuard {
     SpawnGuard {
         #[cfg(oh_portable)]
-        _shared: SPAWNING.read().unwrap_or_else(std::sync::PoisonError::into_inner),
+        _shared: crate::sync::Unpoison::unpoisoned(SPAWNING.read()),
     }
 }
 

@@ -70,7 +70,7 @@ impl EnvTemplate {
 
     /// The environment of one spawn: the template plus this fire's variables. `Err(name)` when
     /// a value holds a NUL byte, which no environment can carry.
-    pub fn with(&self, vars: &[(&'static str, String)]) -> Result<EnvBlock, &'static str> {
+    pub fn with<'v>(&self, vars: &[(&'v str, String)]) -> Result<EnvBlock, &'v str> {
         let mut own = Vec::with_capacity(vars.len() + self.defaults.len());
         for (name, value) in vars {
             if value.contains('\0') {

@@ -2,10 +2,9 @@
 //! HTTP bodies, and the per-hook result the merge walks over. [`claude`] reads Claude Code
 //! hooks' answers by Claude Code's rules.
 
-pub mod claude;
-
 pub mod json;
 
+use crate::outcome::Verdict;
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +22,17 @@ pub enum Permission {
     Ask,
     /// Claude Code only: the harness should pause the tool call for later.
     Defer,
+}
+
+impl From<Permission> for Verdict {
+    fn from(p: Permission) -> Verdict {
+        match p {
+            Permission::Allow => Verdict::Allow,
+            Permission::Deny => Verdict::Deny,
+            Permission::Ask => Verdict::Ask,
+            Permission::Defer => Verdict::Defer,
+        }
+    }
 }
 
 impl Permission {
@@ -60,17 +70,17 @@ impl HookResult {
     }
 
     /// The trace's `result`: what this answer means for the merge.
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self) -> Verdict {
         if self.is_deny() {
-            "deny"
+            Verdict::Deny
         } else if self.permission == Some(Permission::Allow) {
-            "allow"
+            Verdict::Allow
         } else if self.permission == Some(Permission::Ask) {
-            "ask"
+            Verdict::Ask
         } else if self.decision == Some(Decision::Allow) {
-            "allow"
+            Verdict::Allow
         } else {
-            "none"
+            Verdict::None
         }
     }
 }

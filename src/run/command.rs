@@ -11,6 +11,7 @@ use crate::os::child::{group_alive, pidfd_open, reap, signal_group, try_reap, Re
 use crate::os::pipe::{drain, set_nonblocking};
 use crate::os::sigpipe::SigpipeBlock;
 use crate::os::spawn::{self, EnvTemplate, Process, Request};
+pub use crate::words::plain_words;
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -39,7 +40,8 @@ pub struct Spawn<'a> {
     /// The engine's environment template (and its `PATH`, where `argv[0]` is looked up).
     pub env: &'a EnvTemplate,
     /// This envelope's `OH_*` variables.
-    pub vars: &'a [(&'static str, String)],
+    /// A dialect hook's own `env` too (names the hook's file gives).
+    pub vars: &'a [(&'a str, String)],
     /// jsonIO: the envelope, then EOF. `None`: stdin is `/dev/null` (EOF at once).
     pub stdin: Option<&'a [u8]>,
     /// jsonIO: keep stdout (up to `max_stdout`). Otherwise stdout is `/dev/null`, which drains
@@ -112,7 +114,7 @@ pub fn start_process(
     words: Option<&[String]>,
     cwd: &Path,
     template: &EnvTemplate,
-    vars: &[(&'static str, String)],
+    vars: &[(&str, String)],
     pipe_stdin: bool,
     pipe_stdout: bool,
 ) -> Result<(Process, bool), String> {
@@ -144,33 +146,6 @@ pub fn start_process(
         Ok(p) => Ok((p, false)),
         Err(e) => Err(format!("cannot start `/bin/sh -c` in {}: {e}", cwd.display())),
     }
-}
-
-/// Shell keywords and builtins: a command starting with one of these means what the shell
-/// makes of it, not what a program of that name would do (`echo -e`, `pwd`, `exit 3`).
-/// `true` and `false` without arguments are the same either way and stay direct.
-const SHELL_WORDS: &[&str] = &[
-    "!", ".", ":", "[", "[[", "{", "}", "alias", "bg", "break", "case", "cd", "chdir", "command", "continue", "do",
-    "done", "echo", "elif", "else", "esac", "eval", "exec", "exit", "export", "fc", "fg", "fi", "for", "function",
-    "getopts", "hash", "if", "in", "jobs", "kill", "local", "printf", "pwd", "read", "readonly", "return", "select",
-    "set", "shift", "test", "then", "time", "times", "trap", "true", "false", "type", "ulimit", "umask", "unalias",
-    "unset", "until", "wait", "while",
-];
-
-/// A command with no shell syntax at all — a program and plain words, nothing the shell would
-/// expand, quote, redirect or interpret — split into its words. `None`: the shell must run it.
-pub fn plain_words(command: &str) -> Option<Vec<String>> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
-    if !command.chars().all(|c| plain(c) || c == ' ' || c == '\t') {
-        return None;
-    }
-    let words: Vec<String> = command.split([' ', '\t']).filter(|w| !w.is_empty()).map(str::to_string).collect();
-    let first = words.first()?;
-    let trivial = (first == "true" || first == "false") && words.len() == 1;
-    if first.contains('=') || (SHELL_WORDS.contains(&first.as_str()) && !trivial) || first.starts_with('-') {
-        return None;
-    }
-    Some(words)
 }
 
 /// The shell's lookup: a name with a `/` is a path; otherwise the first executable regular

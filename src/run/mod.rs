@@ -5,14 +5,14 @@
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); processes are made by [`crate::os`].
 //! - [`http`]: HTTP hooks.
-//! - [`claude`]: Claude Code hooks (shell and exec form, HTTP), read by Claude Code's rules.
+//! - [`dialect`]: a dialect's hooks (command, HTTP, callback), each turned into one `Raw` the dialect reads.
 //! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`callback`]: callback hooks and prompt hooks, answered by the host.
 //! - [`persistent`]: persistent command hooks (long-lived workers answering one line per fire).
 
 pub mod callback;
-pub mod claude;
 pub mod command;
+pub mod dialect;
 pub mod http;
 mod http_tcp;
 pub mod persistent;
@@ -23,7 +23,7 @@ use crate::event::Event;
 use crate::host::Host;
 use crate::os::cancel;
 use crate::os::spawn::EnvTemplate;
-use crate::outcome::{millis, Trace};
+use crate::outcome::{millis, Trace, Verdict};
 use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
 use http::{HttpClient, Reply};
@@ -102,9 +102,9 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
 
 /// A hook the fire's cancel reached before it finished is traced `"cancelled"`, so that the
 /// cancelled outcome's `hooks` says which hooks were stopped (an audit log needs it).
-pub(crate) fn cancelled_or(cancel: Option<&cancel::Cancel>, label: &'static str) -> &'static str {
+pub(crate) fn cancelled_or(cancel: Option<&cancel::Cancel>, label: Verdict) -> Verdict {
     if cancel.is_some_and(cancel::Cancel::is_cancelled) {
-        "cancelled"
+        Verdict::Cancelled
     } else {
         label
     }

@@ -22,10 +22,11 @@ use crate::os::sigpipe::SigpipeBlock;
 use crate::os::spawn::EnvTemplate;
 use crate::os::wake::WakeFd;
 use crate::response::{self, Response};
+use crate::sync::Unpoison;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -40,7 +41,7 @@ const EXIT_POLL: Duration = Duration::from_millis(10);
 const CLOSE_TO_EXIT: Duration = Duration::from_millis(100);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    m.lock().unpoisoned()
 }
 
 /// Why a request got no usable answer. Every variant fails the hook like a jsonIO failure
@@ -302,7 +303,7 @@ impl ProcessPool {
                 return Err(Failure::QueueTimedOut);
             }
             let wait = if cancel.is_some() { (deadline - now).min(CANCEL_CHECK) } else { deadline - now };
-            st = self.freed.wait_timeout(st, wait).unwrap_or_else(PoisonError::into_inner).0;
+            st = self.freed.wait_timeout(st, wait).unpoisoned().0;
         }
     }
 

@@ -76,6 +76,7 @@ _KEYWORDS = {
     "claude_plugins": "claudePlugins",
     "claude_project_dir": "claudeProjectDir",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
+    "tools": "tools",
 }
 _CAMEL_TO_KEYWORD = {camel: kw for kw, camel in _KEYWORDS.items()}
 

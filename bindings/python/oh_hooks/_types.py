@@ -48,6 +48,9 @@ class Options(TypedDict, total=False):
     """Proxy URL for HTTP hooks (the ``*_proxy`` environment variables are never read)."""
     shutdownTimeoutMs: int
     """How long closing waits for background hooks and async fires before cancelling them (default 5000)."""
+    tools: Dict[str, Union[str, Dict[str, Any]]]
+    """The host's tools and their kinds, so other harnesses' hooks see them under their own names
+    (docs/envelope.md "Host tools"): ``{"shell": {"kind": "shell", "fields": {"command": "cmd"}}}``."""
 
 
 class _EnvelopeEvent(TypedDict):

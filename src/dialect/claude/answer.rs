@@ -3,57 +3,11 @@
 //! `hookEventName`, plain stdout is context only where Claude Code makes it context, and every
 //! failure lets the action through unless the hook says `onFailure: "block"`.
 
-use super::json::{self, Kind, Obj, Val};
-use super::Permission;
+use super::events::{can_block, name_or_engine};
+use crate::dialect::{Answer, Raw, Via};
 use crate::event::Event;
-use serde_json::Value;
-
-/// What happened when the hook ran, in the terms the rules need.
-#[derive(Debug, Default)]
-pub struct Ran<'a> {
-    /// The exit code; `None` when the hook did not start, was killed or timed out.
-    pub exit: Option<i32>,
-    /// Why the hook did not produce an exit code (spawn failure, timeout, signal, HTTP error).
-    pub failed: Option<String>,
-    pub timed_out: bool,
-    pub stdout: &'a [u8],
-    pub stderr: &'a [u8],
-    pub on_failure_block: bool,
-    /// The answer was larger than `maxOutputBytes` and was not read (`failed` says so).
-    pub overflow: bool,
-    /// Names the hook in a reason when nothing better is at hand.
-    pub name: &'a str,
-}
-
-/// One Claude Code hook's answer.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ClaudeAnswer {
-    /// Exit 2, `decision: "block"`, a permission deny, or a failure with `onFailure: "block"`.
-    pub block: bool,
-    pub permission: Option<Permission>,
-    pub reason: Option<String>,
-    pub context: Option<String>,
-    pub updated_input: Option<Value>,
-    pub updated_prompt: Option<String>,
-    pub updated_permissions: Option<Value>,
-    pub interrupt: bool,
-    /// `continue: false`: its `stopReason` (else its reason, else empty).
-    pub stop: Option<String>,
-    pub system_message: Option<String>,
-    /// Why this answer was a failure (the action went through unless `block`).
-    pub failure: Option<String>,
-}
-
-impl ClaudeAnswer {
-    /// The trace's `result`.
-    pub fn label(&self) -> &'static str {
-        match (self.block, self.permission) {
-            (true, _) | (_, Some(Permission::Deny)) => "deny",
-            (_, Some(p)) => p.as_str(),
-            _ => "none",
-        }
-    }
-}
+use crate::response::json::{self, Kind, Obj, Val};
+use crate::response::Permission;
 
 /// Events where plain stdout on exit 0 becomes context (the reference's "Exit code 0").
 fn stdout_is_context(event: Event) -> bool {
@@ -72,23 +26,50 @@ fn trimmed_text(bytes: &[u8]) -> Option<String> {
 }
 
 /// A failure: the action proceeds, unless the hook has `onFailure: "block"`.
-fn failure(why: String, ran: &Ran, event: Event) -> ClaudeAnswer {
-    let mut answer = ClaudeAnswer { failure: Some(why.clone()), ..ClaudeAnswer::default() };
+fn failure(why: String, ran: &Raw, event: Event) -> Answer {
+    let mut answer = Answer { failure: Some(why.clone()), ..Answer::default() };
     // Size never decides: an answer too large to read may have been a deny, so where the hook
     // can block (and failures block at all) the overflow blocks (README "Size never decides").
-    if ran.overflow && event.claude_can_block() && !on_failure_ignored(event) {
+    if ran.overflow && can_block(event) && !on_failure_ignored(event) {
         answer.block = true;
         answer.permission = matches!(event, Event::PreToolUse | Event::PreModelSwitch | Event::PermissionRequest)
             .then_some(Permission::Deny);
         answer.reason = Some(format!("Claude Code hook `{}`: {why}; its answer was not read, so it blocks", ran.name));
-    } else if ran.on_failure_block && !on_failure_ignored(event) {
+    } else if ran.fail_closed && !on_failure_ignored(event) {
         answer.block = true;
         answer.reason = Some(format!("Claude Code hook `{}` failed ({why}) and has onFailure: \"block\"", ran.name));
     }
     answer
 }
 
-pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
+/// One answer, whichever way the hook ran: a callback's answer is read by [`read_callback`], an
+/// HTTP body must be a JSON object (or empty), an overflowing stdout is a failure unless the hook
+/// exited 2 (which blocks whatever stdout holds).
+pub fn read_raw(event: Event, raw: &Raw) -> Answer {
+    if raw.failed.is_none() {
+        match raw.via {
+            Via::Callback => return read_callback(event, raw.stdout, raw.name),
+            Via::Http { status } => {
+                // Read as the answer reader reads it (a byte-order mark, invalid UTF-8).
+                let text = json::text(raw.stdout);
+                let t = text.trim();
+                if !(t.is_empty() || (t.starts_with('{') && t.ends_with('}'))) {
+                    let why = format!("HTTP {status} body is not a JSON object");
+                    return read(event, &Raw { failed: Some(why), stdout: b"", ..*raw });
+                }
+            }
+            Via::Command if raw.overflow && raw.exit != Some(2) => {
+                let why = format!("stdout exceeded maxOutputBytes ({} bytes)", raw.max_output_bytes);
+                return read(event, &Raw { failed: Some(why), ..*raw });
+            }
+            Via::Command => {}
+        }
+    }
+    read(event, raw)
+}
+
+/// The rules of one answer, once [`read_raw`] has told a failure from an answer.
+pub fn read(event: Event, ran: &Raw) -> Answer {
     if let Some(why) = &ran.failed {
         // A timed-out hook is cancelled and its output discarded; one that could not start
         // or was killed said nothing either. PreModelSwitch is the exception: there a timeout
@@ -114,13 +95,13 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
         Err(json::NotAnObject::Invalid(e)) => Err(format!("stdout looks like JSON but does not parse ({e})")),
     });
     let stderr = trimmed_text(ran.stderr);
-    let claude_name = event.claude_name().unwrap_or(event.name());
+    let claude_name = name_or_engine(event);
 
     if code == 2 && event != Event::PermissionRequest {
         // Blocks (where the event can be blocked); JSON is still read but cannot undo it.
         let mut answer = match &json {
             Some(Ok(map)) => interpret(event, map),
-            _ => ClaudeAnswer::default(),
+            _ => Answer::default(),
         };
         let json_reason = answer.block.then(|| answer.reason.clone()).flatten();
         answer.block = true;
@@ -140,12 +121,12 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
         Some(Ok(map)) => interpret(event, &map),
         Some(Err(why)) => failure(why, ran, event),
         // Worktree hooks fail the operation on any non-zero exit.
-        None if code != 0 && matches!(event, Event::WorktreeCreate | Event::WorktreeRemove) => ClaudeAnswer {
+        None if code != 0 && matches!(event, Event::WorktreeCreate | Event::WorktreeRemove) => Answer {
             block: true,
             reason: Some(
                 stderr.unwrap_or_else(|| format!("Claude Code hook `{}` exited with status {code}", ran.name)),
             ),
-            ..ClaudeAnswer::default()
+            ..Answer::default()
         },
         None if code != 0 => {
             let first = stderr.as_deref().and_then(|s| s.lines().next()).unwrap_or("");
@@ -159,9 +140,9 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
             };
             failure(why, ran, event)
         }
-        None => ClaudeAnswer {
+        None => Answer {
             context: if stdout_is_context(event) { Some(trimmed.to_string()).filter(|t| !t.is_empty()) } else { None },
-            ..ClaudeAnswer::default()
+            ..Answer::default()
         },
     }
 }
@@ -172,9 +153,9 @@ pub fn read(event: Event, ran: &Ran) -> ClaudeAnswer {
 /// prompt/agent schema) or anything a command hook may print, read as its stdout on exit 0.
 /// `ok: false` denies where the event can be blocked, except on PermissionRequest (no effect)
 /// and on Stop/SubagentStop when `impossible` (the agent may stop after all).
-pub fn read_callback(event: Event, answer: &[u8], name: &str) -> ClaudeAnswer {
+pub fn read_callback(event: Event, answer: &[u8], name: &str) -> Answer {
     if answer.iter().all(u8::is_ascii_whitespace) {
-        return ClaudeAnswer::default();
+        return Answer::default();
     }
     let text = json::text(answer);
     if let Ok(map) = json::object(&text) {
@@ -185,17 +166,17 @@ pub fn read_callback(event: Event, answer: &[u8], name: &str) -> ClaudeAnswer {
                 map.get_by("impossible", |v| v.as_bool() != Some(true)).and_then(Val::as_bool) == Some(true);
             let stop_event = matches!(event, Event::TurnStop | Event::SubagentStop);
             if ok || event == Event::PermissionRequest || (stop_event && impossible) {
-                return ClaudeAnswer { reason: if ok { None } else { reason }, ..ClaudeAnswer::default() };
+                return Answer { reason: if ok { None } else { reason }, ..Answer::default() };
             }
-            return ClaudeAnswer {
+            return Answer {
                 block: true,
                 permission: matches!(event, Event::PreToolUse | Event::PreModelSwitch).then_some(Permission::Deny),
                 reason: Some(reason.unwrap_or_else(|| format!("Claude Code {name} hook answered ok: false"))),
-                ..ClaudeAnswer::default()
+                ..Answer::default()
             };
         }
     }
-    read(event, &Ran { exit: Some(0), stdout: answer, name, ..Ran::default() })
+    read(event, &Raw { exit: Some(0), stdout: answer, name, ..Raw::default() })
 }
 
 /// The last value of a repeated key (for keys that cannot refuse anything).
@@ -232,7 +213,7 @@ fn get<'a>(map: &Obj<'a>, key: &str) -> Option<Val<'a>> {
 /// `hookSpecificOutput` for another event makes the whole answer a failure ("Hook JSON output
 /// validation failed").
 fn validate(event: Event, map: &Obj) -> Result<(), String> {
-    let claude_name = event.claude_name().unwrap_or(event.name());
+    let claude_name = name_or_engine(event);
     for (key, want) in [
         ("continue", Kind::Bool),
         ("suppressOutput", Kind::Bool),
@@ -306,15 +287,15 @@ fn validate(event: Event, map: &Obj) -> Result<(), String> {
 }
 
 /// A validated JSON answer.
-fn interpret(event: Event, map: &Obj) -> ClaudeAnswer {
+fn interpret(event: Event, map: &Obj) -> Answer {
     let text = |v: Option<Val>| v.and_then(Val::text);
     let hso = get(map, "hookSpecificOutput").and_then(Val::as_object);
     let from_hso = |key: &str| hso.as_ref().and_then(|h| get(h, key));
-    let mut answer = ClaudeAnswer {
+    let mut answer = Answer {
         reason: text(get(map, "reason")),
         context: text(from_hso("additionalContext")),
         system_message: text(get(map, "systemMessage")),
-        ..ClaudeAnswer::default()
+        ..Answer::default()
     };
     if get(map, "continue").and_then(Val::as_bool) == Some(false) {
         // Without `stopReason`, its reason is filled in once the reason is known (below).
@@ -377,15 +358,15 @@ fn interpret(event: Event, map: &Obj) -> ClaudeAnswer {
 mod tests {
     use super::*;
 
-    fn answer(event: Event, exit: i32, stdout: &str, stderr: &str) -> ClaudeAnswer {
+    fn answer(event: Event, exit: i32, stdout: &str, stderr: &str) -> Answer {
         read(
             event,
-            &Ran {
+            &Raw {
                 exit: Some(exit),
                 stdout: stdout.as_bytes(),
                 stderr: stderr.as_bytes(),
                 name: "h",
-                ..Ran::default()
+                ..Raw::default()
             },
         )
     }
@@ -508,25 +489,25 @@ mod tests {
     }
 
     #[test]
-    fn failures_and_on_failure_block() {
-        let ran = Ran {
+    fn failures_and_fail_closed() {
+        let ran = Raw {
             failed: Some("timed out after 1 s".into()),
             timed_out: true,
-            on_failure_block: true,
+            fail_closed: true,
             name: "h",
-            ..Ran::default()
+            ..Raw::default()
         };
         let a = read(Event::PreToolUse, &ran);
         assert!(a.block && a.reason.unwrap().contains("onFailure"));
         assert!(!read(Event::TurnStop, &ran).block, "ignored on Stop");
-        let ran = Ran { exit: Some(1), on_failure_block: true, name: "h", ..Ran::default() };
+        let ran = Raw { exit: Some(1), fail_closed: true, name: "h", ..Raw::default() };
         assert!(read(Event::UserPromptSubmit, &ran).block);
-        let ran = Ran { failed: Some("timed out after 30 s".into()), timed_out: true, name: "h", ..Ran::default() };
+        let ran = Raw { failed: Some("timed out after 30 s".into()), timed_out: true, name: "h", ..Raw::default() };
         assert!(!read(Event::PreToolUse, &ran).block, "a timeout lets a tool call through");
         assert!(read(Event::PreModelSwitch, &ran).block, "but blocks a model switch");
         assert!(answer(Event::WorktreeCreate, 1, "", "no space").block, "worktree hooks fail on any non-zero exit");
         assert!(!answer(Event::PreToolUse, 1, "", "x").block);
-        let ran = Ran { failed: Some("cannot start".into()), name: "h", ..Ran::default() };
+        let ran = Raw { failed: Some("cannot start".into()), name: "h", ..Raw::default() };
         let a = read(Event::PreToolUse, &ran);
         assert!(!a.block && a.failure.is_some());
     }

@@ -10,195 +10,64 @@
 //! why (shown in each outcome's `warnings` and by `oh-hooks check`). Only `hooks` and
 //! `disableAllHooks` are read; every other key belongs to Claude Code.
 
-use super::layers::Kind;
-use super::MAX_FILE_BYTES;
+use super::events;
+use crate::dialect::{File, Handler, Hook, Kind, Parsed, Place, Plugin, MAX_FILE_BYTES};
 use crate::event::Event;
 use crate::matcher::claude::{takes_if, ClaudeMatcher, PermissionRule};
-use crate::options::{ClaudePlugin, Options, Source};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
-const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
+pub(crate) const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
-/// What a Claude Code hook runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ClaudeHandler {
-    /// Shell form (`args` absent: `sh -c command`) or exec form (`args` present: no shell).
-    Command { command: String, args: Option<Vec<String>> },
-    /// POST Claude Code's input JSON; `headers` values may interpolate `allowed_env_vars`.
-    Http { url: String, headers: Vec<(String, String)>, allowed_env_vars: Vec<String> },
-    /// `prompt`, `agent` and `mcp_tool` hooks: answered by the host callback of that name,
-    /// which gets the handler's own fields.
-    Callback { kind: &'static str, fields: Map<String, Value> },
+/// Claude Code's default timeout for this hook on `event` (the reference's "Common fields").
+pub fn default_timeout(hook: &Hook, event: Event) -> Duration {
+    let secs = match (&hook.handler, event) {
+        (Handler::Callback { kind: "prompt", .. }, _) => 30.0,
+        (Handler::Callback { kind: "agent", .. }, _) => 60.0,
+        (_, Event::SessionEnd) => 1.5,
+        (_, Event::MessageDisplay) => 10.0,
+        (_, Event::UserPromptSubmit | Event::PreModelSwitch | Event::PostModelSwitch) => 30.0,
+        _ => 600.0,
+    };
+    Duration::from_secs_f64(secs)
 }
 
-/// One Claude Code handler with the filters of its matcher group.
-#[derive(Debug, Clone)]
-pub struct ClaudeHook {
-    pub handler: ClaudeHandler,
-    pub matcher: ClaudeMatcher,
-    /// The matcher as written (`None`: absent).
-    pub matcher_text: Option<String>,
-    pub if_rule: Option<PermissionRule>,
-    pub if_text: Option<String>,
-    /// As configured; `None` takes Claude Code's default for the event and type.
-    pub timeout: Option<Duration>,
-    pub is_async: bool,
-    /// `onFailure: "block"`: a failure blocks instead of letting the action through.
-    pub on_failure_block: bool,
-    /// The settings file (or plugin `hooks.json`) it came from.
-    pub source: PathBuf,
-    pub plugin: Option<ClaudePlugin>,
-    /// Shell form with no shell syntax, split into words (run without `/bin/sh`).
-    pub argv: Option<Vec<String>>,
-    /// Identity for "identical handlers run once": the handler's fields, sorted, and its plugin.
-    pub identity: String,
-    /// From a project's file (trust-gated): dropped when trust is withdrawn.
-    pub from_project: bool,
-}
-
-impl ClaudeHook {
-    pub fn type_name(&self) -> &'static str {
-        match &self.handler {
-            ClaudeHandler::Command { .. } => "command",
-            ClaudeHandler::Http { .. } => "http",
-            ClaudeHandler::Callback { kind, .. } => kind,
-        }
-    }
-
-    /// Claude Code's default timeout for this hook on `event` (the reference's "Common fields").
-    pub fn default_timeout(&self, event: Event) -> Duration {
-        let secs = match (&self.handler, event) {
-            (ClaudeHandler::Callback { kind: "prompt", .. }, _) => 30.0,
-            (ClaudeHandler::Callback { kind: "agent", .. }, _) => 60.0,
-            (_, Event::SessionEnd) => 1.5,
-            (_, Event::MessageDisplay) => 10.0,
-            (_, Event::UserPromptSubmit | Event::PreModelSwitch | Event::PostModelSwitch) => 30.0,
-            _ => 600.0,
-        };
-        Duration::from_secs_f64(secs)
-    }
-
-    pub fn timeout_for(&self, event: Event) -> Duration {
-        self.timeout.unwrap_or_else(|| self.default_timeout(event))
-    }
-
-    /// One line for `oh-hooks check`.
-    pub fn describe(&self) -> String {
-        let mut s = match &self.handler {
-            ClaudeHandler::Command { command, args: None } => format!("command: {command}"),
-            ClaudeHandler::Command { command, args: Some(args) } => {
-                format!("command: {command} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
-            }
-            ClaudeHandler::Http { url, .. } => format!("http: {url}"),
-            ClaudeHandler::Callback { kind, .. } => format!("{kind}: (host callback `{kind}`)"),
-        };
-        if let Some(m) = &self.matcher_text {
-            s.push_str(&format!("  [matcher {m}]"));
-        }
-        if let Some(i) = &self.if_text {
-            s.push_str(&format!("  [if {i}]"));
-        }
-        if let Some(t) = self.timeout {
-            s.push_str(&format!("  [timeout {} s]", t.as_secs_f64()));
-        }
-        if self.is_async {
-            s.push_str("  [async]");
-        }
-        if self.on_failure_block {
-            s.push_str("  [onFailure block]");
-        }
-        s.push_str(&format!("  (claude: {})", self.source.display()));
-        s
-    }
-}
-
-/// Claude Code hooks per event, indexed by [`Event::index`].
-#[derive(Debug, Clone)]
-pub struct ClaudeHooks(Vec<Vec<ClaudeHook>>);
-
-impl Default for ClaudeHooks {
-    fn default() -> ClaudeHooks {
-        ClaudeHooks(vec![Vec::new(); Event::COUNT])
-    }
-}
-
-impl ClaudeHooks {
-    pub fn of(&self, event: Event) -> &[ClaudeHook] {
-        &self.0[event.index()]
-    }
-
-    pub fn total(&self) -> usize {
-        self.0.iter().map(Vec::len).sum()
-    }
-
-    pub(crate) fn push(&mut self, event: Event, hook: ClaudeHook) {
-        self.0[event.index()].push(hook);
-    }
-
-    pub fn retain(&mut self, keep: impl Fn(&ClaudeHook) -> bool) {
-        for list in &mut self.0 {
-            list.retain(&keep);
-        }
-    }
-}
-
-/// One Claude Code file the options point at.
-#[derive(Debug, Clone)]
-pub struct ClaudeFile {
-    pub path: PathBuf,
-    pub kind: Kind,
-    pub plugin: Option<ClaudePlugin>,
+pub fn timeout_for(hook: &Hook, event: Event) -> Duration {
+    hook.timeout.unwrap_or_else(|| default_timeout(hook, event))
 }
 
 /// The Claude Code files to read, in order: the user's settings, the project's settings and
-/// local settings, then each plugin's `hooks/hooks.json`. Present or not (one created later is
-/// noticed by the watcher).
-pub fn files(options: &Options) -> Vec<ClaudeFile> {
+/// local settings, the host's own `files`, then each plugin's `hooks/hooks.json`. Present or not
+/// (one created later is noticed by the watcher).
+pub fn files(place: &Place) -> Vec<File> {
+    let file = |path: PathBuf, kind, change_source| File { path, kind, plugin: None, change_source, dir: None };
     let mut files = Vec::new();
-    let (user, project, local) = match options.source {
-        Source::Layers { user, project, local } => (user, project, local),
-        _ => (true, true, true),
-    };
-    if options.claude {
-        if let (true, Some(home)) = (user, &options.home) {
-            files.push(ClaudeFile { path: home.join(".claude/settings.json"), kind: Kind::Own, plugin: None });
+    if place.chosen.on {
+        if let (true, Some(home)) = (place.user, place.home) {
+            files.push(file(home.join(".claude/settings.json"), Kind::Own, Some("user_settings")));
         }
-        if project {
-            files.push(ClaudeFile {
-                path: options.cwd.join(".claude/settings.json"),
-                kind: Kind::Project,
-                plugin: None,
-            });
+        if place.project {
+            files.push(file(place.cwd.join(".claude/settings.json"), Kind::Project, Some("project_settings")));
         }
-        if local {
-            files.push(ClaudeFile {
-                path: options.cwd.join(".claude/settings.local.json"),
-                kind: Kind::Project,
-                plugin: None,
-            });
+        if place.local {
+            files.push(file(place.cwd.join(".claude/settings.local.json"), Kind::Project, Some("local_settings")));
         }
     }
-    for plugin in &options.claude_plugins {
-        files.push(ClaudeFile {
+    files.extend(place.chosen.files.iter().map(|path| file(path.clone(), Kind::Own, None)));
+    for plugin in &place.chosen.plugins {
+        files.push(File {
             path: plugin.root.join("hooks/hooks.json"),
             kind: Kind::Own,
             plugin: Some(plugin.clone()),
+            change_source: None,
+            dir: None,
         });
     }
     files
 }
 
-/// One file's contribution.
-#[derive(Debug, Default)]
-pub struct Parsed {
-    pub disable_all: Option<bool>,
-    pub hooks: Vec<(Event, ClaudeHook)>,
-}
-
-/// Parses one settings or `hooks.json` file; every problem is a warning in `warnings`.
 /// Regex matchers one load may compile; no real settings file comes near (each is a group's
 /// `matcher`), and the bound keeps a hostile file from costing unbounded memory.
 pub const MAX_REGEX_MATCHERS: usize = 1000;
@@ -230,10 +99,20 @@ impl Matchers {
     }
 }
 
+impl crate::dialect::Parser for Matchers {
+    fn parse(&mut self, file: &File, bytes: &[u8]) -> Parsed {
+        let mut warnings = Vec::new();
+        let mut parsed = parse(&file.path, bytes, file.plugin.as_ref(), self, &mut warnings);
+        parsed.warnings = warnings;
+        parsed
+    }
+}
+
+/// Parses one settings or `hooks.json` file; every problem is a warning in `warnings`.
 pub fn parse(
     path: &Path,
     bytes: &[u8],
-    plugin: Option<&ClaudePlugin>,
+    plugin: Option<&Plugin>,
     matchers: &mut Matchers,
     warnings: &mut Vec<String>,
 ) -> Parsed {
@@ -277,9 +156,9 @@ pub fn parse(
         }
     };
     for (name, groups) in hooks {
-        let Some(event) = Event::from_claude_name(name) else {
+        let Some(event) = events::event(name) else {
             let hint = Event::from_name(name)
-                .and_then(Event::claude_name)
+                .and_then(events::name)
                 .map(|n| format!(" (Claude Code spells it `{n}`)"))
                 .unwrap_or_default();
             warnings.push(format!("{file}: skipped `hooks.{name}`: unknown Claude Code event{hint}"));
@@ -363,13 +242,7 @@ pub fn parse(
 
 const COMMON_KEYS: &[&str] = &["type", "if", "timeout", "statusMessage", "once", "onFailure"];
 
-fn handler_of(
-    value: &Value,
-    event: Event,
-    file: &str,
-    at: &str,
-    warnings: &mut Vec<String>,
-) -> Result<ClaudeHook, String> {
+fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut Vec<String>) -> Result<Hook, String> {
     let Value::Object(h) = value else {
         return Err(format!(
             "expected a handler object such as {{\"type\": \"command\", \"command\": \"...\"}}, found {}",
@@ -396,7 +269,7 @@ fn handler_of(
     };
     let type_name = string("type")?
         .ok_or("`type` is missing; expected \"command\", \"http\", \"prompt\", \"agent\" or \"mcp_tool\"")?;
-    let (handler, own_keys): (ClaudeHandler, &[&str]) = match type_name.as_str() {
+    let (handler, own_keys): (Handler, &[&str]) = match type_name.as_str() {
         "command" => {
             let command = required("command")?;
             let args = match h.get("args") {
@@ -417,7 +290,7 @@ fn handler_of(
                     return Err("`shell: \"powershell\"` is not supported (hooks run with `sh -c`)".to_string());
                 }
             }
-            (ClaudeHandler::Command { command, args }, &["command", "args", "async", "asyncRewake", "shell"])
+            (Handler::Command { command, args }, &["command", "args", "async", "asyncRewake", "shell"])
         }
         "http" => {
             let url = required("url")?;
@@ -447,7 +320,7 @@ fn handler_of(
                     .collect::<Result<_, _>>()?,
                 Some(other) => return Err(format!("`allowedEnvVars` is {}, expected a list of names", kind(other))),
             };
-            (ClaudeHandler::Http { url, headers, allowed_env_vars }, &["url", "headers", "allowedEnvVars"])
+            (Handler::Http { url, headers, allowed_env_vars }, &["url", "headers", "allowedEnvVars"])
         }
         kind_name @ ("prompt" | "agent" | "mcp_tool") => {
             let kind: &'static str = match kind_name {
@@ -463,10 +336,7 @@ fn handler_of(
             }
             let fields: Map<String, Value> =
                 h.iter().filter(|(k, _)| *k != "type").map(|(k, v)| (k.clone(), v.clone())).collect();
-            (
-                ClaudeHandler::Callback { kind, fields },
-                &["prompt", "model", "continueOnBlock", "server", "tool", "input"],
-            )
+            (Handler::Callback { kind, fields }, &["prompt", "model", "continueOnBlock", "server", "tool", "input"])
         }
         other => {
             return Err(format!(
@@ -484,7 +354,7 @@ fn handler_of(
     if if_rule.is_some() && !takes_if(event) {
         warnings.push(format!(
             "{file}: `{at}` has `if`, which only tool events take; on {} it never runs",
-            event.claude_name().unwrap_or(event.name())
+            events::name_or_engine(event)
         ));
     }
     let timeout = match h.get("timeout") {
@@ -500,16 +370,17 @@ fn handler_of(
         Some("block") => true,
         Some(other) => return Err(format!("`onFailure` is `{other}`; expected \"block\" (or \"allow\")")),
     };
-    let is_async = matches!(handler, ClaudeHandler::Command { .. }) && (flag("async")? || flag("asyncRewake")?);
+    let is_async = matches!(handler, Handler::Command { .. }) && (flag("async")? || flag("asyncRewake")?);
     let argv = match &handler {
-        ClaudeHandler::Command { command, args: None } => crate::run::command::plain_words(command),
+        Handler::Command { command, args: None } => crate::words::plain_words(command),
         _ => None,
     };
     let identity = {
         let sorted: std::collections::BTreeMap<&String, &Value> = h.iter().collect();
         serde_json::to_string(&sorted).unwrap_or_default()
     };
-    Ok(ClaudeHook {
+    Ok(Hook {
+        dialect: 0,
         handler,
         matcher: ClaudeMatcher::Any,
         matcher_text: None,
@@ -517,16 +388,22 @@ fn handler_of(
         if_text,
         timeout,
         is_async,
-        on_failure_block,
+        fail_closed: on_failure_block,
         source: PathBuf::new(),
         plugin: None,
         argv,
         identity,
         from_project: false,
+        event_name: None,
+        loop_limit: None,
+        cwd: None,
+        env: Vec::new(),
+        sequential: false,
+        name: None,
     })
 }
 
-fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -568,7 +445,7 @@ mod tests {
         assert!(hook.matcher.matches(Some("Bash")) && !hook.matcher.matches(Some("BashOutput")));
         assert_eq!(hook.source, Path::new("/p/.claude/settings.json"));
         assert_eq!(p.hooks[1].0, Event::TurnStop);
-        assert!(matches!(&p.hooks[1].1.handler, ClaudeHandler::Command { args: Some(a), .. } if a == &["--x"]));
+        assert!(matches!(&p.hooks[1].1.handler, Handler::Command { args: Some(a), .. } if a == &["--x"]));
     }
 
     #[test]
@@ -596,7 +473,7 @@ mod tests {
             .hooks
             .iter()
             .map(|(_, h)| match &h.handler {
-                ClaudeHandler::Command { command, .. } => command.as_str(),
+                Handler::Command { command, .. } => command.as_str(),
                 _ => "?",
             })
             .collect();
@@ -670,14 +547,14 @@ mod tests {
             ]}]}}"#,
         );
         assert_eq!(p.hooks.len(), 4, "{w:?}");
-        let hooks: Vec<&ClaudeHook> = p.hooks.iter().map(|(_, h)| h).collect();
-        assert_eq!(hooks[0].timeout_for(Event::UserPromptSubmit), Duration::from_secs(30));
-        assert_eq!(hooks[0].timeout_for(Event::PreToolUse), Duration::from_secs(600));
+        let hooks: Vec<&Hook> = p.hooks.iter().map(|(_, h)| h).collect();
+        assert_eq!(timeout_for(hooks[0], Event::UserPromptSubmit), Duration::from_secs(30));
+        assert_eq!(timeout_for(hooks[0], Event::PreToolUse), Duration::from_secs(600));
         assert_eq!(hooks[1].timeout, Some(Duration::from_millis(500)));
-        assert!(hooks[1].on_failure_block && hooks[1].is_async);
+        assert!(hooks[1].fail_closed && hooks[1].is_async);
         assert_eq!(hooks[2].type_name(), "http");
         assert_eq!(hooks[3].type_name(), "prompt");
-        assert_eq!(hooks[3].timeout_for(Event::PreToolUse), Duration::from_secs(30));
+        assert_eq!(timeout_for(hooks[3], Event::PreToolUse), Duration::from_secs(30));
         assert!(w.iter().any(|w| w.contains("`timeout` is 0")));
         assert!(w.iter().any(|w| w.contains("not an http:// or https:// URL")));
     }
