@@ -57,6 +57,52 @@ fire_claude 0 $claude/envelopes/prompt.json          "Claude Code: plain stdout 
 fire_claude 1 $claude/envelopes/stop.json            "Claude Code: the Stop hook keeps the turn going (allowed false = do not stop)"
 fire_claude 0 $claude/envelopes/stop-tests-pass.json "Claude Code: once the tests pass, the turn may end"
 
+# Gemini CLI hooks, unchanged: examples/gemini is a Gemini CLI project (.gemini/settings.json
+# with a shell guard in bash, a conventions hook in python3, a model hook in node).
+gemini=examples/gemini
+gemini_opts="{\"home\":\"$claude_home\"}"
+printf '\n== oh-hooks check --gemini --cwd %s --trusted\n' "$gemini"
+"$cli" check --gemini --cwd "$gemini" --trusted --options "$gemini_opts" || failures=$((failures + 1))
+fire_gemini() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --gemini --cwd %s --trusted < %s\n" "$3" "$gemini" "$2"
+  "$cli" fire --gemini --cwd "$gemini" --trusted --options "$gemini_opts" < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire_gemini 1 $gemini/envelopes/rm-rf.json          "Gemini CLI: run_shell_command 'rm -rf /' is denied by shell-guard.sh (JSON decision)"
+fire_gemini 0 $gemini/envelopes/ls.json             "Gemini CLI: 'ls -la src' goes through"
+fire_gemini 0 $gemini/envelopes/force-push.json     "Gemini CLI: a force push asks the user (permissionDecision ask)"
+fire_gemini 0 $gemini/envelopes/prompt.json         "Gemini CLI: BeforeAgent adds CONVENTIONS.md as additionalContext"
+fire_gemini 0 $gemini/envelopes/before-model.json   "Gemini CLI: BeforeModel sends small talk to the flash model (llmRequest)"
+fire_gemini 0 $gemini/envelopes/tool-selection.json "Gemini CLI: BeforeToolSelection gives a question read-only tools (toolConfig)"
+
+# Cursor hooks, unchanged: examples/cursor is a Cursor project (.cursor/hooks.json with a shell
+# guard, a context hook after edits and a stop hook with loop_limit). The same empty home keeps
+# your own ~/.cursor/hooks.json out of the demo.
+cursor=examples/cursor
+printf '\n== oh-hooks check --cursor --cwd %s --trusted\n' "$cursor"
+"$cli" check --cursor --cwd "$cursor" --trusted --options "$claude_opts" || failures=$((failures + 1))
+fire_cursor() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --cursor --cwd %s --trusted < %s\n" "$3" "$cursor" "$2"
+  "$cli" fire --cursor --cwd "$cursor" --trusted --wait --options "$claude_opts" < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: refused"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire_cursor 1 $cursor/envelopes/bash-rm-rf.json      "Cursor: 'rm -rf ~/' is refused by guard.py (beforeShellExecution, with the generic preToolUse)"
+fire_cursor 0 $cursor/envelopes/bash-cargo-test.json "Cursor: 'cargo test' is allowed"
+fire_cursor 0 $cursor/envelopes/bash-gh-merge.json   "Cursor: 'gh pr merge' asks the user (permissionDecision ask)"
+fire_cursor 0 $cursor/envelopes/write.json           "Cursor: after a Write, conventions.py adds the project conventions as additionalContext"
+fire_cursor 1 $cursor/envelopes/stop.json            "Cursor: the stop hook's followup_message keeps the agent going (allowed false)"
+fire_cursor 0 $cursor/envelopes/stop-after-two.json  "Cursor: after loop_limit (2) follow-ups, the agent may stop"
+
 # The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'
 printf '   evaluator, an audit log written by the observer (examples/c/harness.c)\n'

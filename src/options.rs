@@ -1,4 +1,4 @@
-//! Engine options (README "Options"): parsed from the JSON given to `oh_hooks_new`.
+//! Engine options (docs/options.md "Options"): parsed from the JSON given to `oh_hooks_new`.
 
 use crate::dialect::{Alias, Chosen, Plugin, REGISTRY};
 use crate::envelope::tools::{HostTool, HostTools, Kind};
@@ -28,7 +28,7 @@ const KEYS: &[&str] = &[
 ];
 
 /// Every option key the engine accepts: the one list the bindings' option types and every
-/// README's option list are checked against (tests/option_lists.rs). The engine's own, then
+/// docs/options.md's option table are checked against (tests/option_lists.rs). The engine's own, then
 /// each registered dialect's name and its 1.1 spellings (`claude`, `claudePlugins`, …).
 pub static OPTION_NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut names = KEYS.to_vec();
@@ -70,7 +70,7 @@ pub struct Options {
     /// The `httpProxy` option, validated; `None`: HTTP hooks connect directly.
     pub http_proxy: Option<ureq::Proxy>,
     /// How long `oh_hooks_free` lets background hooks and asynchronous fires run before it
-    /// cancels them (README "Reliability": a free held for hours by queued hooks).
+    /// cancels them (docs/reliability.md "Reliability": a free held for hours by queued hooks).
     pub shutdown_timeout: Duration,
     /// The host's tools (option `tools` over Claude Code's names): how each dialect sees them.
     pub tools: HostTools,

@@ -1,4 +1,4 @@
-//! The outcome JSON (README "The outcome") and its per-hook trace.
+//! The outcome JSON (docs/envelope.md "The outcome") and its per-hook trace.
 
 use crate::error::{Error, ErrorCode};
 use serde::Serialize;
@@ -99,7 +99,7 @@ pub struct Outcome {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub additional_context: Option<String>,
-    /// The tool input to use instead (README "Claude Code hooks").
+    /// The tool input to use instead (docs/dialects/claude.md "Claude Code hooks").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_input: Option<serde_json::Value>,
     /// The prompt to use instead.

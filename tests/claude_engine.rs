@@ -191,6 +191,50 @@ fn layers_trust_dedup_and_disable() {
     assert_eq!(ran(), Vec::<String>::new(), "{o}");
 }
 
+/// Version 1.2 (docs/dialects.md): `claude: {"files": [...], "plugins": [...]}` also reads the
+/// host's own files (a managed settings file) as own layers — read however the project is
+/// trusted, before the project's hooks — and the plugins as `claudePlugins` does.
+#[test]
+fn the_object_form_reads_the_hosts_own_files_and_plugins() {
+    let p = Project::new();
+    let ran_file = p.cwd.join("ran");
+    let mark = |name: &str| command(&format!("cat >/dev/null; echo {name} >> {}", ran_file.display()));
+    let managed = p.home.join("managed/settings.json");
+    p.write(&managed, &json!({ "hooks": { "PreToolUse": [group(None, vec![mark("managed")])] } }));
+    let plugin = p.home.join("plugin");
+    p.write(
+        &plugin.join("hooks/hooks.json"),
+        &json!({ "hooks": { "PreToolUse": [group(None, vec![mark("plugin")])] } }),
+    );
+    p.settings(json!({ "PreToolUse": [group(None, vec![mark("project")])] }));
+    let ran = || {
+        let text = std::fs::read_to_string(&ran_file).unwrap_or_default();
+        let _ = std::fs::remove_file(&ran_file);
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        lines.sort();
+        lines
+    };
+    let object = json!({ "claude": { "files": [managed], "plugins": [plugin] } });
+    let o = fire(&p.engine(object.clone()), pre("Bash", json!({})));
+    assert_eq!(ran(), ["managed", "plugin", "project"], "{o}");
+    let sources: Vec<&str> = o["hooks"].as_array().unwrap().iter().map(|h| h["source"].as_str().unwrap()).collect();
+    assert!(sources[2].ends_with("repo/.claude/settings.json"), "own layers before the project's: {sources:?}");
+    let mut untrusted = object;
+    untrusted["trusted"] = json!(false);
+    let o = fire(&p.engine(untrusted), pre("Bash", json!({})));
+    assert_eq!(ran(), ["managed", "plugin"], "the host's files are own layers: {o}");
+    for (bad, says) in [
+        (json!({ "claude": { "file": [] } }), "unknown key `file`"),
+        (json!({ "claude": { "files": "x" } }), "`files` must be a list of paths"),
+        (json!({ "claude": 1 }), "true or false"),
+    ] {
+        let mut options = json!({ "cwd": p.cwd, "home": p.home });
+        options.as_object_mut().unwrap().extend(bad.as_object().cloned().unwrap());
+        let e = Engine::new(Some(&options.to_string())).err().unwrap_or_else(|| panic!("{bad} was accepted"));
+        assert!(e.message.contains(says) && e.message.contains("claude"), "{bad}: {}", e.message);
+    }
+}
+
 #[test]
 fn matchers_and_if_rules() {
     let p = Project::new();

@@ -57,7 +57,8 @@ fn check_lists_hooks_and_explains_errors() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("preToolUse (blocking):\n  [0] command: exit 1  [match Bash]"), "{text}");
     assert!(text.contains("postToolUse (non-blocking):"), "{text}");
-    assert!(text.contains("ok: 2 hook(s) on 2 of 34 events"), "{text}");
+    // 37: the engine events of contract 1.2 (Gemini CLI's three model events added to the 34).
+    assert!(text.contains("ok: 2 hook(s) on 2 of 42 events"), "{text}");
 
     let bad = project("hooks:\n  preToolUse:\n    - command: x\n      matcher: Bash\n");
     let out = cli().args(["check", "--cwd"]).arg(bad.path()).output().unwrap();
@@ -416,4 +417,29 @@ fn check_says_untrusted_claude_files_were_not_read() {
         assert!(line.ends_with("(not loaded: untrusted)"), "{line}\n{text}");
     }
     assert!(text.contains("ok: 0 hook(s)"), "{text}");
+}
+
+#[test]
+fn a_dialect_flag_keeps_the_object_form_of_its_option() {
+    // `--cursor` with `{"cursor": {"plugins": [...]}}`: the plugin's hooks still load.
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::write(
+        plugin.join("hooks/hooks.json"),
+        r#"{"hooks": {"beforeShellExecution": [{"command": "echo no >&2; exit 2"}]}}"#,
+    )
+    .unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let options = serde_json::json!({ "home": home, "cursor": { "plugins": [plugin] } }).to_string();
+    let out = cli()
+        .args(["fire", "--cursor", "--trusted", "--cwd"])
+        .arg(dir.path())
+        .args(["--options", &options, r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"ls"}}"#])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(r#""reason":"no""#), "{stdout}");
 }

@@ -151,3 +151,24 @@ fn unreadable_claude_settings_during_a_reload_keep_the_guard_and_are_retried() {
     assert!(out.get("warnings").is_none(), "the failed read was retried and succeeded: {out}");
     chmod(&d.settings(), 0o644);
 }
+
+#[test]
+fn an_unreadable_cursor_hooks_file_is_an_io_error_at_creation() {
+    let d = Dirs::new();
+    let hooks = d.home.path().join(".cursor/hooks.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    std::fs::write(&hooks, r#"{"version":1,"hooks":{"beforeShellExecution":[{"command":"exit 2"}]}}"#).unwrap();
+    chmod(&hooks, 0o000);
+    let options = json!({ "cwd": d.cwd.path(), "home": d.home.path(), "cursor": true, "trusted": true }).to_string();
+    let created = {
+        let _user = NoDacOverride::new();
+        Engine::new(Some(&options))
+    };
+    match created {
+        Ok(e) => panic!("created without the user's Cursor guard; a fire gives {}", fire(&e)),
+        Err(err) => {
+            assert_eq!(err.code.as_str(), "io_error", "{err}");
+            assert!(err.message.contains(&hooks.display().to_string()), "{err}");
+        }
+    }
+}

@@ -40,4 +40,14 @@ const (
 	EventDirectoryAdded  = "directoryAdded"
 	EventPreModelSwitch  = "preModelSwitch"
 	EventPostModelSwitch = "postModelSwitch"
+	// Gemini CLI's model events (docs/dialects/gemini.md).
+	EventBeforeModel         = "beforeModel"
+	EventAfterModel          = "afterModel"
+	EventBeforeToolSelection = "beforeToolSelection"
+	// Cursor's events with no engine event before (docs/dialects/cursor.md).
+	EventAfterAgentResponse = "afterAgentResponse"
+	EventAfterAgentThought  = "afterAgentThought"
+	EventBeforeTabFileRead  = "beforeTabFileRead"
+	EventAfterTabFileEdit   = "afterTabFileEdit"
+	EventWorkspaceOpen      = "workspaceOpen"
 )

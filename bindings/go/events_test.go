@@ -22,6 +22,7 @@ func TestEventConstants(t *testing.T) {
 		EventTaskCreated, EventTaskCompleted, EventWorktreeCreate, EventWorktreeRemove, EventElicitationResult,
 		EventInstructionsLoaded, EventStopFailure, EventSetup, EventTeammateIdle, EventMessageDisplay,
 		EventDirectoryAdded, EventPreModelSwitch, EventPostModelSwitch,
+		EventBeforeModel, EventAfterModel, EventBeforeToolSelection,
 	}
 	for _, e := range events {
 		out, err := h.Fire(context.Background(), Envelope{Event: e})

@@ -103,6 +103,12 @@ type Options struct {
 	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
 	// ClaudeProjectDir is CLAUDE_PROJECT_DIR for Claude Code hooks ("": Cwd).
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
+	// Gemini also runs Gemini CLI's hooks (docs/dialects/gemini.md); nil: off.
+	Gemini *DialectFiles `json:"gemini,omitempty"`
+	// Cursor also reads Cursor's .cursor/hooks.json files and runs their hooks as Cursor would
+	// (docs/dialects/cursor.md): true, or a map {"files": [...], "plugins": [...]} naming the
+	// host's own files and Cursor plugin directories besides. nil: off.
+	Cursor any `json:"cursor,omitempty"`
 	// Tools tells the engine what the host's tools are, so other harnesses' hooks see them under
 	// their own names and field names (docs/envelope.md "Host tools"), e.g.
 	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
@@ -116,6 +122,23 @@ type Options struct {
 type Tool struct {
 	Kind   string            `json:"kind"`
 	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// DialectFiles turns on another harness's hooks (README "Dialects"): with neither Files nor
+// Plugins it is the option `true`; otherwise the object form, whose Files are more own files and
+// Plugins plugin or extension directories.
+type DialectFiles struct {
+	Files   []string       `json:"files,omitempty"`
+	Plugins []ClaudePlugin `json:"plugins,omitempty"`
+}
+
+// MarshalJSON writes `true` for an empty DialectFiles.
+func (d DialectFiles) MarshalJSON() ([]byte, error) {
+	if len(d.Files) == 0 && len(d.Plugins) == 0 {
+		return []byte("true"), nil
+	}
+	type plain DialectFiles
+	return json.Marshal(plain(d))
 }
 
 // ClaudePlugin is a Claude Code plugin directory; Data, when set, becomes CLAUDE_PLUGIN_DATA.
@@ -378,6 +401,16 @@ type Outcome struct {
 	StopReason string `json:"stopReason,omitempty"`
 	// SystemMessage is for the user, not the model: the hooks' messages joined by "\n".
 	SystemMessage string `json:"systemMessage,omitempty"`
+	// Gemini CLI hooks' answers with no other harness's equivalent (docs/dialects/gemini.md), as
+	// the hooks wrote them: the partial model request to apply (beforeModel), the model response
+	// to use instead (beforeModel with a deny, afterModel), the tool config
+	// {mode, allowedFunctionNames} (beforeToolSelection), a tool to run next (postToolUse), and a
+	// request to clear the conversation (turnStop).
+	LLMRequest          json.RawMessage `json:"llmRequest,omitempty"`
+	LLMResponse         json.RawMessage `json:"llmResponse,omitempty"`
+	ToolConfig          json.RawMessage `json:"toolConfig,omitempty"`
+	TailToolCallRequest json.RawMessage `json:"tailToolCallRequest,omitempty"`
+	ClearContext        bool            `json:"clearContext,omitempty"`
 	// Hooks traces every matching hook that ran, in list order.
 	Hooks []HookTrace `json:"hooks"`
 	// Warnings are problems the engine noticed, such as a changed config file that failed to load.
@@ -416,7 +449,8 @@ type HookTrace struct {
 	Reason     string     `json:"reason,omitempty"`
 	Stderr     string     `json:"stderr,omitempty"`
 	Error      string     `json:"error,omitempty"`
-	// Dialect is "claude" on Claude Code hooks, "" on openHarness hooks.
+	// Dialect is the hook's dialect (docs/dialects.md): "claude", "codex", "cursor", "copilot" or
+	// "gemini"; "" on openHarness hooks.
 	Dialect string `json:"dialect,omitempty"`
 	// Source is the settings or plugin hooks.json file a Claude Code hook came from.
 	Source string `json:"source,omitempty"`

@@ -37,7 +37,17 @@ export type NonBlockingEvent =
   | 'messageDisplay'
   | 'directoryAdded'
   | 'preModelSwitch'
-  | 'postModelSwitch';
+  | 'postModelSwitch'
+  // Gemini CLI's model events
+  | 'beforeModel'
+  | 'afterModel'
+  | 'beforeToolSelection'
+  // Cursor's events with no engine event before (docs/dialects/cursor.md)
+  | 'afterAgentResponse'
+  | 'afterAgentThought'
+  | 'beforeTabFileRead'
+  | 'afterTabFileEdit'
+  | 'workspaceOpen';
 
 export type HookEvent = BlockingEvent | NonBlockingEvent;
 
@@ -98,6 +108,11 @@ export interface HooksOptions {
   claudePlugins?: Array<string | { root: string; data?: string }>;
   /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
   claudeProjectDir?: string;
+  /** Also run Gemini CLI's hooks (docs/dialects/gemini.md): `true`, or the files and extension directories to read too. Default false. */
+  gemini?: boolean | DialectFiles;
+  /** Also read Cursor's `.cursor/hooks.json` files (docs/dialects/cursor.md): `true`, or the host's own
+   * `files` and Cursor `plugins` (directories with `.cursor-plugin/plugin.json`) besides. Default false. */
+  cursor?: boolean | DialectFiles;
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */
@@ -110,6 +125,12 @@ export interface HooksOptions {
    * Claude Code's tool names are known without it.
    */
   tools?: Record<string, ToolKind | { kind: ToolKind; fields?: Record<string, string> }>;
+}
+
+/** The object form of a dialect option (`gemini`, …): more own files, and plugin or extension directories. */
+export interface DialectFiles {
+  files?: string[];
+  plugins?: Array<string | { root: string; data?: string }>;
 }
 
 /** A kind of host tool (docs/envelope.md "Host tools"); `fields` maps its canonical fields to the host's. */
@@ -176,8 +197,8 @@ export interface HookTrace {
   stderr?: string;
   /** What went wrong (spawn failure, bad response, ...), when anything did. */
   error?: string;
-  /** `"claude"` on Claude Code hooks (README "Claude Code hooks"). */
-  dialect?: 'claude';
+  /** The hook's dialect (docs/dialects.md): `"claude"`, `"codex"`, `"cursor"`, `"copilot"` or `"gemini"`; absent on openHarness hooks. */
+  dialect?: 'claude' | 'codex' | 'cursor' | 'copilot' | 'gemini';
   /** Claude Code hooks: the settings or plugin `hooks.json` file the hook came from. */
   source?: string;
   /** Claude Code hooks: why a failure (exit 1, timeout, bad JSON, ...) let the action through. */
@@ -222,6 +243,16 @@ export interface Outcome {
   stopReason?: string;
   /** Messages for the user (not the model), joined by "\n". */
   systemMessage?: string;
+  /** Gemini CLI beforeModel: the partial model request to apply (docs/dialects/gemini.md). */
+  llmRequest?: Record<string, unknown>;
+  /** Gemini CLI: the model response to use instead (beforeModel with a deny, afterModel). */
+  llmResponse?: Record<string, unknown>;
+  /** Gemini CLI beforeToolSelection: `{mode, allowedFunctionNames}`. */
+  toolConfig?: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames: string[] };
+  /** Gemini CLI postToolUse: a tool to run next, `{name, args}`. */
+  tailToolCallRequest?: Record<string, unknown>;
+  /** Gemini CLI turnStop: clear the conversation. */
+  clearContext?: boolean;
   /** Always present (may be empty): one trace per matching hook that ran, in list order. */
   hooks: HookTrace[];
   /** E.g. a changed config file that failed validation (old config stays in force). */

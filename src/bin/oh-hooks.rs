@@ -1,7 +1,7 @@
 //! `oh-hooks`: fire events and check configs from a shell.
 
 // A shell-based harness starts this program once per tool call, so its start-up is on every
-// call's path (README "Performance", CLI row). std's own `main` start-up (`lang_start`) reads
+// call's path (docs/performance.md "Performance", CLI row). std's own `main` start-up (`lang_start`) reads
 // /proc/self/maps with sscanf to place a guard page for the main thread's stack: about 100,000
 // instructions, a seventh of a no-match `oh-hooks fire`. This program defines the C `main`
 // itself and keeps the two things of `lang_start` it relies on: fds 0-2 are open (so no file
@@ -96,7 +96,7 @@ check validates the config and lists its hooks per event.
 --claude also reads Claude Code's settings (~/.claude/settings.json, DIR/.claude/settings.json,
   DIR/.claude/settings.local.json) and runs their hooks as Claude Code would. Every dialect has
   such a flag, its option's name (docs/dialects.md): the dialects are listed below.
---options takes the engine options as JSON (see README); the flags above override it.
+--options takes the engine options as JSON (see docs/options.md); the flags above override it.
 --wait makes fire wait for the hooks of non-blocking events and report them.";
 
 /// What the command line asks for: usage, or a command with its options.
@@ -219,7 +219,7 @@ fn real_main() -> ExitCode {
 
 fn engine(args: &Args) -> Result<Engine, ExitCode> {
     let options = Value::Object(args.options.clone()).to_string();
-    // `check` reads and reports; it never starts a hook or a worker (README "Reliability").
+    // `check` reads and reports; it never starts a hook or a worker (docs/reliability.md "Reliability").
     let engine = if args.command == "check" { Engine::inspect(Some(&options)) } else { Engine::new(Some(&options)) };
     engine.map_err(|e| {
         print_error(&e);
@@ -315,7 +315,12 @@ fn check(args: Args) -> ExitCode {
         let kind = if event.is_blocking() {
             "blocking".to_string()
         } else {
-            let titles: Vec<&str> = REGISTRY.iter().filter(|d| d.can_block(*event)).map(|d| d.title()).collect();
+            // Only the dialects with hooks listed here (a hook's line ends with `(<dialect>: <file>)`).
+            let titles: Vec<&str> = REGISTRY
+                .iter()
+                .filter(|d| d.can_block(*event) && hooks.iter().any(|h| h.contains(&format!("({}: ", d.name()))))
+                .map(|d| d.title())
+                .collect();
             if titles.is_empty() {
                 "non-blocking".to_string()
             } else {

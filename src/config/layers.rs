@@ -1,4 +1,4 @@
-//! Which config sources an engine reads and how they combine (README "Options", "Trust and the kill switch", version 1.1).
+//! Which config sources an engine reads and how they combine (docs/options.md "Options", docs/config.md "Trust and the kill switch", version 1.1).
 //!
 //! Every source is an [`Entry`]: where it is, whose it is ([`Kind`]) and which dialect it is
 //! written in (openHarness's own, or one of `crate::dialect::REGISTRY`, which says which files it
@@ -12,7 +12,7 @@
 //! cannot set it at all.
 //!
 //! Every dialect's files go through this one loader, so every dialect gets the same read-error
-//! rule (README "Reliability", no read error is a verdict): a file that exists and cannot be read
+//! rule (docs/reliability.md "Reliability", no read error is a verdict): a file that exists and cannot be read
 //! is [`Failure::Read`] — `io_error` at creation, the old config kept and the file retried on a
 //! reload — never a file silently left out.
 //!
@@ -329,7 +329,7 @@ fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, Failure> {
     }
 }
 
-/// A warning for each `match` that looks like another dialect's syntax (README "Reliability").
+/// A warning for each `match` that looks like another dialect's syntax (docs/reliability.md "Reliability").
 fn dialect_warnings(origin: &Origin, hooks: &EventHooks) -> Vec<String> {
     let place = match origin {
         Origin::File(p) => p.display().to_string(),

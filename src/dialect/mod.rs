@@ -13,9 +13,11 @@
 //! [`REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
 //!
 //! openHarness's own `.oh/` hooks are the native dialect: they are not in [`REGISTRY`], they are
-//! the first step of each layer kind (README "Merging").
+//! the first step of each layer kind (docs/config.md "Merging").
 
 pub mod claude;
+pub mod cursor;
+pub mod gemini;
 
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
@@ -27,9 +29,9 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Every dialect besides openHarness's own, in walk order (README "Merging": each layer kind's
+/// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
 /// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude];
+pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &cursor::Cursor, &gemini::Gemini];
 
 /// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
 pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {
@@ -49,7 +51,7 @@ pub struct Plugin {
     pub data: Option<PathBuf>,
 }
 
-/// What the options say about one dialect (README "Options": `<name>: true | {"files": [...],
+/// What the options say about one dialect (docs/options.md "Options": `<name>: true | {"files": [...],
 /// "plugins": [...]}`, plus the dialect's own 1.1 spellings such as `claudePlugins`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Chosen {
@@ -71,7 +73,7 @@ pub enum Alias {
     ProjectDir,
 }
 
-/// Whose a layer is, which decides whether trust gates it (README "Trust and the kill switch").
+/// Whose a layer is, which decides whether trust gates it (docs/config.md "Trust and the kill switch").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// The user's and the host's: always read, hooks run in every directory.
@@ -251,12 +253,12 @@ pub struct Site<'a> {
     /// The dialect's project directory ([`Chosen::project_dir`], else `cwd`).
     pub project_dir: &'a Path,
     /// The host's tools (option `tools`): a view shows a known tool under the dialect's own
-    /// name and field names ([`crate::envelope::tools`], README "Host tools").
+    /// name and field names ([`crate::envelope::tools`], docs/envelope.md "Host tools").
     pub tools: &'a HostTools,
 }
 
 /// What a dialect's hooks see of one envelope, built from the one parsed [`Envelope`] (never a
-/// second parse of its text: README "One envelope").
+/// second parse of its text: docs/envelope.md "One envelope").
 #[derive(Debug, Clone, Default)]
 pub struct View {
     /// The hook's stdin (and an HTTP hook's body): one line of JSON and a newline.
@@ -267,7 +269,7 @@ pub struct View {
     /// an HTTP hook's headers may interpolate them.
     pub vars: Vec<(&'static str, String)>,
     /// The dialect's other events this fire raises with the engine event (Cursor's
-    /// tool-specific events, README "Host tools"; Copilot's PascalCase payload), each with what
+    /// tool-specific events, docs/envelope.md "Host tools"; Copilot's PascalCase payload), each with what
     /// its hooks see; a hook whose [`Hook::event_name`] is one of them gets that stdin.
     pub variants: Vec<Variant>,
 }
@@ -491,7 +493,7 @@ pub trait Dialect: Send + Sync {
     fn merge(&self, event: Event, answers: &[Answer]) -> Decision;
 
     /// A rewritten tool input as the host names its fields (the dialect's table in
-    /// [`crate::envelope::tools`] and the host's `tools`, README "Host tools"): the one place a
+    /// [`crate::envelope::tools`] and the host's `tools`, docs/envelope.md "Host tools"): the one place a
     /// rewrite goes back to the host's names. Pure.
     fn to_host_input(&self, _envelope: &Envelope, _tools: &HostTools, input: Value) -> Value {
         input

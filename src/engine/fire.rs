@@ -2,11 +2,11 @@
 //! kind), the walk over its steps, the hooks that run together or in the background, and the
 //! `configChange` fire a reload starts.
 //!
-//! The steps of the walk (README "Merging", own hooks first) are one per dialect and layer kind:
+//! The steps of the walk (docs/config.md "Merging", own hooks first) are one per dialect and layer kind:
 //! the own layers' steps first (openHarness's, then each registered dialect's in registry
 //! order), then the project layers' in the same order, so a project hook's `allow` never ends
 //! the walk before the user's own hooks have run. openHarness hooks are a step of their own
-//! each (README "Merging"); a dialect's hooks of one layer kind run together and its merge makes
+//! each (docs/config.md "Merging"); a dialect's hooks of one layer kind run together and its merge makes
 //! them one step. Nothing here knows a dialect by name: each is asked through its trait.
 
 use super::record::Record;
@@ -46,7 +46,7 @@ type Views = Vec<Option<Arc<View>>>;
 /// What one hook of [`Inner::run_together`] did.
 enum Done {
     Native(Ran),
-    Dialect(dialect_run::Ran),
+    Dialect(dialect_run::Report),
 }
 
 /// What a fire hands its background hooks.
@@ -365,7 +365,7 @@ impl Inner {
             views.iter().map(|v| v.as_deref().map(|view| DialectContext { base: &cx, view })).collect();
         // A dialect hook that did not run: `why`, traced like one that did.
         let unrun = |i: usize, why: &str, late: bool| {
-            Done::Dialect(dialect_run::Ran {
+            Done::Dialect(dialect_run::Report {
                 answer: Answer { failure: Some(why.into()), ..Answer::default() },
                 trace: Trace {
                     index: offset + i,
@@ -586,7 +586,7 @@ impl Inner {
     }
 
     /// Runs the new config's `configChange` hooks in the background. The file's entry may say
-    /// what the envelope's `source` is (Claude Code's ConfigChange matcher tests it).
+    /// what the envelope's `source` is (a dialect's ConfigChange matcher may test it).
     pub(super) fn config_changed(self: &Arc<Self>, file: &Path) {
         let snapshot = self.state.load_full();
         let specs = snapshot.config.hooks.of(Event::ConfigChange);
@@ -618,16 +618,16 @@ impl Inner {
 }
 
 /// What `run_together` did, as the walk's start: the openHarness hooks' results gathered (rule
-/// 4 of README "Merging": these events cannot block) and their traces, and the dialect hooks'
+/// 4 of docs/config.md "Merging": these events cannot block) and their traces, and the dialect hooks'
 /// picks and runs by dialect (registry position), in job order.
 fn gather(
     done: Vec<Done>,
     jobs: &[Pick],
     hooks: &[Hook],
-) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<dialect_run::Ran>)>) {
+) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<dialect_run::Report>)>) {
     let mut walk = Walk::new();
     let mut traces = Vec::with_capacity(done.len());
-    let mut steps: Vec<(Vec<Pick>, Vec<dialect_run::Ran>)> = REGISTRY.iter().map(|_| Default::default()).collect();
+    let mut steps: Vec<(Vec<Pick>, Vec<dialect_run::Report>)> = REGISTRY.iter().map(|_| Default::default()).collect();
     for (d, pick) in done.into_iter().zip(jobs) {
         match d {
             Done::Native(Ran { result, trace }) => {
@@ -645,7 +645,7 @@ fn gather(
 }
 
 /// One step's answers and traces, its warnings added to `warnings`.
-fn split(ran: Vec<dialect_run::Ran>, warnings: &mut Vec<String>) -> (Vec<Answer>, Vec<Trace>) {
+fn split(ran: Vec<dialect_run::Report>, warnings: &mut Vec<String>) -> (Vec<Answer>, Vec<Trace>) {
     let mut answers = Vec::with_capacity(ran.len());
     let mut traces = Vec::with_capacity(ran.len());
     for r in ran {
@@ -659,7 +659,7 @@ fn split(ran: Vec<dialect_run::Ran>, warnings: &mut Vec<String>) -> (Vec<Answer>
 /// One step's decision: the dialect's merge, its rewrite in the host's names.
 fn decide(dialect: &dyn Dialect, at: &Envelope, tools: &HostTools, answers: &[Answer]) -> Decision {
     let mut decision = dialect.merge(at.event, answers);
-    // The one place a rewrite goes back to the host's tool names (README "Host tools").
+    // The one place a rewrite goes back to the host's tool names (docs/envelope.md "Host tools").
     decision.updated_input = decision.updated_input.map(|input| dialect.to_host_input(at, tools, input));
     decision
 }
@@ -687,7 +687,7 @@ fn background_label(snap: &Snapshot, event: Event, pick: Pick) -> (usize, &'stat
     }
 }
 
-/// Names an openHarness hook in the reason of a deny that gave none (README "Merging").
+/// Names an openHarness hook in the reason of a deny that gave none (docs/config.md "Merging").
 fn native_denier(spec: &HookSpec, trace: &Trace) -> String {
     let (kind, what) = match &spec.handler {
         config::Handler::Command(c) if spec.persistent.is_some() => ("persistent hook", c.as_str()),

@@ -3,7 +3,7 @@
 //! The current config lives in an `ArcSwap`: a fire takes a snapshot with one atomic load and
 //! keeps it for the whole fire, so a reload on another thread never changes a fire midway.
 //!
-//! The host side (README "Host callbacks") meets the engine here: registrations live in [`Host`], each fire
+//! The host side (docs/abi.md "Host callbacks") meets the engine here: registrations live in [`Host`], each fire
 //! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
 //! bounded [`ThreadPool`] with a [`Cancel`] token each.
 
@@ -46,7 +46,7 @@ struct Inner {
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
-    /// Background hooks of non-blocking events and configChange: bounded (README "Reliability").
+    /// Background hooks of non-blocking events and configChange: bounded (docs/reliability.md "Reliability").
     background: ThreadPool,
     /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
     /// hook as it was (same event, command and `workers`).
@@ -76,7 +76,7 @@ pub const ASYNC_THREADS: usize = 8;
 pub const ASYNC_QUEUE: usize = 4096;
 
 /// How long an async-fire thread that ran out of work looks for the next fire before sleeping
-/// (README "Performance": a host awaiting each fire before the next saves a thread wake-up a
+/// (docs/performance.md "Performance": a host awaiting each fire before the next saves a thread wake-up a
 /// round trip; this much of one core is the cost after the last fire of a burst).
 pub const ASYNC_SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 
@@ -94,7 +94,7 @@ impl Engine {
 
     /// An engine for looking at the config only (`oh-hooks check`): read and validated as by
     /// [`Engine::new`], but nothing is started — no `persistent: "eager"` worker, so inspecting
-    /// a fresh clone never runs its code (README "Reliability").
+    /// a fresh clone never runs its code (docs/reliability.md "Reliability").
     pub fn inspect(options_json: Option<&str>) -> Result<Engine> {
         Engine::create(options_json, true)
     }

@@ -1,4 +1,4 @@
-//! The observer's record of a fire (README "Host callbacks"): completed by the fire itself and by
+//! The observer's record of a fire (docs/abi.md "Host callbacks"): completed by the fire itself and by
 //! each of its background hooks, and handed to the observer by the last of them.
 
 use super::Inner;

@@ -66,7 +66,7 @@ impl Inner {
         }
     }
 
-    /// Free, up to releasing the host's registrations (README "Reliability"): from now on fires
+    /// Free, up to releasing the host's registrations (docs/reliability.md "Reliability"): from now on fires
     /// are refused; asynchronous fires and background hooks, queued or running, get
     /// `shutdownTimeoutMs` to finish (an audit hook fired just before free still runs); then
     /// the ones running are cancelled (process groups killed, `done` called with `cancelled`),

@@ -13,6 +13,7 @@
 //!
 //! A dialect asks for a view by the host's tool name; the engine never names a dialect here.
 
+use super::Envelope;
 use crate::response::json;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -95,9 +96,12 @@ impl Kind {
     }
 }
 
+/// Canonical field → another field name (the host's or a dialect's).
+type FieldNames = &'static [(&'static str, &'static str)];
+
 /// Claude Code's tool names, known as their kinds without any option, with Claude Code's field
 /// names: a host that uses these names sends these fields (canonical → host field).
-const DEFAULTS: &[(&str, Kind, &[(&str, &str)])] = &[
+const DEFAULTS: &[(&str, Kind, FieldNames)] = &[
     ("Bash", Kind::Shell, &[("command", "command")]),
     ("Read", Kind::Read, &[("path", "file_path")]),
     ("Write", Kind::Write, &[("path", "file_path"), ("content", "content")]),
@@ -402,6 +406,22 @@ pub fn from_dialect(table: &Table, host: &HostTools, name: &str, rewrite: Value)
     Value::Object(out)
 }
 
+/// The host's tool name in `envelope`: the first spelling given (`toolName` or `tool_name`), as
+/// every dialect's view takes it.
+pub fn host_tool_name(envelope: &Envelope) -> Option<Cow<'_, str>> {
+    let (_, raw) = envelope.fields().find(|(k, _)| super::to_snake(k) == "tool_name")?;
+    json::value(raw)?.as_str()
+}
+
+/// A dialect's rewrite of the tool call in `envelope`, under the host's field names: what a
+/// dialect's `to_host_input` returns ([`from_dialect`] for the envelope's tool).
+pub fn rewrite_for_host(table: &Table, host: &HostTools, envelope: &Envelope, rewrite: Value) -> Value {
+    match host_tool_name(envelope) {
+        Some(name) => from_dialect(table, host, &name, rewrite),
+        None => rewrite,
+    }
+}
+
 /// The host's input of tool `name` given only as text (`text`, the JSON string as received):
 /// `{"<the host's main field>": text}`, for a tool of a known kind with a main field.
 pub fn host_input_from_text(host: &HostTools, name: &str, text: &str) -> Option<String> {
@@ -459,7 +479,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn host(tools: &[(&str, Kind, &[(&'static str, &str)])]) -> HostTools {
+    type Fields<'a> = &'a [(&'static str, &'a str)];
+
+    fn host(tools: &[(&str, Kind, Fields)]) -> HostTools {
         let mut h = HostTools::default();
         for (name, kind, fields) in tools {
             let fields = fields.iter().map(|(c, f)| (*c, f.to_string())).collect();
@@ -617,7 +639,12 @@ mod tests {
     #[test]
     fn a_renamed_field_wins_over_a_field_passing_through_under_its_name() {
         let h = host(&[("shell", Kind::Shell, &[("command", "cmd")])]);
-        for text in [r#"{"cmd":"rm -rf /","command":"ls"}"#, r#"{"command":"ls","cmd":"rm -rf /"}"#] {
+        for text in [
+            r#"{"cmd":"rm -rf /","command":"ls"}"#,
+            r#"{"command":"ls","cmd":"rm -rf /"}"#,
+            // Keys are compared decoded: an escape hides neither the field nor the decoy.
+            r#"{"c\u006dd":"rm -rf /","comm\u0061nd":"ls"}"#,
+        ] {
             let (_, i) = to_dialect(&CLAUDE, &h, "shell", Some(text));
             assert_eq!(i.as_deref(), Some(r#"{"command":"rm -rf /"}"#), "{text}");
         }
@@ -628,6 +655,23 @@ mod tests {
             from_dialect(&CLAUDE, &h, "shell", json!({"cmd": "rm -rf /", "command": "ls"})),
             json!({"cmd": "ls"})
         );
+    }
+
+    /// The envelope's first spelling of the tool name decides, as in every view.
+    #[test]
+    fn a_rewrite_of_the_envelopes_tool() {
+        use crate::event::Event;
+        let h = host(&[("shell", Kind::Shell, &[("command", "cmd")])]);
+        for text in [
+            r#"{"event":"preToolUse","tool_name":"shell","toolName":"Bash"}"#,
+            r#"{"event":"preToolUse","toolName":"shell"}"#,
+        ] {
+            let env = Envelope::parse(text, Event::PreToolUse).unwrap();
+            assert_eq!(host_tool_name(&env).as_deref(), Some("shell"));
+            assert_eq!(rewrite_for_host(&GEMINI, &h, &env, json!({"command": "ls"})), json!({"cmd": "ls"}), "{text}");
+        }
+        let env = Envelope::parse(r#"{"event":"preToolUse"}"#, Event::PreToolUse).unwrap();
+        assert_eq!(rewrite_for_host(&CLAUDE, &h, &env, json!({"command": "ls"})), json!({"command": "ls"}));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The merge of a blocking event's hook results (README "Merging"), as a walk the engine feeds one
+//! The merge of a blocking event's hook results (docs/config.md "Merging"), as a walk the engine feeds one
 //! result at a time so that a short-circuit stops later hooks from running at all. A dialect's
 //! hooks of one layer kind are one step: the dialect merges them (`Dialect::merge`) and the walk
 //! takes the [`Decision`] ([`Walk::dialect_step`]).
@@ -126,7 +126,7 @@ impl Walk {
         }
     }
 
-    /// Whether the walk is decided (later hooks, Claude Code's included, do not run).
+    /// Whether the walk is decided (later hooks, every dialect's included, do not run).
     pub fn is_done(&self) -> bool {
         self.done.is_some()
     }
@@ -252,9 +252,9 @@ impl Walk {
     }
 }
 
-/// The reason of a deny: the deciding hook's own, else the first reason seen before it (README
+/// The reason of a deny: the deciding hook's own, else the first reason seen before it (docs/config.md
 /// "Merging"), else one naming the hook, so that a harness always has something to show. Every
-/// deny of the walk gets its reason here, openHarness's and Claude Code's alike.
+/// deny of the walk gets its reason here, every dialect's alike.
 pub(crate) fn deny_reason(own: Option<String>, earlier: Option<String>, who: impl FnOnce() -> String) -> String {
     own.filter(|r| !r.is_empty()).or(earlier).unwrap_or_else(who)
 }
@@ -264,7 +264,7 @@ const WHAT_MAX: usize = 200;
 
 /// `denied by <kind> `<what>`[ (exit N | signal N | HTTP N)]`: the reason of a deny whose hook
 /// gave none. `kind` is `command hook`, `persistent hook`, `http hook`, `prompt hook`,
-/// `callback` or `Claude Code hook`; `what` the command, URL, question or callback name.
+/// `callback` or a dialect's (`Claude Code hook`); `what` the command, URL, question or callback name.
 pub fn denied_by(kind: &str, what: &str, trace: &Trace) -> String {
     let mut what = what.trim();
     let mut ellipsis = "";

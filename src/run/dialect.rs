@@ -17,15 +17,16 @@ pub struct DialectContext<'a> {
     pub view: &'a View,
 }
 
-/// One hook's part in the fire: its answer, its trace, and a warning for the outcome when it
-/// could not run at all (no host function for a callback hook: the harness should hear of it).
-pub struct Ran {
+/// What running one dialect hook reports: its answer, its trace, and a warning for the outcome
+/// when it could not run at all (no host function for a callback hook: the harness should hear
+/// of it).
+pub struct Report {
     pub answer: Answer,
     pub trace: Trace,
     pub warning: Option<String>,
 }
 
-pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
+pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Report {
     let dialect = hook.dialect();
     let event = cx.base.envelope.event;
     let mut trace = Trace {
@@ -161,7 +162,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
         }
         // The host function registered under the hook's type answers it, given the hook's own
         // fields and the dialect's input, like an HTTP hook's body. None registered: the hook is
-        // skipped (as Claude Code skips a hook that cannot run), and the outcome warns.
+        // skipped (as the harnesses skip a hook that cannot run), and the outcome warns.
         Handler::Callback { kind, fields } => match cx.base.host.function(kind) {
             None => {
                 let why = no_callback(dialect, kind);
@@ -207,13 +208,19 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     finish(answer, trace, start, cx, warning)
 }
 
-fn finish(mut answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
+fn finish(
+    mut answer: Answer,
+    mut trace: Trace,
+    start: Instant,
+    cx: &DialectContext,
+    warning: Option<String>,
+) -> Report {
     answer.finished = Some(Instant::now());
     trace.duration_ms = millis(start.elapsed());
     trace.result = super::cancelled_or(cx.base.cancel, answer.label());
     trace.reason = answer.reason.clone();
     trace.failure = answer.failure.clone();
-    Ran { answer, trace, warning }
+    Report { answer, trace, warning }
 }
 
 /// A dialect hook's timeout, in the seconds its files give it in.

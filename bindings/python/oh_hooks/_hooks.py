@@ -74,7 +74,9 @@ _KEYWORDS = {
     "http_proxy": "httpProxy",
     "claude": "claude",
     "claude_plugins": "claudePlugins",
+    "gemini": "gemini",
     "claude_project_dir": "claudeProjectDir",
+    "cursor": "cursor",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
     "tools": "tools",
 }

@@ -42,6 +42,11 @@ class Options(TypedDict, total=False):
     """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
     claudeProjectDir: str
     """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
+    gemini: Union[bool, Dict[str, Any]]
+    """Also run Gemini CLI's hooks: ``True``, or ``{"files": [...], "plugins": [extension dirs]}``."""
+    cursor: Union[bool, Dict[str, Any]]
+    """Also read Cursor's ``.cursor/hooks.json`` files and run their hooks as Cursor would: ``True``, or
+    ``{"files": [...], "plugins": [...]}`` naming the host's own files and Cursor plugin directories besides."""
     watch: bool
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
@@ -121,7 +126,7 @@ class HookTrace:
     stderr: Optional[str] = None
     error: Optional[str] = None
     dialect: Optional[str] = None
-    """``"claude"`` on Claude Code hooks, ``None`` on openHarness hooks."""
+    """The hook's dialect: ``"claude"``, ``"codex"``, ``"cursor"``, ``"copilot"`` or ``"gemini"``; ``None`` on openHarness hooks."""
     source: Optional[str] = None
     """Claude Code hooks: the settings or plugin ``hooks.json`` file the hook came from."""
     failure: Optional[str] = None

@@ -1,4 +1,4 @@
-//! Reading a Claude Code hook's answer exactly as Claude Code does (README "Claude Code hooks"): exit 2 blocks,
+//! Reading a Claude Code hook's answer exactly as Claude Code does (docs/dialects/claude.md "Claude Code hooks"): exit 2 blocks,
 //! JSON on stdout is read on every exit code, `hookSpecificOutput` must name its
 //! `hookEventName`, plain stdout is context only where Claude Code makes it context, and every
 //! failure lets the action through unless the hook says `onFailure: "block"`.
@@ -29,7 +29,7 @@ fn trimmed_text(bytes: &[u8]) -> Option<String> {
 fn failure(why: String, ran: &Raw, event: Event) -> Answer {
     let mut answer = Answer { failure: Some(why.clone()), ..Answer::default() };
     // Size never decides: an answer too large to read may have been a deny, so where the hook
-    // can block (and failures block at all) the overflow blocks (README "Size never decides").
+    // can block (and failures block at all) the overflow blocks (docs/envelope.md "Size never decides").
     if ran.overflow && can_block(event) && !on_failure_ignored(event) {
         answer.block = true;
         answer.permission = matches!(event, Event::PreToolUse | Event::PreModelSwitch | Event::PermissionRequest)
@@ -185,7 +185,7 @@ fn last(_: Val) -> bool {
 }
 
 /// What refuses among the repeated values of each key Claude Code reads: a repeated key never
-/// turns a deny into an allow or into nothing (README "Reading answers").
+/// turns a deny into an allow or into nothing (docs/envelope.md "Reading answers").
 fn refusing(key: &str) -> fn(Val) -> bool {
     match key {
         "decision" => |v| v.is("block") || behavior_deny(v),
@@ -371,7 +371,7 @@ mod tests {
         )
     }
 
-    /// A valid deny must be read whatever the numbers and depth around it (README "Command hooks"): a
+    /// A valid deny must be read whatever the numbers and depth around it (docs/config.md "Command hooks"): a
     /// hook that echoes a 127-deep tool input back, or whose JSON holds `1e999` or `NaN`.
     #[test]
     fn valid_denies_with_big_numbers_and_depth() {

@@ -1,4 +1,4 @@
-//! The Claude Code dialect (README "Claude Code hooks"): `~/.claude/settings.json`, the project's
+//! The Claude Code dialect (docs/dialects/claude.md "Claude Code hooks"): `~/.claude/settings.json`, the project's
 //! `.claude/settings.json` and `.claude/settings.local.json`, and plugins' `hooks/hooks.json`,
 //! read into the engine's hook list, each hook tagged with the file it came from.
 //!

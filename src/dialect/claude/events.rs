@@ -1,8 +1,8 @@
-//! Claude Code's event names (README "Claude Code hooks") and which events its hooks may block.
+//! Claude Code's event names (docs/dialects/claude.md "Claude Code hooks") and which events its hooks may block.
 
 use crate::event::Event;
 
-/// Claude Code's event names (README "Claude Code hooks"), in [`Event::ALL`] order except that `Stop` is
+/// Claude Code's event names (docs/dialects/claude.md "Claude Code hooks"), in [`Event::ALL`] order except that `Stop` is
 /// `turnStop`. openHarness's `turnStart` has no Claude Code event.
 const CLAUDE_NAMES: &[(Event, &str)] = &[
     (Event::PreToolUse, "PreToolUse"),

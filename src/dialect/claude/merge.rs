@@ -1,8 +1,8 @@
-//! Claude Code's merge (README "Claude Code hooks"): the Claude Code hooks of a fire all run, in parallel and
+//! Claude Code's merge (docs/dialects/claude.md "Claude Code hooks"): the Claude Code hooks of a fire all run, in parallel and
 //! to completion, and their answers combine by precedence — `continue: false` above all, then
 //! deny > defer > ask > allow; every additionalContext is kept, and the last `updatedInput` in
 //! configuration order wins. The hooks of one layer kind are one step of the walk, after the
-//! openHarness hooks of that kind (own layers' steps before project layers', README "Merging");
+//! openHarness hooks of that kind (own layers' steps before project layers', docs/config.md "Merging");
 //! the walk's side of a step is `Walk::dialect_step` (`merge/`).
 
 use super::events::{can_block, waits};

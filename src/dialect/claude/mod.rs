@@ -1,4 +1,4 @@
-//! Claude Code hooks (README "Claude Code hooks"): `~/.claude/settings.json`, the project's
+//! Claude Code hooks (docs/dialects/claude.md "Claude Code hooks"): `~/.claude/settings.json`, the project's
 //! `.claude/settings.json` and `.claude/settings.local.json`, plugins' `hooks/hooks.json`, run
 //! beside openHarness hooks by Claude Code's rules.
 //!

@@ -129,12 +129,7 @@ fn to_claude_tool(rest: &mut [(String, Cow<str>)], host_tools: &HostTools) {
 /// A Claude Code hook's rewrite (`updatedInput`) of the tool in `envelope`, under the host's
 /// field names (docs/envelope.md "Host tools"): what the outcome carries and the later steps receive.
 pub fn host_rewrite(envelope: &Envelope, host_tools: &HostTools, input: Value) -> Value {
-    // The host tool the Claude Code view was made from: the first spelling of `tool_name`.
-    let name = envelope.fields().find(|(k, _)| to_snake(k) == "tool_name").and_then(|(_, v)| json::value(v)?.as_str());
-    match name {
-        Some(name) => tools::from_dialect(&tools::CLAUDE, host_tools, &name, input),
-        None => input,
-    }
+    tools::rewrite_for_host(&tools::CLAUDE, host_tools, envelope, input)
 }
 
 /// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
