@@ -1,6 +1,6 @@
 /* oh-hooks bench: instructions per no-match fire, counted by callgrind (bench/README.md, [0]).
  *
- *   count ROW N     ROW: none | 20 | claude; N fires + frees of the bench envelope, collected
+ *   count ROW N     ROW: none | 20 | claude | true1 | claude1 | codex1; N fires + frees of the bench envelope, collected
  *                   between two CALLGRIND_TOGGLE_COLLECT (run under
  *                   `valgrind --tool=callgrind --collect-atstart=no`); engine creation and one
  *                   warm-up fire are outside. Outside valgrind it just runs (and checks).
@@ -39,14 +39,21 @@ static void die(const char *what, const char *detail) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) die("usage: count none|20|claude|true1 N", NULL);
+    if (argc != 3) die("usage: count none|20|claude|true1|claude1|codex1 N", NULL);
     const char *row = argv[1];
     int n = atoi(argv[2]);
     char cwd[2048], options[16384], config[4096];
     if (!getcwd(cwd, sizeof cwd)) die("getcwd failed", NULL);
     char dir[] = "/tmp/oh-hooks-count.XXXXXX";
     int claude = !strcmp(row, "claude");
-    if (!strcmp(row, "none") || claude) {
+    /* The same `true` hook on preToolUse, matcher Bash, once as a Claude Code hook and once as a
+     * Codex hook ([0c]): what each dialect's view, selection, run path and answer reader cost
+     * the engine (callgrind follows only this process, not the hook's). */
+    const char *dialect_file = !strcmp(row, "claude1") ? ".claude/settings.json"
+                               : !strcmp(row, "codex1") ? ".codex/hooks.json" : NULL;
+    if (dialect_file) {
+        snprintf(config, sizeof config, "{}");
+    } else if (!strcmp(row, "none") || claude) {
         snprintf(config, sizeof config, "{\"postToolUse\":[{\"command\":\"true\"}]}");
     } else if (!strcmp(row, "20")) {
         size_t k = (size_t)snprintf(config, sizeof config, "{\"preToolUse\":[");
@@ -61,7 +68,19 @@ int main(int argc, char **argv) {
     } else {
         die("unknown row", row);
     }
-    if (claude) {
+    if (dialect_file) {
+        if (!mkdtemp(dir)) die("mkdtemp failed", NULL);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%.7s", dir, dialect_file);
+        if (mkdir(path, 0700) != 0) die("mkdir failed", path);
+        snprintf(path, sizeof path, "%s/%s", dir, dialect_file);
+        FILE *f = fopen(path, "w");
+        if (!f) die("cannot write", path);
+        fputs("{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"true\"}]}]}}", f);
+        fclose(f);
+        snprintf(options, sizeof options, "{\"trusted\":true,\"%s\":true,\"cwd\":\"%s\",\"home\":\"%s\"}",
+                 dialect_file[2] == 'l' ? "claude" : "codex", dir, dir);
+    } else if (claude) {
         /* Claude Code on too, with hooks only on other events: the no-match path must not
          * grow with the dialects that are on. */
         if (!mkdtemp(dir)) die("mkdtemp failed", NULL);
@@ -85,7 +104,7 @@ int main(int argc, char **argv) {
     if (!e) die("oh_hooks_new failed", err);
     char *out = oh_hooks_fire(e, ENVELOPE);
     static const char RAN[] = "{\"allowed\":true,\"hooks\":[{";
-    int ran = !strcmp(row, "true1");
+    int ran = !strcmp(row, "true1") || dialect_file;
     if (!out || (ran ? strncmp(out, RAN, sizeof RAN - 1) != 0
                      : strcmp(out, "{\"allowed\":true,\"hooks\":[]}") != 0))
         die("unexpected outcome", out);
@@ -96,7 +115,7 @@ int main(int argc, char **argv) {
     CALLGRIND_TOGGLE_COLLECT;
 
     oh_hooks_free(e);
-    if (claude) {
+    if (claude || dialect_file) {
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0) die("could not remove", dir);

@@ -145,6 +145,24 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
     else
         err "callgrind could not count \`oh-hooks fire\` or /bin/true"
     fi
+    # A Codex fire beside a Claude Code fire of the same hook (`true` on preToolUse, matcher
+    # Bash): the engine's own instructions per fire (this process; the hook's process is not
+    # counted), and the hook's own cost, which differs by the shell: Codex runs every command
+    # in the user's shell (`$SHELL -c true`), Claude Code runs plain words directly.
+    echo "[0c] One \`true\` hook as a Claude Code hook and as a Codex hook, instructions per fire (200 fires)"
+    printf '    %-58s %12s\n' row instructions
+    for row in "claude1|Claude Code: .claude/settings.json, PreToolUse Bash, \`true\`" \
+        "codex1|Codex: .codex/hooks.json, PreToolUse Bash, \`true\` (\$SHELL -c)"; do
+        IFS='|' read -r id label <<<"$row"
+        n=$(count_row "$rel" "$root/include" "$id" 200) || { err "bench/count.c ($id) did not run"; continue; }
+        printf '    %-58s %12s\n' "$label" "$n"
+    done
+    n_direct=$(cli_count /usr/bin/true)
+    n_shell=$(cli_count "${SHELL:-/bin/sh}" -c true)
+    [ -n "$n_direct" ] && [ -n "$n_shell" ] &&
+        printf '    %-58s %12s\n' "the hook's own process: \`true\` run directly" "$n_direct" \
+            "the hook's own process: \`${SHELL:-/bin/sh} -c true\`" "$n_shell"
+    echo
     # The glibc 2.17 build that `make dist` ships beside the everyday build: the same rows,
     # counted the same way (docs/packaging.md: within 5 %). Only when dist/ has been built.
     dist_lib=$(ls -d "$root"/dist/c/oh-hooks-*/lib 2>/dev/null | head -1)
@@ -161,6 +179,20 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
         done
     else
         echo "[0b] the glibc 2.17 build: not measured (run \`make dist\` first)"
+    fi
+    # The same `true` preToolUse hook written for each dialect (bench/dialect.c): what the
+    # engine does around a hook of each (view, selection, reader, spawn), this process only.
+    dbin="$out/dialect"
+    if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$root/include" "$here/dialect.c" -o "$dbin" -L"$rel" -loh_hooks \
+        -Wl,-rpath,"$rel"; then
+        echo "[0c] One \`true\` preToolUse hook per dialect, instructions per fire in this process (the hook's own not counted)"
+        for id in claude copilot copilot-pascal; do
+            n=$(valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=/dev/null "$dbin" "$id" 50 2>&1 |
+                sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+            [ -n "$n" ] && printf '    %-58s %12s\n' "$id" "$((n / 50))" || err "bench/dialect.c ($id) did not run"
+        done
+    else
+        err "bench/dialect.c does not build"
     fi
     echo
 else

@@ -57,6 +57,29 @@ fire_claude 0 $claude/envelopes/prompt.json          "Claude Code: plain stdout 
 fire_claude 1 $claude/envelopes/stop.json            "Claude Code: the Stop hook keeps the turn going (allowed false = do not stop)"
 fire_claude 0 $claude/envelopes/stop-tests-pass.json "Claude Code: once the tests pass, the turn may end"
 
+# Codex hooks, unchanged: examples/codex is a Codex project (.codex/hooks.json with a Bash guard
+# that blocks with exit 2, a guard for patches of .env files, a prompt-context hook and a Stop
+# hook; docs/dialects/codex.md). The same empty home keeps your own ~/.codex hooks out.
+codex=examples/codex
+printf '\n== oh-hooks check --codex --cwd %s --trusted\n' "$codex"
+"$cli" check --codex --cwd "$codex" --trusted --options "$claude_opts" || failures=$((failures + 1))
+fire_codex() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --codex --cwd %s --trusted < %s\n" "$3" "$codex" "$2"
+  "$cli" fire --codex --cwd "$codex" --trusted --options "$claude_opts" < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: blocked"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire_codex 1 $codex/envelopes/bash-rm-rf.json      "Codex: Bash 'rm -rf /' is blocked by bash-guard.sh (exit 2, stderr is the reason)"
+fire_codex 0 $codex/envelopes/bash-cargo-test.json "Codex: Bash 'cargo test' goes through"
+fire_codex 1 $codex/envelopes/edit-env.json        "Codex: an Edit of config/.env reaches protect-env.py as apply_patch and is denied"
+fire_codex 0 $codex/envelopes/prompt.json          "Codex: plain stdout of prompt-context.py becomes additionalContext"
+fire_codex 1 $codex/envelopes/stop.json            "Codex: the Stop hook keeps the turn going (allowed false = do not stop)"
+fire_codex 0 $codex/envelopes/stop-tests-pass.json "Codex: once the tests pass, the turn may end"
+
 # Gemini CLI hooks, unchanged: examples/gemini is a Gemini CLI project (.gemini/settings.json
 # with a shell guard in bash, a conventions hook in python3, a model hook in node).
 gemini=examples/gemini
@@ -102,6 +125,30 @@ fire_cursor 0 $cursor/envelopes/bash-gh-merge.json   "Cursor: 'gh pr merge' asks
 fire_cursor 0 $cursor/envelopes/write.json           "Cursor: after a Write, conventions.py adds the project conventions as additionalContext"
 fire_cursor 1 $cursor/envelopes/stop.json            "Cursor: the stop hook's followup_message keeps the agent going (allowed false)"
 fire_cursor 0 $cursor/envelopes/stop-after-two.json  "Cursor: after loop_limit (2) follow-ups, the agent may stop"
+
+# GitHub Copilot hooks, unchanged: examples/copilot is a Copilot project (.github/hooks/*.json
+# with a preToolUse guard in python3, a userPromptSubmitted context hook in bash and an agentStop
+# hook in node), read by Copilot's rules (docs/dialects/copilot.md). The same empty home keeps
+# your own ~/.copilot/hooks out of the demo.
+copilot=examples/copilot
+printf '\n== oh-hooks check --copilot --cwd %s --trusted\n' "$copilot"
+"$cli" check --copilot --cwd "$copilot" --trusted --options "$claude_opts" || failures=$((failures + 1))
+fire_copilot() { # expected-exit envelope-file what
+  printf "\n== %s\n$ oh-hooks fire --copilot --cwd %s --trusted < %s\n" "$3" "$copilot" "$2"
+  "$cli" fire --copilot --cwd "$copilot" --trusted --options "$claude_opts" < "$2"
+  status=$?
+  if [ "$status" -eq "$1" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
+  else
+    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+  fi
+}
+fire_copilot 1 $copilot/envelopes/bash-rm-rf.json        "Copilot: bash 'rm -rf /' is denied by guard.py (permissionDecision deny)"
+fire_copilot 0 $copilot/envelopes/bash-ls.json           "Copilot: bash 'ls -la src' is allowed"
+fire_copilot 1 $copilot/envelopes/write-outside-src.json "Copilot: a file created outside src/ is denied (the guard reads Copilot's \`path\`)"
+fire_copilot 0 $copilot/envelopes/prompt.json            "Copilot: context.sh's additionalContext reaches the model"
+fire_copilot 1 $copilot/envelopes/stop.json              "Copilot: the agentStop hook keeps the agent going (decision block = allowed false)"
+fire_copilot 0 $copilot/envelopes/stop-tests-pass.json   "Copilot: once the tests pass, the agent may stop"
 
 # The CLI cannot register host functions: a small C harness shows them (docs/abi.md "Host callbacks").
 printf '\n== a C harness with host callbacks: a permission callback, a stub model as the prompt\n'

@@ -73,6 +73,10 @@ events! {
     BeforeTabFileRead = "beforeTabFileRead", false;
     AfterTabFileEdit = "afterTabFileEdit", false;
     WorkspaceOpen = "workspaceOpen", false;
+    // copilot: GitHub Copilot's events with no engine event before it (docs/dialects/copilot.md).
+    UserPromptTransformed = "userPromptTransformed", false;
+    PreMcpToolCall = "preMcpToolCall", false;
+    ErrorOccurred = "errorOccurred", false;
 }
 
 impl Event {
@@ -110,8 +114,9 @@ mod tests {
 
     #[test]
     fn events_four_blocking() {
-        // 34 of openHarness and Claude Code, then the dialects' own: Cursor 5, Gemini CLI 3.
-        assert_eq!(Event::COUNT, 42);
+        // 34 of openHarness and Claude Code, then the dialects' own: Cursor 5, Gemini CLI 3,
+        // Copilot 3.
+        assert_eq!(Event::COUNT, 45);
         let blocking: Vec<_> = Event::ALL.iter().filter(|e| e.is_blocking()).map(|e| e.name()).collect();
         assert_eq!(blocking, ["preToolUse", "userPromptSubmit", "permissionRequest", "elicitation"]);
         for (i, e) in Event::ALL.iter().enumerate() {

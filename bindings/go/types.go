@@ -105,15 +105,21 @@ type Options struct {
 	ClaudeProjectDir string `json:"claudeProjectDir,omitempty"`
 	// Gemini also runs Gemini CLI's hooks (docs/dialects/gemini.md); nil: off.
 	Gemini *DialectFiles `json:"gemini,omitempty"`
-	// Cursor also reads Cursor's .cursor/hooks.json files and runs their hooks as Cursor would
-	// (docs/dialects/cursor.md): true, or a map {"files": [...], "plugins": [...]} naming the
-	// host's own files and Cursor plugin directories besides. nil: off.
-	Cursor any `json:"cursor,omitempty"`
+	// Cursor also runs Cursor's .cursor/hooks.json hooks as Cursor would (docs/dialects/cursor.md);
+	// nil: off.
+	Cursor *DialectFiles `json:"cursor,omitempty"`
 	// Tools tells the engine what the host's tools are, so other harnesses' hooks see them under
 	// their own names and field names (docs/envelope.md "Host tools"), e.g.
 	// map[string]Tool{"shell": {Kind: "shell", Fields: map[string]string{"command": "cmd"}}}.
 	// Claude Code's tool names are known without it.
 	Tools map[string]Tool `json:"tools,omitempty"`
+	// Codex also runs Codex's hooks (~/.codex/hooks.json, config.toml [hooks], the project's
+	// .codex/) as Codex would (docs/dialects/codex.md); nil: off.
+	Codex *DialectFiles `json:"codex,omitempty"`
+	// Copilot also runs GitHub Copilot's hooks (~/.copilot/hooks/*.json, the project's
+	// .github/hooks/*.json and Copilot settings.json hooks) as the Copilot CLI would
+	// (docs/dialects/copilot.md); nil: off.
+	Copilot *DialectFiles `json:"copilot,omitempty"`
 }
 
 // Tool is one host tool of Options.Tools: its kind (shell, read, write, edit, fetch, search,

@@ -108,11 +108,15 @@ export interface HooksOptions {
   claudePlugins?: Array<string | { root: string; data?: string }>;
   /** `CLAUDE_PROJECT_DIR` for Claude Code hooks. Default: `cwd`. */
   claudeProjectDir?: string;
+  /** Also run Codex's hooks (`~/.codex/hooks.json`, `config.toml` `[hooks]`, the project's `.codex/`), as Codex would (docs/dialects/codex.md); the object form adds own `files` and `plugins`. Default false. */
+  codex?: boolean | DialectFiles;
   /** Also run Gemini CLI's hooks (docs/dialects/gemini.md): `true`, or the files and extension directories to read too. Default false. */
   gemini?: boolean | DialectFiles;
   /** Also read Cursor's `.cursor/hooks.json` files (docs/dialects/cursor.md): `true`, or the host's own
    * `files` and Cursor `plugins` (directories with `.cursor-plugin/plugin.json`) besides. Default false. */
   cursor?: boolean | DialectFiles;
+  /** Also run GitHub Copilot's hooks (`~/.copilot/hooks/*.json`, the project's `.github/hooks/*.json`, Copilot `settings.json` hooks), as the Copilot CLI would (docs/dialects/copilot.md); the object form adds own `files` and `plugins`. Default false. */
+  copilot?: boolean | DialectFiles;
   /** false: config files are not watched for changes (reload() still re-reads them). Default true. */
   watch?: boolean;
   /** Proxy URL for HTTP hooks (the *_proxy environment variables are never read). */

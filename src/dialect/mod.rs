@@ -16,6 +16,8 @@
 //! the first step of each layer kind (docs/config.md "Merging").
 
 pub mod claude;
+pub mod codex;
+pub mod copilot;
 pub mod cursor;
 pub mod gemini;
 
@@ -31,7 +33,8 @@ use std::time::Duration;
 
 /// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
 /// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] = &[&claude::Claude, &cursor::Cursor, &gemini::Gemini];
+pub static REGISTRY: &[&dyn Dialect] =
+    &[&claude::Claude, &codex::Codex, &cursor::Cursor, &copilot::Copilot, &gemini::Gemini];
 
 /// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
 pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {
@@ -175,7 +178,8 @@ pub struct Hook {
     /// How many times per conversation the hook may keep the agent going (Cursor's
     /// `loop_limit`); `None`: no cap, or the dialect has none.
     pub loop_limit: Option<u64>,
-    /// The directory the hook runs in; `None`: the engine's `cwd`.
+    /// The directory the hook runs in (a relative one is under the engine's `cwd`); `None`: the
+    /// engine's `cwd`.
     pub cwd: Option<PathBuf>,
     /// The handler's own environment, over the engine's and the view's variables (Gemini CLI's
     /// `env`).
@@ -503,4 +507,38 @@ pub trait Dialect: Send + Sync {
 /// Why a callback hook did not run: no host function of its kind.
 pub fn no_callback(dialect: &dyn Dialect, kind: &str) -> String {
     format!("no host callback registered for `{kind}`; the {} {kind} hook was skipped", dialect.title())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What every registered dialect must keep, whoever adds the next one: a name that is an
+    /// option, a flag and a trace's `dialect` (so unique, lowercase, not an engine option), and
+    /// an event table whose engine → dialect → engine round trip is the identity.
+    #[test]
+    fn the_registry_keeps_its_invariants() {
+        let mut names: Vec<&str> = REGISTRY.iter().map(|d| d.name()).collect();
+        for name in &names {
+            assert!(!name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()), "{name:?}");
+            assert!(by_name(name).is_some_and(|(_, d)| d.name() == *name));
+        }
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all, "two dialects share a name");
+        let options = crate::options::OPTION_NAMES.clone();
+        let mut unique = options.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), options.len(), "an option name twice: {options:?}");
+        for dialect in REGISTRY {
+            assert!(!dialect.title().is_empty());
+            for &event in Event::ALL {
+                if let Some(name) = dialect.event_name(event) {
+                    assert_eq!(dialect.event(name), Some(event), "{}: {name}", dialect.name());
+                }
+            }
+        }
+    }
 }

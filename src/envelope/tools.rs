@@ -314,7 +314,9 @@ pub const COPILOT_PASCAL: Table = Table {
         tool(Kind::Fetch, &["WebFetch"], &[("url", "url")]),
         tool(Kind::Search, &["Grep"], &[("pattern", "pattern"), ("path", "paths")]),
         tool(Kind::Glob, &["Glob"], &[("pattern", "pattern"), ("path", "paths")]),
-        tool(Kind::Agent, &["Agent", "Task"], &[("prompt", "prompt")]),
+        // `Agent` whatever the host calls it, as the CLI sends it (its matchers accept `Task` too:
+        // the Copilot dialect's selection, docs/dialects/copilot.md).
+        tool(Kind::Agent, &["Agent"], &[("prompt", "prompt")]),
     ],
     mcp: "{server}-{tool}",
 };

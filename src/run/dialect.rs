@@ -73,11 +73,13 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Report {
             let quoted: Option<String> = exec_argv.as_ref().map(|words| {
                 words.iter().map(|w| format!("'{}'", w.replace('\'', "'\\''"))).collect::<Vec<_>>().join(" ")
             });
+            // A relative `cwd` is under the engine's (Copilot's "relative to the repository").
+            let hook_cwd = hook.cwd.as_ref().map(|c| cx.base.cwd.join(c));
             let finished = command::run(&Spawn {
                 command: quoted.as_deref().unwrap_or(command),
                 argv: exec_argv.as_deref().or(hook.argv.as_deref()),
                 exec_form: exec_argv.is_some(),
-                cwd: hook.cwd.as_deref().unwrap_or(cx.base.cwd),
+                cwd: hook_cwd.as_deref().unwrap_or(cx.base.cwd),
                 env: cx.base.env,
                 vars: &vars,
                 stdin: Some(cx.view.stdin_for(hook).as_bytes()),

@@ -76,7 +76,9 @@ _KEYWORDS = {
     "claude_plugins": "claudePlugins",
     "gemini": "gemini",
     "claude_project_dir": "claudeProjectDir",
+    "codex": "codex",
     "cursor": "cursor",
+    "copilot": "copilot",
     "shutdown_timeout_ms": "shutdownTimeoutMs",
     "tools": "tools",
 }

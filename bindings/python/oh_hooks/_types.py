@@ -42,11 +42,17 @@ class Options(TypedDict, total=False):
     """Plugin directories (or ``{"root": dir, "data": dir}``) whose ``hooks/hooks.json`` is read."""
     claudeProjectDir: str
     """``CLAUDE_PROJECT_DIR`` for Claude Code hooks (default: ``cwd``)."""
+    codex: Union[bool, Dict[str, Any]]
+    """Also run Codex's hooks as Codex would (docs/dialects/codex.md): ``True``, or
+    ``{"files": [...], "plugins": [...]}``."""
     gemini: Union[bool, Dict[str, Any]]
     """Also run Gemini CLI's hooks: ``True``, or ``{"files": [...], "plugins": [extension dirs]}``."""
     cursor: Union[bool, Dict[str, Any]]
     """Also read Cursor's ``.cursor/hooks.json`` files and run their hooks as Cursor would: ``True``, or
     ``{"files": [...], "plugins": [...]}`` naming the host's own files and Cursor plugin directories besides."""
+    copilot: Union[bool, Dict[str, Any]]
+    """Also run GitHub Copilot's hooks as the Copilot CLI would (docs/dialects/copilot.md):
+    ``True``, or ``{"files": [...], "plugins": [...]}``."""
     watch: bool
     """False: config files are not watched for changes (``reload()`` still re-reads them)."""
     httpProxy: str
