@@ -1,4 +1,4 @@
-//! The host side of the engine (README "Host callbacks"): functions the host registers by name (callback
+//! The host side of the engine (docs/abi.md "Host callbacks"): functions the host registers by name (callback
 //! hooks, the prompt evaluator), the calls waiting for their answers, and the decision observer.
 //!
 //! A pending call is named to the host by a number, not a pointer: the table below maps it to

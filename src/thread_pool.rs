@@ -1,4 +1,4 @@
-//! A bounded pool of worker threads with a bounded queue (README "Reliability", version 1.1).
+//! A bounded pool of worker threads with a bounded queue (docs/reliability.md "Reliability", version 1.1).
 //!
 //! Version 1 started a thread per background hook: 300 fires of a non-blocking event with two
 //! slow hooks made 601 threads and 600 processes in 0.4 s. A pool caps both: at most

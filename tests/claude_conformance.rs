@@ -1,6 +1,6 @@
 //! Claude Code conformance: hooks written for Claude Code, loaded from real `.claude/settings.json`
 //! files in temporary home and project directories (and plugin `hooks/hooks.json`), fired through
-//! the engine, must produce the outcome Claude Code would (README "Claude Code hooks"). The hook
+//! the engine, must produce the outcome Claude Code would (docs/dialects/claude.md "Claude Code hooks"). The hook
 //! scripts are real ones in bash, python3 and node (tests/claude/, no jq). Each test names the
 //! behaviour of Claude Code it checks; the reference is Claude Code's hooks documentation.
 //!

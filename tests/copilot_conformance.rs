@@ -711,7 +711,7 @@ fn check_lists_hooks_with_their_file_and_event() {
 }
 
 /// A hooks directory is read up to 256 files, the rest left out with a warning: a hostile
-/// directory costs a bounded load (README "Bounds").
+/// directory costs a bounded load (docs/reliability.md, on bounded config loads).
 #[test]
 fn a_hooks_directory_is_bounded() {
     let p = Project::new();
@@ -732,7 +732,7 @@ fn a_hooks_directory_is_bounded() {
 }
 
 /// One envelope: a lone surrogate escape or `1e999` in the envelope reaches both payloads as
-/// written, so the guard still matches and still sees the command (README "One envelope").
+/// written, so the guard still matches and still sees the command (docs/envelope.md "One envelope").
 #[test]
 fn odd_text_in_the_envelope_reaches_both_payloads() {
     let p = Project::new();

@@ -1,4 +1,4 @@
-//! No input switches a guard off (README "One envelope", "Host tools", "Reading answers", "Size
+//! No input switches a guard off (docs/envelope.md "One envelope", "Host tools", "Reading answers", "Size
 //! never decides"): one envelope reaches every hook intact, every answer of every path goes through the
 //! one tolerant reader, size never decides, and openHarness's `toolArgs` text reaches a stock
 //! Claude Code guard as `tool_input.command`. Real engines, real hook processes, a real HTTP
@@ -74,7 +74,7 @@ if "rm -rf" in c:
 #[test]
 fn odd_text_in_the_envelope_reaches_claude_code_matchers_and_stdin() {
     // Python's reader takes a lone surrogate escape as Node's does (jq refuses it: a jq guard
-    // should treat jq's failure as a deny, README "One envelope").
+    // should treat jq's failure as a deny, docs/envelope.md "One envelope").
     let c = claude(pre_tool_use("Bash", PY_GUARD), json!({}));
     for envelope in [
         r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800"}}"#,

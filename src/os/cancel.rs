@@ -1,4 +1,4 @@
-//! Cancelling a fire (README "Host callbacks", `oh_hooks_cancel`): one token per asynchronous fire, seen
+//! Cancelling a fire (docs/abi.md "Host callbacks", `oh_hooks_cancel`): one token per asynchronous fire, seen
 //! by every wait of that fire's hooks: the command runner's `poll` loop (through an eventfd),
 //! callback waits (through their condition variable) and the walk between hooks.
 //!

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use super::fallback;
 
-/// The environment every hook of an engine starts from (README "Command hooks"): the host's at engine
+/// The environment every hook of an engine starts from (docs/config.md "Command hooks"): the host's at engine
 /// creation minus the `OH_*` names an envelope may set, plus the options' `env`, plus `PWD`.
 #[derive(Debug)]
 pub struct EnvTemplate {

@@ -1,4 +1,4 @@
-//! Running one command hook (README "Command hooks"): spawn, feed stdin, drain stdout/stderr, enforce the
+//! Running one command hook (docs/config.md "Command hooks"): spawn, feed stdin, drain stdout/stderr, enforce the
 //! timeout on the whole process group, reap.
 //!
 //! Everything happens on the calling thread in one `poll(2)` loop over the pipes and a pidfd
@@ -106,7 +106,7 @@ pub fn run(spawn: &Spawn) -> Finished {
     finished
 }
 
-/// Starts a command hook's process (README "Command hooks"): directly when the command is plain words and the
+/// Starts a command hook's process (docs/config.md "Command hooks"): directly when the command is plain words and the
 /// program is found, else `/bin/sh -c`. Returns the process and whether it was started directly,
 /// or an error message for the trace.
 pub fn start_process(

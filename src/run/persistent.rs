@@ -1,4 +1,4 @@
-//! Persistent hooks (README "Persistent hooks"): a command hook whose process is started once and kept,
+//! Persistent hooks (docs/config.md "Persistent hooks"): a command hook whose process is started once and kept,
 //! answering one envelope per line on stdin with one JSON response per line on stdout.
 //!
 //! A [`ProcessPool`] holds the processes ("workers") of one hook entry: started on demand up to its
@@ -785,7 +785,7 @@ impl WorkerSupervisor {
     }
 
     /// Starts watching a new worker (and the thread, on the first one). Out of file descriptors,
-    /// it fails: the engine only ever uses fds it opened itself (README "Reliability"; an earlier
+    /// it fails: the engine only ever uses fds it opened itself (docs/reliability.md "Reliability"; an earlier
     /// fallback wrapped fd 0, the host's stdin, when no eventfd could be had).
     fn adopt(&self, proc: &Arc<Proc>) -> io::Result<()> {
         {

@@ -374,7 +374,7 @@ static void test_failures_fail_closed(void) {
     CHECK_FAIL_CLOSED(o, "hook denied");
     CHECK_ABSENT(o, "permissionDecision");
     CHECK_JNUM(o, "hooks.0.status", 200);
-    o = outcome(s, "/legacy-reason"); /* README: its reason if it has one */
+    o = outcome(s, "/legacy-reason"); /* docs/config.md "HTTP hooks": its reason if it has one */
     CHECK_FAIL_CLOSED(o, "legacy no");
 
     /* an empty 2xx body: no decision */
