@@ -49,10 +49,11 @@ fn every_export_is_documented_in_the_header() {
         "oh_hooks_string_free",
         "oh_hooks_version",
     ] {
-        // The declaration: a line with the call shape that ends the statement.
+        // The declaration: the line outside a comment with the call shape (cbindgen wraps long
+        // argument lists, so the statement may end on a later line).
         let line = GENERATED
             .lines()
-            .find(|l| l.contains(&format!("{function}(")) && l.ends_with(");"))
+            .find(|l| l.contains(&format!("{function}(")) && !l.trim_start().starts_with('*'))
             .unwrap_or_else(|| panic!("{function} is not declared"));
         let at = GENERATED.find(line).unwrap();
         let doc = &GENERATED[GENERATED[..at].rfind("/**").unwrap()..at];
