@@ -7,7 +7,7 @@
 //! them can touch freed memory. A call the fire stopped waiting for (timeout, cancel) stays in
 //! the table until it is answered or its engine is freed, so `call` stays valid until answered.
 
-use crate::run::cancel::{Cancel, Wake};
+use crate::os::cancel::{Cancel, Wake};
 use crate::sync::Unpoison;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -3,7 +3,7 @@
 //! One ureq agent per engine, created on first use and shared by every thread, so connections
 //! to a hook endpoint are kept alive and reused across fires.
 
-use super::cancel::Cancel;
+use crate::os::cancel::Cancel;
 use std::cell::Cell;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};

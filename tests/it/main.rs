@@ -2,7 +2,7 @@
 //! crate is linked into one test executable instead of one per file. Tests that change
 //! process-wide state (environment variables, rlimits, signal dispositions, forced
 //! fallbacks) or count the process's own children, fds, threads, memory or CPU time stay
-//! their own binaries in tests/: bounds, claude_if_rules, emfile, emfile_fd0, fallbacks,
+//! their own binaries in tests/: bounds, claude_if_rules, direct_exec (also run on the fallbacks), emfile, emfile_fd0, fallbacks,
 //! hardening_host, hardening_memory, hardening_process, home, http_proxy, lifecycle, persistent.
 
 #[path = "../common/mod.rs"]
@@ -16,7 +16,6 @@ mod cli;
 mod codex_conformance;
 mod copilot_conformance;
 mod cursor_conformance;
-mod direct_exec;
 mod fail_closed;
 mod gemini_conformance;
 mod gemini_oracle;
