@@ -7,7 +7,7 @@ RELEASE := target/release
 # What `make install` copies: the C tree `make dist` builds (stripped, LTO, SONAME).
 CDIST   := dist/c/oh-hooks-$(VERSION)-linux-$(shell uname -m)
 
-.PHONY: help lib demo test dist install uninstall bench clean
+.PHONY: help lib header header-check demo test dist install uninstall bench clean
 
 help:
 	@echo "make demo       build, then show the example policy allowing and denying real envelopes, and a C harness with host callbacks"
@@ -15,9 +15,23 @@ help:
 	@echo "make dist       this platform's packages in dist/, built for glibc 2.17: C tarball, Python wheel + sdist, npm tarball, Go module"
 	@echo "make install    what the C tarball holds (header, libraries, oh_hooks.pc, CLI) under PREFIX (default /usr/local)"
 	@echo "make bench      the performance table (figures, not a test)"
+	@echo "make header     copy the C header cbindgen generated from src/ffi/ (in OUT_DIR) to include/oh_hooks.h"
+	@echo "make header-check  fail when include/oh_hooks.h differs from what src/ffi/ generates"
 
 lib:
 	$(CARGO) build --release --locked
+
+# build.rs writes the generated header into its OUT_DIR only; cargo names that directory in its
+# build-script message.
+header:
+	@out=$$($(CARGO) build --release --locked --message-format=json | \
+	  sed -n 's|.*"reason":"build-script-executed","package_id":"[^"]*#oh-hooks@[^"]*".*"out_dir":"\([^"]*\)".*|\1|p' | tail -1); \
+	  [ -f "$$out/oh_hooks.h" ] || { echo "error: cargo reported no OUT_DIR with oh_hooks.h for oh-hooks" >&2; exit 1; }; \
+	  if cmp -s "$$out/oh_hooks.h" include/oh_hooks.h; then echo "include/oh_hooks.h is up to date"; \
+	  else cp "$$out/oh_hooks.h" include/oh_hooks.h && echo "include/oh_hooks.h regenerated from src/ffi/: commit it"; fi
+
+header-check:
+	$(CARGO) test --release --locked --test it -- header::
 
 demo: lib
 	./examples/demo.sh

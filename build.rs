@@ -1,5 +1,8 @@
-//! Generates `include/oh_hooks.h` from the files of `src/ffi/` with cbindgen, and the same header into
-//! OUT_DIR, where the header test compares it with the committed one.
+//! Generates the C header from the files of `src/ffi/` with cbindgen into OUT_DIR, and nowhere
+//! else: a build never writes into the source tree (a read-only checkout, a vendored crate and a
+//! packaged source tree build as they are). `include/oh_hooks.h` is the committed copy;
+//! tests/header.rs (`make header-check`) fails when it differs from this one, and `make header`
+//! copies this one over it.
 
 use std::path::PathBuf;
 
@@ -10,6 +13,7 @@ fn main() {
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
     soname();
+    portable();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
     let version = |part: &str| std::env::var(format!("CARGO_PKG_VERSION_{part}")).expect("cargo sets the version");
@@ -30,10 +34,15 @@ fn main() {
     header.write(&mut text);
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("oh_hooks.h");
     std::fs::write(&out, &text).expect("cannot write the header to OUT_DIR");
-    let committed = root.join("include/oh_hooks.h");
-    if std::fs::read(&committed).ok().as_deref() != Some(&text[..]) {
-        std::fs::create_dir_all(root.join("include")).expect("cannot create include/");
-        std::fs::write(&committed, &text).expect("cannot write include/oh_hooks.h");
+}
+
+/// `oh_portable`: the OS layer's POSIX-only paths (src/os/fallback.rs), for the `portable` feature
+/// and for every target but Linux, whose calls (pidfd, eventfd, pipe2, ...) they replace.
+fn portable() {
+    println!("cargo:rustc-check-cfg=cfg(oh_portable)");
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    if std::env::var_os("CARGO_FEATURE_PORTABLE").is_some() || !linux {
+        println!("cargo:rustc-cfg=oh_portable");
     }
 }
 

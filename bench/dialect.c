@@ -1,5 +1,5 @@
 /* oh-hooks bench: the cost of one fire of the same `true` hook written for each dialect
- * (docs/dialects/copilot.md; README "Performance"): instructions in this process per fire,
+ * (docs/dialects/copilot.md; docs/performance.md "Performance"): instructions in this process per fire,
  * counted by callgrind, and the wall time per fire (median of N, noisy on a busy machine).
  *
  *   dialect ROW N   ROW: claude | copilot | copilot-pascal; N fires + frees of the bench

@@ -74,9 +74,9 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Creates an engine from `options_json` (a JSON object; README "Options"), reading and validating
+ * Creates an engine from `options_json` (a JSON object; docs/options.md "Options"), reading and validating
  * every config file it names. Persistent hooks marked `"eager"` start their process here; the
- * others on their first matching fire (README "Persistent hooks").
+ * others on their first matching fire (docs/config.md "Persistent hooks").
  *
  * Ownership: `options_json` is borrowed for the call and may be NULL (all defaults). On
  * success the caller owns the returned engine and releases it with `oh_hooks_free`; on
@@ -95,11 +95,12 @@ extern "C" {
  * `options_json` is NULL or a NUL-terminated string; `error_out` is NULL or points to a
  * writable `char *`.
  */
-OhHooks *oh_hooks_new(const char *options_json, char **error_out);
+OhHooks *oh_hooks_new(const char *options_json,
+                      char **error_out);
 
 /**
  * Fires one event: `envelope_json` is a JSON object with `event` and context fields
- * (README "Envelope"). Runs the matching hooks of a blocking event in order and returns the
+ * (docs/envelope.md "The envelope"). Runs the matching hooks of a blocking event in order and returns the
  * merged outcome; starts those of a non-blocking event in the background and returns at once
  * (unless the engine has `waitNonBlocking`).
  *
@@ -125,7 +126,8 @@ OhHooks *oh_hooks_new(const char *options_json, char **error_out);
  * `hooks` is NULL or an engine from `oh_hooks_new` not yet freed; `envelope_json` is NULL or a
  * NUL-terminated string.
  */
-char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
+char *oh_hooks_fire(const OhHooks *hooks,
+                    const char *envelope_json);
 
 /**
  * Re-reads the engine's config files now, instead of waiting for a fire to notice a change
@@ -207,7 +209,7 @@ const char *oh_hooks_version(void);
  * `callback: <name>` hooks; the name `prompt` is the evaluator of prompt hooks, which gets
  * `{"prompt": <question>, "envelope": {...}}`. A callback hook's request is the envelope as a
  * jsonIO hook reads it on stdin; the answer (`oh_hooks_respond`) is read like a jsonIO
- * response (README "Callback hooks"). A NULL `fn` removes the registration.
+ * response (docs/config.md "Callback hooks"). A NULL `fn` removes the registration.
  *
  * Returns 0 on success, -1 on failure (`*error_out` set as for `oh_hooks_new`; `release` is
  * then not called and nothing is kept).
@@ -248,7 +250,7 @@ int oh_hooks_register(const OhHooks *hooks,
 
 /**
  * Answers a call that a callback received. `response_json` is what a jsonIO hook would print:
- * a JSON object such as `{"decision": "deny", "reason": "..."}` (README "Callback hooks");
+ * a JSON object such as `{"decision": "deny", "reason": "..."}` (docs/config.md "Callback hooks");
  * NULL or blank text means "no decision"; text that is not JSON is a malformed response.
  *
  * A call is answered once: the first answer counts, and any later one for the same call is

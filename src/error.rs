@@ -1,9 +1,9 @@
-//! The error value (README "Errors"): a code, a sentence, and where in which file.
+//! The error value (docs/abi.md "Errors"): a code, a sentence, and where in which file.
 
 use serde::Serialize;
 use std::fmt;
 
-/// The error codes of README "Errors". The first three come from creating (or reloading) an engine;
+/// The error codes of docs/abi.md "Errors". The first three come from creating (or reloading) an engine;
 /// the others appear in an outcome's `error` when a fire's input could not be processed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

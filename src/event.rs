@@ -1,4 +1,4 @@
-//! The events of README "Events" (and the seven of README "Claude Code hooks" that only Claude Code has) and which of them
+//! The events of docs/config.md "Events" (and the seven of docs/dialects/claude.md "Claude Code hooks" that only Claude Code has) and which of them
 //! can block. Each dialect's names for them are in its folder (`dialect/<name>/events.rs`).
 
 use std::fmt;
@@ -61,7 +61,7 @@ events! {
     DirectoryAdded = "directoryAdded", false;
     PreModelSwitch = "preModelSwitch", false;
     PostModelSwitch = "postModelSwitch", false;
-    // Gemini CLI: model-level events no other harness has (README "Gemini CLI hooks").
+    // Gemini CLI: model-level events no other harness has (docs/dialects/gemini.md "Gemini CLI hooks").
     BeforeModel = "beforeModel", false;
     AfterModel = "afterModel", false;
     BeforeToolSelection = "beforeToolSelection", false;

@@ -1,4 +1,4 @@
-//! The per-fire bound on hooks running at once (README "Reliability"): at most [`PER_FIRE`]
+//! The per-fire bound on hooks running at once (docs/reliability.md "Reliability"): at most [`PER_FIRE`]
 //! hook processes or threads of one fire run at a time, whatever the dialect and whether they
 //! run in the fire or in the background. Every parallel fan-out of the engine goes through
 //! here: [`run_all`] for hooks a fire waits for, [`Budget::turn`] for its background hooks.

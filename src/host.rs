@@ -1,4 +1,4 @@
-//! The host side of the engine (README "Host callbacks"): functions the host registers by name (callback
+//! The host side of the engine (docs/abi.md "Host callbacks"): functions the host registers by name (callback
 //! hooks, the prompt evaluator), the calls waiting for their answers, and the decision observer.
 //!
 //! A pending call is named to the host by a number, not a pointer: the table below maps it to
@@ -7,7 +7,7 @@
 //! them can touch freed memory. A call the fire stopped waiting for (timeout, cancel) stays in
 //! the table until it is answered or its engine is freed, so `call` stays valid until answered.
 
-use crate::run::cancel::{Cancel, Wake};
+use crate::os::cancel::{Cancel, Wake};
 use crate::sync::Unpoison;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -8,13 +8,14 @@
 //! - [`event`]: the events and which can block.
 //! - [`matcher`]: `match` filters.
 //! - [`envelope`]: the fire's input, its compact JSON and `OH_*` variables.
+//! - [`os`]: the operating system under the hooks: spawning, waiting, signals, pipes, cancellation.
 //! - [`run`]: the ways to run one hook (command, HTTP, …) and what each outcome means.
 //! - [`response`]: reading what a hook answered.
 //! - [`merge`]: combining results on blocking events.
 //! - [`outcome`]: the outcome JSON.
 //! - [`host`]: the host's registered functions, their pending calls, the decision observer.
 //! - [`fanout`]: at most 16 hooks of one fire at once.
-//! - [`pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
+//! - [`thread_pool`]: a bounded pool of worker threads (background hooks, asynchronous fires).
 //! - [`engine`]: all of it together; reload; background hooks; asynchronous fires.
 //! - [`sync`]: locks that outlive a panic.
 //! - [`words`]: whether a command needs a shell.
@@ -31,13 +32,14 @@ pub mod host;
 pub mod matcher;
 pub mod merge;
 pub mod options;
+pub mod os;
 pub mod outcome;
-pub mod pool;
 pub mod quick;
 pub mod response;
 pub mod run;
 pub mod suggest;
 pub mod sync;
+pub mod thread_pool;
 pub mod words;
 
 pub use engine::Engine;

@@ -28,7 +28,7 @@ const KEYS: &[&str] = &[
 ];
 
 /// Every option key the engine accepts: the one list the bindings' option types and every
-/// docs/options.md's option table are checked against (tests/option_lists.rs). The engine's own, then
+/// docs/options.md's option table are checked against (tests/it/option_lists.rs). The engine's own, then
 /// each registered dialect's name and its 1.1 spellings (`claude`, `claudePlugins`, …).
 pub static OPTION_NAMES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     let mut names = KEYS.to_vec();

@@ -1,5 +1,5 @@
 //! The fire path's shortcut for the answer to almost every tool call: no hook can run, so the
-//! outcome is the constant `{"allowed":true,"hooks":[]}` (README "Performance").
+//! outcome is the constant `{"allowed":true,"hooks":[]}` (docs/performance.md "Performance").
 //!
 //! The general path ([`crate::engine`]) parses the envelope with serde_json before it knows that
 //! nothing matches; this module answers the same question from one pass over the text that

@@ -169,10 +169,10 @@ fn background_hooks_are_bounded() {
         "300 fires x 2 slow background hooks in {:.2} s: peak {peak_threads} more threads, {peak_children} child processes, {dropped} hooks dropped",
         fired.as_secs_f64()
     );
-    assert!(peak_threads <= oh_hooks::pool::BACKGROUND_THREADS, "{peak_threads} threads");
-    assert!(peak_children <= oh_hooks::pool::BACKGROUND_THREADS, "{peak_children} processes");
+    assert!(peak_threads <= oh_hooks::thread_pool::BACKGROUND_THREADS, "{peak_threads} threads");
+    assert!(peak_children <= oh_hooks::thread_pool::BACKGROUND_THREADS, "{peak_children} processes");
     assert!(dropped > 0, "the queue overflowed and the drops are counted in warnings");
-    assert!(dropped as usize <= 600 - oh_hooks::pool::BACKGROUND_QUEUE, "{dropped}");
+    assert!(dropped as usize <= 600 - oh_hooks::thread_pool::BACKGROUND_QUEUE, "{dropped}");
     let drain = Instant::now();
     drop(e);
     eprintln!("drop waited {:.2} s for the queued hooks", drain.elapsed().as_secs_f64());

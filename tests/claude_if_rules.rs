@@ -1,4 +1,4 @@
-//! Claude Code `if` rules through the real engine (README "Claude Code hooks", `if`): a hook is
+//! Claude Code `if` rules through the real engine (docs/dialects/claude.md "Claude Code hooks", `if`): a hook is
 //! skipped only when the engine can show its rule does not match. Each test writes a real
 //! `.claude/settings.json` in a temporary project whose guard (tests/claude/deny.sh) blocks
 //! whenever it runs, so `allowed: false` means the hook ran.
@@ -70,7 +70,7 @@ fn ran(engine: &Engine, envelopes: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// Every form the README lists as "not fully analysed": the rule's command name appears, so
+/// Every form docs/dialects/claude.md lists as "not fully analysed": the rule's command name appears, so
 /// the hook runs. On the version before over-approximation only the plain `rm -rf /`,
 /// `FOO=1 rm`, `$(rm …)`, backticks and `case` ran it.
 #[test]

@@ -3,8 +3,9 @@
 //! programs, scripts without `#!`. Each case runs the command as written (direct) and with a
 //! trailing `;` (which forces the shell) and compares.
 
+mod common;
+use oh_hooks::os::spawn::EnvTemplate;
 use oh_hooks::run::command::{plain_words, run, Finished, Spawn};
-use oh_hooks::run::spawn::EnvTemplate;
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! The engine only ever uses, writes to or closes file descriptors it opened itself (README
+//! The engine only ever uses, writes to or closes file descriptors it opened itself (docs/reliability.md
 //! "Reliability", issue 16 item 7). An engine created while the process is out of file
 //! descriptors (a real RLIMIT_NOFILE) used to adopt fd 0, the host's stdin, as the wake-up fd of
 //! its persistent-worker supervisor: it read the host's input from it and closed it at free.

@@ -1,4 +1,4 @@
-//! The run-time fallbacks for systems older than the calls the engine prefers (src/run/sys.rs;
+//! The run-time fallbacks for systems older than the calls the engine prefers (src/os/fallback.rs;
 //! docs/packaging.md, "The glibc floor"): with `OH_HOOKS_FORCE_FALLBACK=all`, hooks are started
 //! by fork + chdir + exec instead of posix_spawn with addchdir_np (glibc before 2.29), waited
 //! for by polling waitpid instead of a pidfd (Linux before 5.3), and cancelled without an eventfd.
@@ -9,9 +9,9 @@
 mod common;
 use common::process::*;
 use common::*;
-use oh_hooks::run::cancel::Cancel;
+use oh_hooks::os::cancel::Cancel;
+use oh_hooks::os::spawn::{spawn, EnvTemplate, Request};
 use oh_hooks::run::command::{plain_words, run, Spawn};
-use oh_hooks::run::spawn::{spawn, EnvTemplate, Request};
 use serde_json::json;
 use std::ffi::{CString, OsString};
 use std::io::Read;
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 fn force() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| std::env::set_var("OH_HOOKS_FORCE_FALLBACK", "all"));
-    assert_eq!(oh_hooks::run::sys::in_use(), "", "every newer call is replaced by its fallback");
+    assert_eq!(oh_hooks::os::fallback::in_use(), "", "every newer call is replaced by its fallback");
 }
 
 fn template(dir: &std::path::Path) -> EnvTemplate {
@@ -60,8 +60,11 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
     // The last line execs, so the process that reads /proc/self is the hook itself: a `cat` forked
     // by the shell would read the shell's state while dash has every signal blocked around its
     // fork (a race that once made this test see a full mask).
-    std::fs::write(dir.path().join("probe"), "#!/bin/sh\nreadlink /proc/$$/cwd\nexec cat /proc/self/stat /proc/self/status\n")
-        .unwrap();
+    std::fs::write(
+        dir.path().join("probe"),
+        "#!/bin/sh\nreadlink /proc/$$/cwd\nexec cat /proc/self/stat /proc/self/status\n",
+    )
+    .unwrap();
     std::fs::set_permissions(dir.path().join("probe"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let argv = [CString::new("./probe").unwrap()];
     let spawned = spawn(&Request {
@@ -197,7 +200,9 @@ fn a_cancelled_hook_stops_without_an_eventfd() {
 #[test]
 #[ignore = "run by a_cancelled_hook_stops_without_an_eventfd in its own process"]
 fn cancel_with_only_the_eventfd_fallback() {
-    assert_eq!(oh_hooks::run::sys::in_use(), "pidfd chdir", "only the eventfd fallback forced");
+    // The portable build has none of the newer calls to begin with.
+    let expected = if cfg!(feature = "portable") { "" } else { "pidfd chdir" };
+    assert_eq!(oh_hooks::os::fallback::in_use(), expected, "only the eventfd fallback forced");
     let dir = tempfile::tempdir().unwrap();
     let env = template(dir.path());
     let cancel = std::sync::Arc::new(Cancel::default());

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make install` into a temporary prefix (it installs what the C tarball of `make dist` holds),
-# then the README's C example built exactly as the README says, with pkg-config, and run.
+# then the C example of docs/abi.md "Using it from C" built exactly as it says, with pkg-config, and run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pass=0; fail=0

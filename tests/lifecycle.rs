@@ -1,4 +1,4 @@
-//! Bounded shutdown and per-fire work (README "Reliability", issue 16 items 13, 15 and 17), with
+//! Bounded shutdown and per-fire work (docs/reliability.md "Reliability", issue 16 items 13, 15 and 17), with
 //! real processes, thread and process counts read from /proc, and wall time bounded generously.
 //!
 //! Every test holds `serial()`: they count threads and processes and measure wall time.

@@ -446,7 +446,7 @@ fn a_worker_that_exits_right_after_answering_is_reaped_without_another_fire() {
     drop(e);
 }
 
-/// A worker out of step (README "Reliability", issue 16 item 16): it answers each request, then
+/// A worker out of step (docs/reliability.md "Reliability", issue 16 item 16): it answers each request, then
 /// writes a late stray `allow` line. That line used to be read as the next request's answer, so
 /// `rm -rf /` fired right after a harmless call was allowed, 5 times of 5. Now a line written
 /// before the worker read the request is no answer: the worker is killed and the request goes

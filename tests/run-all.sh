@@ -46,6 +46,7 @@ run_suite() { # name command...
 }
 
 run_suite rust tests/rust.sh
+run_suite rust-portable tests/rust.sh portable
 run_suite c-shared tests/c/run.sh shared
 run_suite c-static tests/c/run.sh static
 run_suite c-valgrind tests/c/run.sh valgrind

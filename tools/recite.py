@@ -93,8 +93,8 @@ SECTIONS = {
 
 # Mentions of the README that name no section but mean a page that moved: exact text -> new text.
 LITERAL = {
-    "/// README's option list are checked against (tests/option_lists.rs).":
-        "/// docs/options.md's option table are checked against (tests/option_lists.rs).",
+    "/// README's option list are checked against (tests/it/option_lists.rs).":
+        "/// docs/options.md's option table are checked against (tests/it/option_lists.rs).",
     "--options takes the engine options as JSON (see README);":
         "--options takes the engine options as JSON (see docs/options.md);",
     "engine options (see the README);": "engine options (see docs/options.md);",

@@ -1,6 +1,6 @@
 package ohhooks
 
-// Checks of the README's behaviour that the shared vectors cannot express (files on disk, an HTTP
+// Checks of the behaviour docs/ describes that the shared vectors cannot express (files on disk, an HTTP
 // server, the process environment, timing), seen through the Go binding.
 
 import (

@@ -32,7 +32,7 @@ const (
 	EventWorktreeRemove      = "worktreeRemove"
 	EventElicitationResult   = "elicitationResult"
 	EventInstructionsLoaded  = "instructionsLoaded"
-	// Claude Code's events that openHarness has no name for (README "Claude Code hooks").
+	// Claude Code's events that openHarness has no name for (docs/dialects/claude.md "Claude Code hooks").
 	EventStopFailure     = "stopFailure"
 	EventSetup           = "setup"
 	EventTeammateIdle    = "teammateIdle"

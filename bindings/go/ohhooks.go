@@ -135,7 +135,7 @@ func New(opts Options) (*Hooks, error) {
 	return NewJSON(b)
 }
 
-// NewJSON creates an engine from options given as raw JSON (the object of the README's "Options"). nil means
+// NewJSON creates an engine from options given as raw JSON (the object of docs/options.md "Options"). nil means
 // all defaults. Errors are as for [New].
 func NewJSON(options []byte) (*Hooks, error) {
 	var cOpts *C.char

@@ -55,7 +55,7 @@ func (e *Error) Is(target error) bool {
 // Options{Trusted: ohhooks.Ptr(true)}.
 func Ptr[T any](v T) *T { return &v }
 
-// Options configures an engine (the README's "Options"). The zero value means all defaults: the user, project
+// Options configures an engine (docs/options.md "Options"). The zero value means all defaults: the user, project
 // and local layers of the process's working directory, with openHarness's trust store.
 type Options struct {
 	// Cwd is the directory the project layers are read from and hooks run in (default: the
@@ -97,7 +97,7 @@ type Options struct {
 	// before it cancels them (0: the engine's 5000).
 	ShutdownTimeoutMs int `json:"shutdownTimeoutMs,omitempty"`
 	// Claude also reads Claude Code's settings files and runs their hooks as Claude Code would
-	// (README "Claude Code hooks").
+	// (docs/dialects/claude.md "Claude Code hooks").
 	Claude bool `json:"claude,omitempty"`
 	// ClaudePlugins are Claude Code plugin directories whose hooks/hooks.json is read.
 	ClaudePlugins []ClaudePlugin `json:"claudePlugins,omitempty"`
@@ -130,7 +130,7 @@ type Tool struct {
 	Fields map[string]string `json:"fields,omitempty"`
 }
 
-// DialectFiles turns on another harness's hooks (README "Dialects"): with neither Files nor
+// DialectFiles turns on another harness's hooks (docs/dialects.md "Dialects"): with neither Files nor
 // Plugins it is the option `true`; otherwise the object form, whose Files are more own files and
 // Plugins plugin or extension directories.
 type DialectFiles struct {
@@ -187,7 +187,7 @@ type Effort struct {
 	Level string `json:"level,omitempty"`
 }
 
-// Envelope is one event with its context (the README's "The envelope"). Event is required; every other field
+// Envelope is one event with its context (docs/envelope.md "The envelope"). Event is required; every other field
 // is optional and left out when zero (numbers and booleans are pointers, so that 0 and false can be
 // sent: TurnNumber: ohhooks.Ptr(0)).
 //
@@ -379,7 +379,7 @@ const (
 	HookCallback HookType = "callback" // a function registered with Hooks.Register
 )
 
-// Outcome is the merged result of one fire (the README's "The outcome").
+// Outcome is the merged result of one fire (docs/envelope.md "The outcome").
 type Outcome struct {
 	// Allowed is false when the harness must not go on (the tool must not run, the prompt must not
 	// be sent). It is always true on non-blocking events and false when Error is set.

@@ -1,7 +1,7 @@
 /// <reference lib="esnext.disposable" />
 // TypeScript declarations for the oh-hooks Node.js binding. The lib reference above declares
 // Symbol.dispose and Symbol.asyncDispose (TypeScript 5.2+) for projects whose `lib` predates them.
-// The shapes follow the README's "Options", "The envelope", "The outcome" and "Errors" sections.
+// The shapes follow docs/options.md "Options", docs/envelope.md "The envelope", "The outcome" and docs/abi.md "Errors" sections.
 
 /** Events whose hooks can block (`allowed` can be false). */
 export type BlockingEvent = 'preToolUse' | 'userPromptSubmit' | 'permissionRequest' | 'elicitation';
@@ -65,7 +65,7 @@ export interface HookEntry {
   timeout?: number;
   /** Command hooks only: envelope on stdin, JSON response on stdout. */
   jsonIO?: boolean;
-  /** Command hooks only: keep the process and send one envelope per line (README, "Persistent hooks"). */
+  /** Command hooks only: keep the process and send one envelope per line (docs/config.md "Persistent hooks"). */
   persistent?: boolean | 'eager';
   /** Persistent hooks: at most this many processes at once (1 to 64, default 4). */
   workers?: number;
@@ -78,7 +78,7 @@ export interface HooksConfig {
   [harnessKey: string]: unknown;
 }
 
-/** Engine options (README, "Options"). Every key is optional. */
+/** Engine options (docs/options.md "Options"). Every key is optional. */
 export interface HooksOptions {
   /** Directory the project layers are read from and hooks run in. Default: process cwd. */
   cwd?: string;
@@ -102,7 +102,7 @@ export interface HooksOptions {
   maxOutputBytes?: number;
   /** fire() on a non-blocking event waits for its hooks and reports them. Default false. */
   waitNonBlocking?: boolean;
-  /** Also read Claude Code's settings files (README "Claude Code hooks"). Default false. */
+  /** Also read Claude Code's settings files (docs/dialects/claude.md "Claude Code hooks"). Default false. */
   claude?: boolean;
   /** Claude Code plugin directories whose `hooks/hooks.json` is read. */
   claudePlugins?: Array<string | { root: string; data?: string }>;
@@ -140,7 +140,7 @@ export interface DialectFiles {
 /** A kind of host tool (docs/envelope.md "Host tools"); `fields` maps its canonical fields to the host's. */
 export type ToolKind = 'shell' | 'read' | 'write' | 'edit' | 'fetch' | 'search' | 'glob' | 'agent' | 'mcp';
 
-/** What a hook is told about (README, "The envelope"). Unknown fields are passed to hooks unchanged. */
+/** What a hook is told about (docs/envelope.md "The envelope"). Unknown fields are passed to hooks unchanged. */
 export interface Envelope {
   event: HookEvent;
   toolName?: string;
@@ -175,7 +175,7 @@ export interface Envelope {
   [field: string]: unknown;
 }
 
-/** The trace of one hook that matched (README, "The outcome"). */
+/** The trace of one hook that matched (docs/envelope.md "The outcome"). */
 export interface HookTrace {
   /** Position in the event's configured list. */
   index: number;
@@ -219,7 +219,7 @@ export type OutcomeErrorCode =
   | 'cancelled';
 
 /**
- * The merged result of one fire (README, "The outcome").
+ * The merged result of one fire (docs/envelope.md "The outcome").
  *
  * Bad input (malformed JSON, a missing or unknown `event`, ...) is NOT thrown:
  * fire()/fireSync() return an outcome with `error` set, `allowed: false` and

@@ -289,7 +289,7 @@ class Hooks {
   #observing = false;
 
   /**
-   * @param {object} [options] engine options (see the README); `undefined` or `null` means all
+   * @param {object} [options] engine options (see docs/options.md); `undefined` or `null` means all
    *   defaults.
    * @throws {OhHooksError} invalid_options, invalid_config, io_error
    */

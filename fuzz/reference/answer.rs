@@ -1,5 +1,5 @@
 //! The independent reference the differential fuzz targets (`fuzz/fuzz_targets/answer_*.rs`)
-//! and their replay in `cargo test` (`tests/answer_differential.rs`) compare the engine's one
+//! and their replay in `cargo test` (`tests/it/answer_differential.rs`) compare the engine's one
 //! answer reader with. It reads an answer as Python's `json.loads` and Node's `JSON.parse` do
 //! (a lone surrogate escape read, last value of a repeated key), by a route that shares no code
 //! with the engine's reader: its own small escape pass turns every lone surrogate escape into

@@ -1,4 +1,4 @@
-//! Bounds on loading one config (README "Reliability", version 1.1): a config file of up to 1 MiB
+//! Bounds on loading one config (docs/reliability.md "Reliability", version 1.1): a config file of up to 1 MiB
 //! loads in about a second and 64 MiB, whatever its content.
 //!
 //! The danger is expansion, not size: a YAML alias repeats a node without repeating its text,

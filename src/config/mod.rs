@@ -1,4 +1,4 @@
-//! Reading configs (README "Config reference"): the internal hook list every dialect produces, which files a
+//! Reading configs (docs/config.md "Config reference"): the internal hook list every dialect produces, which files a
 //! source reads, and how layers combine.
 //!
 //! - [`budget`]: the bounds on loading one config (expansion, regexes, time).
@@ -66,7 +66,7 @@ pub struct Persistent {
 
 impl Persistent {
     pub const DEFAULT_WORKERS: usize = 4;
-    /// A config cannot ask for more processes than this per hook (README "Reliability": no unbounded processes).
+    /// A config cannot ask for more processes than this per hook (docs/reliability.md "Reliability": no unbounded processes).
     pub const MAX_WORKERS: usize = 64;
 }
 

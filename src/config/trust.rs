@@ -1,4 +1,4 @@
-//! Workspace trust (README "Trust and the kill switch"): openHarness's store `<home>/.oh/trusted-dirs.json`. The
+//! Workspace trust (docs/config.md "Trust and the kill switch"): openHarness's store `<home>/.oh/trusted-dirs.json`. The
 //! verdict decides whether the project layers are read at all ([`super::layers`]).
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Noticing that config files changed (README "Live reload"): fingerprints of the watched files, read
+//! Noticing that config files changed (docs/config.md "Live reload"): fingerprints of the watched files, read
 //! at most once per interval on a coarse clock, and the rule for when a change may be adopted:
 //! only once it has settled (the same fingerprints at two checks at least [`SETTLE`] apart, or,
 //! version 1.2, modification times already [`SETTLE`] old when the change is noticed), so a file

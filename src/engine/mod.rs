@@ -5,7 +5,7 @@
 //!
 //! The host side (docs/abi.md "Host callbacks") meets the engine here: registrations live in [`Host`], each fire
 //! hands its record to the observer once all its hooks are done, and asynchronous fires run on a
-//! bounded [`Pool`] with a [`Cancel`] token each.
+//! bounded [`ThreadPool`] with a [`Cancel`] token each.
 
 mod fire;
 mod record;
@@ -21,14 +21,14 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
 use crate::host::{self, Host, HostFunction, Observer};
 use crate::options::Options;
+use crate::os::cancel::Cancel;
+use crate::os::spawn::EnvTemplate;
 use crate::outcome::Outcome;
-use crate::pool::{Pool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use crate::quick;
-use crate::run::cancel::Cancel;
 use crate::run::http::HttpClient;
-use crate::run::persistent::{self, Supervisor};
-use crate::run::spawn::EnvTemplate;
+use crate::run::persistent::{self, WorkerSupervisor};
 use crate::sync::Unpoison;
+use crate::thread_pool::{ThreadPool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use arc_swap::ArcSwap;
 use state::{evaluate_trust, Snapshot};
 use std::collections::HashMap;
@@ -47,16 +47,16 @@ struct Inner {
     state: ArcSwap<Snapshot>,
     watch: Watch,
     /// Background hooks of non-blocking events and configChange: bounded (docs/reliability.md "Reliability").
-    background: Pool,
+    background: ThreadPool,
     /// The persistent hooks' workers: one pool per hook, kept across reloads that leave the
     /// hook as it was (same event, command and `workers`).
-    workers: Mutex<HashMap<PoolKey, Arc<persistent::Pool>>>,
-    supervisor: Arc<Supervisor>,
+    workers: Mutex<HashMap<PoolKey, Arc<persistent::ProcessPool>>>,
+    supervisor: Arc<WorkerSupervisor>,
     host: Host,
     /// Names this engine's pending host calls ([`host::forget_engine`]).
     id: u64,
     /// Asynchronous fires: their own bounded pool, so background hooks cannot starve them.
-    pool: Pool,
+    pool: ThreadPool,
     /// The cancel tokens of asynchronous fires not yet completed, by fire id.
     fires: Mutex<HashMap<u64, Arc<Cancel>>>,
     next_fire: AtomicU64,
@@ -121,13 +121,13 @@ impl Engine {
                 Arc::default(),
             )),
             watch,
-            background: Pool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
+            background: ThreadPool::new("oh-hooks-bg", BACKGROUND_THREADS, BACKGROUND_QUEUE),
             options,
             workers: Mutex::new(HashMap::new()),
-            supervisor: Arc::new(Supervisor::new()),
+            supervisor: Arc::new(WorkerSupervisor::new()),
             host: Host::default(),
             id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
-            pool: Pool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE).spinning(ASYNC_SPIN),
+            pool: ThreadPool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE).spinning(ASYNC_SPIN),
             fires: Mutex::new(HashMap::new()),
             next_fire: AtomicU64::new(1),
             closing: AtomicBool::new(false),

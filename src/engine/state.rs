@@ -9,9 +9,9 @@ use crate::config::{self, Config};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
 use crate::options::Options;
+use crate::os::cancel::Cancel;
 use crate::quick;
-use crate::run::cancel::Cancel;
-use crate::run::persistent::{self, Launch, PoolTable};
+use crate::run::persistent::{self, Launch, ProcessPoolTable};
 use crate::sync::Unpoison;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard};
@@ -25,13 +25,18 @@ pub(super) struct Snapshot {
     /// The config's own warnings, then a failed reload's, reported in every outcome.
     pub(super) warnings: Vec<String>,
     /// The workers of `config`'s persistent hooks.
-    pub(super) pools: Arc<PoolTable>,
+    pub(super) pools: Arc<ProcessPoolTable>,
     /// Which events' fires [`quick`] may answer.
     pub(super) quick: quick::Plan,
 }
 
 impl Snapshot {
-    pub(super) fn new(config: Arc<Config>, trust: Trust, extra: Option<String>, pools: Arc<PoolTable>) -> Snapshot {
+    pub(super) fn new(
+        config: Arc<Config>,
+        trust: Trust,
+        extra: Option<String>,
+        pools: Arc<ProcessPoolTable>,
+    ) -> Snapshot {
         let mut warnings = config.warnings.clone();
         warnings.extend(extra);
         let quick = quick::Plan::new(&config, &warnings);
@@ -89,7 +94,8 @@ impl Inner {
     /// Stops the persistent hooks' workers: each gets EOF on stdin and 500 ms to exit, then
     /// SIGKILL (busy ones once their request ends).
     pub(super) fn close_workers(&self) {
-        let pools: Vec<Arc<persistent::Pool>> = self.workers.lock().unpoisoned().drain().map(|(_, p)| p).collect();
+        let pools: Vec<Arc<persistent::ProcessPool>> =
+            self.workers.lock().unpoisoned().drain().map(|(_, p)| p).collect();
         for pool in &pools {
             pool.close();
         }
@@ -98,8 +104,8 @@ impl Inner {
     /// The pools of `config`'s persistent hooks: the registry's pool for a hook that was
     /// already there, a new one otherwise (started now when eager). Pools of hooks no longer in
     /// the config are stopped. (Trust decides which layers are in `config` at all.)
-    pub(super) fn pools_for(&self, config: &Config) -> Arc<PoolTable> {
-        let mut table = PoolTable::default();
+    pub(super) fn pools_for(&self, config: &Config) -> Arc<ProcessPoolTable> {
+        let mut table = ProcessPoolTable::default();
         let mut registry = self.workers.lock().unpoisoned();
         let mut old = std::mem::take(&mut *registry);
         let mut eager = Vec::new();
@@ -109,7 +115,9 @@ impl Inner {
                 let key: PoolKey = (event.index(), command.clone(), p.workers);
                 let pool = match registry.get(&key).or_else(|| old.get(&key)) {
                     Some(pool) => pool.clone(),
-                    None => persistent::Pool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone()),
+                    None => {
+                        persistent::ProcessPool::new(command, spec.argv.as_deref(), p.workers, self.supervisor.clone())
+                    }
                 };
                 if p.eager {
                     eager.push(pool.clone());

@@ -1,8 +1,8 @@
-//! The envelope (README "The envelope"): a cheap first look for the fire path, and the full parse
+//! The envelope (docs/envelope.md "The envelope"): a cheap first look for the fire path, and the full parse
 //! (compact JSON for jsonIO/HTTP hooks, `OH_*` variables for command hooks) done only when some
 //! hook matches.
 //!
-//! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, README
+//! Every field may be given in camelCase or snake_case (`toolName` or `tool_name`, docs/dialects/claude.md
 //! "Claude Code hooks"): the openHarness JSON carries a snake_case field under both names, the `OH_*` variables
 //! read either, and Claude Code hooks get everything in snake_case.
 //! Each dialect builds its own view of the one parsed envelope (`crate::dialect`).
@@ -22,7 +22,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-/// Context field → variable (README "The envelope"). `prompt` and `effort.level` have rules of their own.
+/// Context field → variable (docs/envelope.md "The envelope"). `prompt` and `effort.level` have rules of their own.
 const FIELD_VARS: &[(&str, &str)] = &[
     ("toolName", "OH_TOOL_NAME"),
     ("toolArgs", "OH_TOOL_ARGS"),
@@ -475,7 +475,7 @@ pub struct Envelope {
     pub json: String,
     /// Every field of `json` but `event`, in order: its key and where its value's text is in
     /// `json`. Every other view of the envelope (variables, Claude Code's stdin, a rewrite) is
-    /// made from these, never by parsing `json` again (README "One envelope").
+    /// made from these, never by parsing `json` again (docs/envelope.md "One envelope").
     fields: Vec<(String, Range<usize>)>,
     /// The `OH_*` variables this envelope sets, `OH_EVENT` first: made on first use, since only
     /// command hooks read them (a fire of callback or HTTP hooks never does).
@@ -598,7 +598,7 @@ impl Envelope {
         self.vars.get_or_init(|| variables(self.event, self.fields()))
     }
 
-    /// This envelope with a hook's rewrites applied (README "Claude Code hooks"): later hooks receive the new
+    /// This envelope with a hook's rewrites applied (docs/dialects/claude.md "Claude Code hooks"): later hooks receive the new
     /// tool input (under every spelling the envelope carries it, `toolInputJson` as text) and
     /// the new prompt.
     pub fn rewritten(&self, input: Option<&Value>, prompt: Option<&str>) -> Envelope {
@@ -828,7 +828,7 @@ mod tests {
         assert!(verbatim(r#"{"a":1}"#, 6, &[]));
     }
 
-    /// Every view of the envelope comes from the spans of the one parse (README "One envelope"):
+    /// Every view of the envelope comes from the spans of the one parse (docs/envelope.md "One envelope"):
     /// verbatim and rebuilt alike, and a rewrite keeps every other field as written.
     #[test]
     fn fields_are_spans_of_the_one_parse() {

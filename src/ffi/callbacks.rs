@@ -1,4 +1,4 @@
-//! Host functions and the decision observer (README "Host callbacks"): `oh_hooks_register`,
+//! Host functions and the decision observer (docs/abi.md "Host callbacks"): `oh_hooks_register`,
 //! `oh_hooks_respond`, `oh_hooks_observe`. The C function pointers are wrapped in small structs
 //! that implement the engine's [`HostFunction`] and [`Observer`]; dropping one runs the host's
 //! `release`.
@@ -83,7 +83,7 @@ impl Observer for CObserver {
 /// `callback: <name>` hooks; the name `prompt` is the evaluator of prompt hooks, which gets
 /// `{"prompt": <question>, "envelope": {...}}`. A callback hook's request is the envelope as a
 /// jsonIO hook reads it on stdin; the answer (`oh_hooks_respond`) is read like a jsonIO
-/// response (README "Callback hooks"). A NULL `fn` removes the registration.
+/// response (docs/config.md "Callback hooks"). A NULL `fn` removes the registration.
 ///
 /// Returns 0 on success, -1 on failure (`*error_out` set as for `oh_hooks_new`; `release` is
 /// then not called and nothing is kept).
@@ -147,7 +147,7 @@ pub unsafe extern "C" fn oh_hooks_register(
 }
 
 /// Answers a call that a callback received. `response_json` is what a jsonIO hook would print:
-/// a JSON object such as `{"decision": "deny", "reason": "..."}` (README "Callback hooks");
+/// a JSON object such as `{"decision": "deny", "reason": "..."}` (docs/config.md "Callback hooks");
 /// NULL or blank text means "no decision"; text that is not JSON is a malformed response.
 ///
 /// A call is answered once: the first answer counts, and any later one for the same call is

@@ -13,9 +13,9 @@ pub struct OhHooks {
     pub(crate) engine: Engine,
 }
 
-/// Creates an engine from `options_json` (a JSON object; README "Options"), reading and validating
+/// Creates an engine from `options_json` (a JSON object; docs/options.md "Options"), reading and validating
 /// every config file it names. Persistent hooks marked `"eager"` start their process here; the
-/// others on their first matching fire (README "Persistent hooks").
+/// others on their first matching fire (docs/config.md "Persistent hooks").
 ///
 /// Ownership: `options_json` is borrowed for the call and may be NULL (all defaults). On
 /// success the caller owns the returned engine and releases it with `oh_hooks_free`; on
@@ -58,7 +58,7 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 }
 
 /// Fires one event: `envelope_json` is a JSON object with `event` and context fields
-/// (README "Envelope"). Runs the matching hooks of a blocking event in order and returns the
+/// (docs/envelope.md "The envelope"). Runs the matching hooks of a blocking event in order and returns the
 /// merged outcome; starts those of a non-blocking event in the background and returns at once
 /// (unless the engine has `waitNonBlocking`).
 ///

@@ -1,4 +1,4 @@
-//! Asynchronous fire and cancellation (README "Host callbacks"): `oh_hooks_fire_async` hands the fire to
+//! Asynchronous fire and cancellation (docs/abi.md "Host callbacks"): `oh_hooks_fire_async` hands the fire to
 //! the engine's bounded pool of threads and calls `done` once from there; `oh_hooks_cancel`
 //! stops it.
 

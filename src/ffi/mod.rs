@@ -1,4 +1,4 @@
-//! The C ABI (README "The ABI", "Host callbacks"), split by concern. These files are the whole exported surface
+//! The C ABI (docs/abi.md "The ABI", "Host callbacks"), split by concern. These files are the whole exported surface
 //! and the input of cbindgen: `include/oh_hooks.h` is generated from them by `build.rs`, so the
 //! doc comments are the header's documentation.
 //!

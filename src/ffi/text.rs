@@ -1,4 +1,4 @@
-//! Two text helpers for a C host without a JSON library (README "Decisions": "C: errors and
+//! Two text helpers for a C host without a JSON library (docs/decisions.md "Decisions": "C: errors and
 //! options without a JSON library"): the message of an error JSON, for printing, and a string
 //! quoted as JSON, for building options with `snprintf` safely.
 

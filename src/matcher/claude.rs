@@ -1,4 +1,4 @@
-//! Claude Code's hook filters (README "Claude Code hooks"): the `matcher` of a matcher group, tested against the
+//! Claude Code's hook filters (docs/dialects/claude.md "Claude Code hooks"): the `matcher` of a matcher group, tested against the
 //! event's own field, and the `if` permission rule of a handler, tested against the tool call.
 //!
 //! Matchers follow Claude Code's reference: `*`, empty or absent match everything; a matcher of
@@ -102,7 +102,7 @@ pub fn takes_if(event: Event) -> bool {
 }
 
 /// One permission rule: `Tool` or `Tool(pattern)`, compiled when the config loads (matching a
-/// fire compiles nothing: README "Claude Code hooks", `if`).
+/// fire compiles nothing: docs/dialects/claude.md "Claude Code hooks", `if`).
 #[derive(Debug, Clone)]
 pub struct PermissionRule {
     pub tool: String,
@@ -202,7 +202,7 @@ impl PermissionRule {
     }
 
     /// Whether the hook runs for a tool call: when the call falls under the rule, or when the
-    /// engine cannot show it does not (README "Claude Code hooks", `if`).
+    /// engine cannot show it does not (docs/dialects/claude.md "Claude Code hooks", `if`).
     pub fn matches(&self, tool: &str, input: Option<&Map<String, Value>>, dirs: &RuleDirs) -> bool {
         if self.tool != tool {
             return false;
@@ -268,7 +268,7 @@ impl CommandRule {
 
     /// Exact on a plain command line whose simple command starts with the rule's own command
     /// word; otherwise the hook runs whenever the rule's command name appears in the line, or
-    /// some command's name is made at run time. See README "Claude Code hooks", `if`.
+    /// some command's name is made at run time. See docs/dialects/claude.md "Claude Code hooks", `if`.
     fn matches(&self, command: &str, lines: &LineCache) -> bool {
         let line = lines.read(command);
         if line.computed {

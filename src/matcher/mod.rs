@@ -1,4 +1,4 @@
-//! `match` filters (README "Matchers"), compiled once when the config loads.
+//! `match` filters (docs/config.md "Matchers"), compiled once when the config loads.
 //!
 //! The fire path calls [`Matcher::matches`] for every hook of the event, so the common forms
 //! (substring, glob) are plain string operations; only `/regex/` patterns use the regex engine.
@@ -108,7 +108,7 @@ impl Matcher {
 }
 
 /// What a `match` text probably meant, when it looks like another dialect's syntax but is read
-/// here as a literal substring or glob (README "Reliability"): Claude Code's `Edit|Write` (a list of
+/// here as a literal substring or glob (docs/reliability.md "Reliability"): Claude Code's `Edit|Write` (a list of
 /// names) or `Bash(rm:*)` (a permission rule), a bare regex like `^Bash$`. Such a hook
 /// silently never runs, so the config loads with a warning naming the form that means it.
 pub fn other_dialect_hint(text: &str) -> Option<String> {

@@ -1,5 +1,5 @@
 //! What a shell command line may run, as far as a one-pass lexer can tell — for `if` rules
-//! (README "Claude Code hooks", `if`), which must never skip a hook for a command they cannot
+//! (docs/dialects/claude.md "Claude Code hooks", `if`), which must never skip a hook for a command they cannot
 //! read. Nothing here is a shell: it only has to be right in one direction. Every answer is
 //! either exact (for command lines made only of plain words and `;`, `&&`, `||`, `|`, `&`,
 //! newlines) or errs towards "this may run that".

@@ -1,4 +1,4 @@
-//! The one tolerant JSON reader (README "Reading answers"): every answer of every dialect goes
+//! The one tolerant JSON reader (docs/envelope.md "Reading answers"): every answer of every dialect goes
 //! through it — jsonIO stdout, HTTP bodies, callback answers, persistent workers' lines, Claude
 //! Code stdout and bodies — and the envelope's strings are decoded by it. What a dialect's keys
 //! mean is decided by pure functions over its [`Obj`] view ([`super::parse`],

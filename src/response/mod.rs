@@ -1,4 +1,4 @@
-//! What a hook answered (README "Command hooks", "HTTP hooks"): the response format shared by jsonIO stdout and
+//! What a hook answered (docs/config.md "Command hooks", "HTTP hooks"): the response format shared by jsonIO stdout and
 //! HTTP bodies, and the per-hook result the merge walks over. [`claude`] reads Claude Code
 //! hooks' answers by Claude Code's rules.
 
@@ -102,7 +102,7 @@ pub enum Response {
 /// Reads a jsonIO-shaped answer (openHarness stdout, HTTP bodies, callback answers, persistent
 /// workers' lines) through the one tolerant reader ([`json`]); what its keys mean is decided
 /// here. A `deny` among the values of a repeated key wins, a `hookSpecificOutput` that denies
-/// among repeated ones too (README "Reading answers").
+/// among repeated ones too (docs/envelope.md "Reading answers").
 pub fn parse(body: &[u8]) -> Response {
     let text = json::text(body);
     if text.bytes().all(|b| b.is_ascii_whitespace()) {

@@ -1,4 +1,4 @@
-//! Callback hooks (README "Callback hooks") and prompt hooks with a host evaluator (README "Prompt hooks"): ask a function
+//! Callback hooks (docs/config.md "Callback hooks") and prompt hooks with a host evaluator (docs/config.md "Prompt hooks"): ask a function
 //! the host registered, wait for its answer within the hook's timeout, and read the answer like
 //! a jsonIO response. A missing registration fails like a spawn failure; no answer in time fails
 //! like a timed-out jsonIO hook.

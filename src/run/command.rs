@@ -1,12 +1,16 @@
-//! Running one command hook (README "Command hooks"): spawn, feed stdin, drain stdout/stderr, enforce the
+//! Running one command hook (docs/config.md "Command hooks"): spawn, feed stdin, drain stdout/stderr, enforce the
 //! timeout on the whole process group, reap.
 //!
 //! Everything happens on the calling thread in one `poll(2)` loop over the pipes and a pidfd
-//! for the child, so a hook costs no extra thread. Processes are created by [`super::spawn`]
+//! for the child, so a hook costs no extra thread. Processes are created by [`crate::os::spawn`]
 //! (posix_spawn: a vfork-style clone, no copy of a large host's page tables).
 
-use super::cancel::Cancel;
-use super::spawn::{self, EnvTemplate, Process, Request};
+use crate::os::cancel::Cancel;
+pub use crate::os::child::Exit;
+use crate::os::child::{group_alive, pidfd_open, reap, signal_group, try_reap, Reaped};
+use crate::os::pipe::{drain, set_nonblocking};
+use crate::os::sigpipe::SigpipeBlock;
+use crate::os::spawn::{self, EnvTemplate, Process, Request};
 pub use crate::words::plain_words;
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
@@ -47,12 +51,6 @@ pub struct Spawn<'a> {
     pub timeout: Duration,
     /// An asynchronous fire's token: cancelling it stops the hook as a timeout does.
     pub cancel: Option<&'a Cancel>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
-    Code(i32),
-    Signal(i32),
 }
 
 #[derive(Debug, Default)]
@@ -103,12 +101,12 @@ pub fn run(spawn: &Spawn) -> Finished {
         Err(e) => return Finished::failed(e),
     };
     let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
-    let mut finished = Supervisor::new(process, spawn, start).run();
+    let mut finished = ChildLoop::new(process, spawn, start).run();
     finished.direct = is_direct;
     finished
 }
 
-/// Starts a command hook's process (README "Command hooks"): directly when the command is plain words and the
+/// Starts a command hook's process (docs/config.md "Command hooks"): directly when the command is plain words and the
 /// program is found, else `/bin/sh -c`. Returns the process and whether it was started directly,
 /// or an error message for the trace.
 pub fn start_process(
@@ -168,7 +166,7 @@ fn find_program(name: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
 }
 
 /// Watches one child until it is reaped.
-struct Supervisor<'a> {
+struct ChildLoop<'a> {
     pid: libc::pid_t,
     pgid: i32,
     pidfd: Option<OwnedFd>,
@@ -184,16 +182,10 @@ struct Supervisor<'a> {
     out: Finished,
 }
 
-enum Reaped {
-    Running,
-    Done(Exit),
-    Lost(io::Error),
-}
-
-impl<'a> Supervisor<'a> {
-    fn new(process: Process, spawn: &Spawn<'a>, start: Instant) -> Supervisor<'a> {
+impl<'a> ChildLoop<'a> {
+    fn new(process: Process, spawn: &Spawn<'a>, start: Instant) -> ChildLoop<'a> {
         let own = |fd: Option<OwnedFd>| fd.inspect(|fd| set_nonblocking(fd.as_raw_fd()));
-        Supervisor {
+        ChildLoop {
             pid: process.pid,
             pgid: process.pid,
             pidfd: pidfd_open(process.pid),
@@ -267,7 +259,7 @@ impl<'a> Supervisor<'a> {
                 at(now + Duration::from_millis(5)); // no pidfd: poll for the exit
             }
             if self.cancel.is_some() && self.cancel_fd.is_none() && exited.is_none() && !self.out.timed_out {
-                at(now + Duration::from_millis(10)); // no eventfd (src/run/sys.rs): poll the flag
+                at(now + Duration::from_millis(10)); // no eventfd (src/os/fallback.rs): poll the flag
             }
             let timeout_ms = wake.map_or(-1, |w| {
                 let d = w.saturating_duration_since(now);
@@ -294,9 +286,7 @@ impl<'a> Supervisor<'a> {
             if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
                 self.out.error.get_or_insert_with(|| format!("poll failed: {}", io::Error::last_os_error()));
                 signal_group(self.pgid, libc::SIGKILL);
-                let mut status = 0;
-                // SAFETY: waits for our own child, which SIGKILL has ended.
-                unsafe { libc::waitpid(self.pid, &mut status, 0) };
+                reap(self.pid);
                 break;
             }
             let ready = |fd: &Option<OwnedFd>| {
@@ -318,7 +308,7 @@ impl<'a> Supervisor<'a> {
                 }
             }
             if exited.is_none() && (self.pidfd.is_none() || ready(&self.pidfd)) {
-                match self.try_reap() {
+                match try_reap(self.pid) {
                     Reaped::Running => {}
                     Reaped::Done(exit) => {
                         self.out.exit = Some(exit);
@@ -339,23 +329,6 @@ impl<'a> Supervisor<'a> {
             self.out.error.get_or_insert_with(|| "cancelled".to_string());
         }
         self.out
-    }
-
-    fn try_reap(&mut self) -> Reaped {
-        let mut status = 0;
-        // SAFETY: a non-blocking wait for our own child.
-        match unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) } {
-            0 => Reaped::Running,
-            pid if pid == self.pid => Reaped::Done(if libc::WIFEXITED(status) {
-                Exit::Code(libc::WEXITSTATUS(status))
-            } else {
-                Exit::Signal(libc::WTERMSIG(status))
-            }),
-            _ => match io::Error::last_os_error() {
-                e if e.kind() == io::ErrorKind::Interrupted => Reaped::Running,
-                e => Reaped::Lost(e),
-            },
-        }
     }
 
     /// Writes what the pipe takes. A hook that exits or closes stdin early ends the feeding
@@ -382,128 +355,6 @@ impl<'a> Supervisor<'a> {
                     return;
                 }
             }
-        }
-    }
-}
-
-/// Reads what is available into `buf`, keeping at most `cap` bytes and noting overflow; the
-/// rest is read into a scratch buffer and dropped, so a flood never grows memory. Returns true
-/// at EOF (or a read error). Bounded per call so a fast writer cannot starve the timeout check.
-pub(crate) fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: &mut bool) -> bool {
-    let Some(fd) = fd else { return true };
-    let mut scratch = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
-    for _ in 0..256 {
-        let room = cap.saturating_sub(buf.len());
-        let target = if room > 0 {
-            buf.reserve(room.min(1 << 16));
-            let spare = buf.spare_capacity_mut();
-            let len = spare.len().min(room);
-            &mut spare[..len]
-        } else {
-            &mut scratch[..]
-        };
-        // SAFETY: reading into writable (possibly uninitialised) memory of `target.len()` bytes.
-        let n = unsafe { libc::read(fd.as_raw_fd(), target.as_mut_ptr().cast(), target.len()) };
-        if n == 0 {
-            return true;
-        }
-        if n < 0 {
-            return match io::Error::last_os_error().kind() {
-                io::ErrorKind::Interrupted => continue,
-                io::ErrorKind::WouldBlock => false,
-                _ => true,
-            };
-        }
-        if room > 0 {
-            // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
-            unsafe { buf.set_len(buf.len() + n as usize) };
-        } else {
-            *overflow = true;
-        }
-    }
-    false
-}
-
-pub(crate) fn set_nonblocking(fd: RawFd) {
-    // SAFETY: fcntl on an fd we own.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
-    }
-}
-
-pub(crate) use super::sys::pidfd_open;
-
-pub(crate) fn signal_group(pgid: i32, signal: i32) {
-    // SAFETY: kill(2) with a negative pid signals the process group the hook leads.
-    unsafe {
-        libc::kill(-pgid, signal);
-    }
-}
-
-pub(crate) fn group_alive(pgid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    unsafe { libc::kill(-pgid, 0) == 0 }
-}
-
-/// Blocks SIGPIPE on this thread while we write to a hook's stdin, so a hook that exits
-/// without reading cannot kill a host with the default disposition; on drop, a SIGPIPE we
-/// caused is consumed and the thread's mask restored. The process-wide disposition is never
-/// touched.
-pub(crate) struct SigpipeBlock {
-    old: libc::sigset_t,
-    set: libc::sigset_t,
-    was_pending: bool,
-    /// Whether a write may have raised SIGPIPE (always assumed unless [`SigpipeBlock::tracked`]).
-    raised: bool,
-}
-
-impl SigpipeBlock {
-    pub(crate) fn new() -> SigpipeBlock {
-        SigpipeBlock::block(true)
-    }
-
-    /// For a caller that reports every EPIPE with [`SigpipeBlock::epipe`]: when none happened,
-    /// dropping it costs only the mask restore.
-    pub(crate) fn tracked() -> SigpipeBlock {
-        SigpipeBlock::block(false)
-    }
-
-    pub(crate) fn epipe(&mut self) {
-        self.raised = true;
-    }
-
-    fn block(raised: bool) -> SigpipeBlock {
-        // SAFETY: sigset operations on local, initialised sets.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            let mut old: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGPIPE);
-            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
-            // A SIGPIPE can be pending here only if this thread was blocking it already (else it
-            // would have been delivered): only then is there a host's SIGPIPE to leave alone.
-            let was_pending = libc::sigismember(&old, libc::SIGPIPE) == 1 && {
-                let mut pending: libc::sigset_t = std::mem::zeroed();
-                libc::sigpending(&mut pending);
-                libc::sigismember(&pending, libc::SIGPIPE) == 1
-            };
-            SigpipeBlock { old, set, was_pending, raised }
-        }
-    }
-}
-
-impl Drop for SigpipeBlock {
-    fn drop(&mut self) {
-        // SAFETY: as above; sigtimedwait with a zero timeout never blocks.
-        unsafe {
-            if self.raised && !self.was_pending {
-                let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-                while libc::sigtimedwait(&self.set, std::ptr::null_mut(), &zero) == libc::SIGPIPE {}
-            }
-            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
         }
     }
 }

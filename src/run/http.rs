@@ -1,9 +1,9 @@
-//! HTTP hooks (README "HTTP hooks"): POST the envelope, read at most `maxOutputBytes` back.
+//! HTTP hooks (docs/config.md "HTTP hooks"): POST the envelope, read at most `maxOutputBytes` back.
 //!
 //! One ureq agent per engine, created on first use and shared by every thread, so connections
 //! to a hook endpoint are kept alive and reused across fires.
 
-use super::cancel::Cancel;
+use crate::os::cancel::Cancel;
 use std::cell::Cell;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,7 +16,7 @@ use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTi
 
 /// Policy endpoints are usually IP literals (`http://127.0.0.1:…`): those need no lookup at all
 /// and are answered here, on the calling thread. Host names are looked up by [`lookup`]: within
-/// the hook's timeout (README "HTTP hooks"), and with a bound on lookups in flight (README "Reliability").
+/// the hook's timeout (docs/config.md "HTTP hooks"), and with a bound on lookups in flight (docs/reliability.md "Reliability").
 #[derive(Debug, Default)]
 struct LiteralResolver(DefaultResolver);
 

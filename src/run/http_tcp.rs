@@ -260,17 +260,17 @@ fn send_all(fd: RawFd, parts: &[&[u8]], timeout: NextTimeout) -> Result<(), Erro
             count += 1;
         }
         // SAFETY: a zeroed msghdr is valid; it points at `count` iovecs into live slices.
-        let n = unsafe {
-            let mut msg: libc::msghdr = std::mem::zeroed();
-            msg.msg_iov = iov.as_mut_ptr();
-            msg.msg_iovlen = count as _;
-            libc::sendmsg(fd, &msg, libc::MSG_NOSIGNAL)
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = iov.as_mut_ptr();
+        msg.msg_iovlen = count as _;
+        let error = match crate::os::sigpipe::sendmsg_nosignal(fd, &msg) {
+            Ok(n) => {
+                done += n;
+                continue;
+            }
+            Err(e) => e,
         };
-        if n >= 0 {
-            done += n as usize;
-            continue;
-        }
-        match io::Error::last_os_error() {
+        match error {
             e if e.kind() == io::ErrorKind::Interrupted => {}
             e if e.kind() == io::ErrorKind::WouldBlock => {
                 if !ready(fd, libc::POLLOUT, deadline)? {

@@ -3,34 +3,31 @@
 //! there and one file beside this one. The per-event exit-code rules and the failure reasons
 //! live here.
 //!
-//! - [`command`]: command hooks (env mode and jsonIO); [`spawn`]: process creation.
+//! - [`command`]: command hooks (env mode and jsonIO); processes are made by [`crate::os`].
 //! - [`http`]: HTTP hooks.
 //! - [`dialect`]: a dialect's hooks (command, HTTP, callback), each turned into one `Raw` the dialect reads.
 //! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`callback`]: callback hooks and prompt hooks, answered by the host.
-//! - [`cancel`]: the token that stops an asynchronous fire's hooks.
 //! - [`persistent`]: persistent command hooks (long-lived workers answering one line per fire).
 
 pub mod callback;
-pub mod cancel;
 pub mod command;
 pub mod dialect;
 pub mod http;
 mod http_tcp;
 pub mod persistent;
-pub mod spawn;
-pub mod sys;
 
 use crate::config::{Handler, HookSpec};
 use crate::envelope::Envelope;
 use crate::event::Event;
 use crate::host::Host;
+use crate::os::cancel;
+use crate::os::spawn::EnvTemplate;
 use crate::outcome::{millis, Trace, Verdict};
 use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
 use http::{HttpClient, Reply};
-use persistent::{Launch, PoolTable};
-use spawn::EnvTemplate;
+use persistent::{Launch, ProcessPoolTable};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -60,7 +57,7 @@ pub struct Context<'a> {
     /// Set for an asynchronous fire: cancelling it stops the waits of its hooks.
     pub cancel: Option<&'a cancel::Cancel>,
     /// The workers of the config's persistent hooks.
-    pub pools: &'a PoolTable,
+    pub pools: &'a ProcessPoolTable,
 }
 
 /// A hook's part in the fire.

@@ -1,25 +1,30 @@
-//! Persistent hooks (README "Persistent hooks"): a command hook whose process is started once and kept,
+//! Persistent hooks (docs/config.md "Persistent hooks"): a command hook whose process is started once and kept,
 //! answering one envelope per line on stdin with one JSON response per line on stdout.
 //!
-//! A [`Pool`] holds the processes ("workers") of one hook entry: started on demand up to its
+//! A [`ProcessPool`] holds the processes ("workers") of one hook entry: started on demand up to its
 //! `workers`, one request at a time each, further fires queue on a condition variable. The
 //! request runs on the firing thread (no hand-off to another thread, so a request costs a
 //! write, a poll and a read). Everything a worker must be watched for while no request is
 //! talking to it — stderr to drain, an exit to reap, the TERM→KILL grace of a worker being
-//! stopped — is done by one [`Supervisor`] thread per engine, polling every worker's fds at
+//! stopped — is done by one [`WorkerSupervisor`] thread per engine, polling every worker's fds at
 //! once; it exists only once a worker has been started.
 //!
 //! Only the supervisor reaps worker processes. A request learns that its worker died from the
 //! pidfd (or `waitid(WNOWAIT)`), which leaves the zombie in place: its pid, and so its process
 //! group id, cannot be reused before the group has been signalled.
 
-use super::command::{self, pidfd_open, set_nonblocking, signal_group, Exit, SigpipeBlock, KILL_GRACE, STDERR_KEPT};
-use super::spawn::EnvTemplate;
+use super::command::{self, KILL_GRACE, STDERR_KEPT};
 use crate::event::Event;
+pub use crate::os::cancel::Cancellation;
+use crate::os::child::{peek_exit, pidfd_open, reap, signal_group, wait_exit, Exit};
+use crate::os::pipe::set_nonblocking;
+use crate::os::sigpipe::SigpipeBlock;
+use crate::os::spawn::EnvTemplate;
+use crate::os::wake::WakeFd;
 use crate::response::{self, Response};
 use crate::sync::Unpoison;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::thread::JoinHandle;
@@ -70,14 +75,6 @@ pub enum Failure {
     /// an earlier request, never this one's answer (it is killed; the request is retried once
     /// on a fresh worker).
     OutOfStep,
-}
-
-/// A fire's cancellation as a request sees it: an asynchronous fire's token.
-pub trait Cancellation {
-    fn is_cancelled(&self) -> bool;
-    /// An fd that becomes readable once cancelled, for `poll`; `None`: the flag is looked at
-    /// every [`CANCEL_CHECK`].
-    fn fd(&self) -> Option<RawFd>;
 }
 
 /// How often a cancellable wait without an fd (the queue's condition variable) looks at the flag.
@@ -133,17 +130,17 @@ pub struct Launch<'a> {
 }
 
 /// The workers of one persistent hook entry.
-pub struct Pool {
+pub struct ProcessPool {
     command: String,
     argv: Option<Vec<String>>,
     max: usize,
-    supervisor: Arc<Supervisor>,
-    state: Mutex<PoolState>,
+    supervisor: Arc<WorkerSupervisor>,
+    state: Mutex<ProcessPoolState>,
     freed: Condvar,
 }
 
 #[derive(Default)]
-struct PoolState {
+struct ProcessPoolState {
     idle: Vec<Worker>,
     /// Workers started and not yet retired: idle + busy.
     live: usize,
@@ -156,14 +153,19 @@ struct PoolState {
     last_death: String,
 }
 
-impl Pool {
-    pub fn new(command: &str, argv: Option<&[String]>, workers: usize, supervisor: Arc<Supervisor>) -> Arc<Pool> {
-        Arc::new(Pool {
+impl ProcessPool {
+    pub fn new(
+        command: &str,
+        argv: Option<&[String]>,
+        workers: usize,
+        supervisor: Arc<WorkerSupervisor>,
+    ) -> Arc<ProcessPool> {
+        Arc::new(ProcessPool {
             command: command.to_string(),
             argv: argv.map(<[String]>::to_vec),
             max: workers.max(1),
             supervisor,
-            state: Mutex::new(PoolState::default()),
+            state: Mutex::new(ProcessPoolState::default()),
             freed: Condvar::new(),
         })
     }
@@ -424,7 +426,7 @@ impl Pool {
 
 /// A pool nobody holds any more stops its processes (the supervisor cannot hand a dead idle
 /// worker back to a pool that is gone, so none may be left behind).
-impl Drop for Pool {
+impl Drop for ProcessPool {
     fn drop(&mut self) {
         self.close();
     }
@@ -439,11 +441,11 @@ struct Proc {
     pidfd: Option<OwnedFd>,
     stderr: OwnedFd,
     stderr_eof: AtomicBool,
-    /// The supervisor saw the process exit while a request held it: [`Pool::release`] must not
+    /// The supervisor saw the process exit while a request held it: [`ProcessPool::release`] must not
     /// put it back on the idle list (where nobody would look at it again until the next fire).
     exit_seen: AtomicBool,
     kept: Mutex<Kept>,
-    pool: Weak<Pool>,
+    pool: Weak<ProcessPool>,
 }
 
 /// stderr as read so far: kept while a request runs, discarded between requests.
@@ -495,25 +497,7 @@ impl Proc {
 
     /// [`Proc::exited`], waiting up to `limit` for it.
     fn wait_exit(&self, limit: Duration) -> Option<Option<Exit>> {
-        let until = Instant::now() + limit;
-        loop {
-            if let Some(exit) = self.exited() {
-                return Some(exit);
-            }
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return None;
-            }
-            match &self.pidfd {
-                Some(fd) => {
-                    let mut p = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-                    let ms = i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
-                    // SAFETY: polls one valid pollfd.
-                    unsafe { libc::poll(&mut p, 1, ms) };
-                }
-                None => std::thread::sleep(left.min(Duration::from_millis(1))),
-            }
-        }
+        wait_exit(self.pid, self.pidfd.as_ref(), limit)
     }
 }
 
@@ -757,47 +741,15 @@ fn write_line(fd: &OwnedFd, line: &[u8], done: usize) -> Result<usize, ()> {
     }
 }
 
-/// `Some(exit)` when `pid` has exited (its status, when readable), without reaping it.
-fn peek_exit(pid: libc::pid_t) -> Option<Option<Exit>> {
-    // SAFETY: a zeroed siginfo is a valid out-parameter for waitid.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    // SAFETY: waitid on our own child with WNOWAIT leaves it waitable.
-    let rc = unsafe {
-        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT)
-    };
-    if rc != 0 {
-        // ECHILD: already reaped (a host that ignores SIGCHLD reaps for us): it is gone.
-        return Some(None);
-    }
-    // SAFETY: waitid filled `info` (si_pid 0 when the child has not exited).
-    let (who, code, status) = unsafe { (info.si_pid(), info.si_code, info.si_status()) };
-    if who == 0 {
-        return None;
-    }
-    Some(Some(if code == libc::CLD_EXITED { Exit::Code(status) } else { Exit::Signal(status) }))
-}
-
-/// Waits for our own child (after SIGKILL, or already exited).
-fn reap(pid: libc::pid_t) {
-    let mut status = 0;
-    loop {
-        // SAFETY: waits for our own child.
-        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if rc >= 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return;
-        }
-    }
-}
-
 /// The engine's watcher of every worker process (see the module comment).
-pub struct Supervisor {
+pub struct WorkerSupervisor {
     shared: Arc<Shared>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 struct Shared {
     /// An eventfd that wakes the thread when the set of workers changes; made with the thread.
-    wake: OnceLock<OwnedFd>,
+    wake: OnceLock<WakeFd>,
     state: Mutex<SupState>,
 }
 
@@ -816,31 +768,31 @@ struct Dying {
     killed: bool,
 }
 
-impl Default for Supervisor {
-    fn default() -> Supervisor {
-        Supervisor::new()
+impl Default for WorkerSupervisor {
+    fn default() -> WorkerSupervisor {
+        WorkerSupervisor::new()
     }
 }
 
-impl Supervisor {
-    /// No fd and no thread yet: both come with the first worker ([`Supervisor::adopt`]), so an
+impl WorkerSupervisor {
+    /// No fd and no thread yet: both come with the first worker ([`WorkerSupervisor::adopt`]), so an
     /// engine without persistent hooks holds neither.
-    pub fn new() -> Supervisor {
-        Supervisor {
+    pub fn new() -> WorkerSupervisor {
+        WorkerSupervisor {
             shared: Arc::new(Shared { wake: OnceLock::new(), state: Mutex::new(SupState::default()) }),
             thread: Mutex::new(None),
         }
     }
 
     /// Starts watching a new worker (and the thread, on the first one). Out of file descriptors,
-    /// it fails: the engine only ever uses fds it opened itself (README "Reliability"; an earlier
+    /// it fails: the engine only ever uses fds it opened itself (docs/reliability.md "Reliability"; an earlier
     /// fallback wrapped fd 0, the host's stdin, when no eventfd could be had).
     fn adopt(&self, proc: &Arc<Proc>) -> io::Result<()> {
         {
             let mut thread = lock(&self.thread);
             if thread.is_none() {
                 if self.shared.wake.get().is_none() {
-                    let _ = self.shared.wake.set(new_eventfd()?);
+                    let _ = self.shared.wake.set(WakeFd::new()?);
                 }
                 let shared = self.shared.clone();
                 *thread = Some(
@@ -853,7 +805,7 @@ impl Supervisor {
         Ok(())
     }
 
-    /// Stops a worker (see [`Pool::retire`]).
+    /// Stops a worker (see [`ProcessPool::retire`]).
     fn bury(&self, worker: Worker, graceful: bool) {
         let Worker { proc, stdin, stdout, .. } = worker;
         // Closing stdin is the polite request to exit; closing stdout makes writes fail.
@@ -881,7 +833,7 @@ impl Supervisor {
     }
 }
 
-impl Drop for Supervisor {
+impl Drop for WorkerSupervisor {
     fn drop(&mut self) {
         self.shutdown();
     }
@@ -890,26 +842,14 @@ impl Drop for Supervisor {
 impl Shared {
     fn wake(&self) {
         // No eventfd: no thread either, so nobody to wake.
-        let Some(fd) = self.wake.get() else { return };
-        let one: u64 = 1;
-        // SAFETY: writes 8 bytes to our eventfd (a failure only means it is already signalled).
-        unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+        if let Some(fd) = self.wake.get() {
+            fd.signal();
+        }
     }
 
     fn wake_fd(&self) -> RawFd {
-        self.wake.get().map_or(-1, AsRawFd::as_raw_fd)
+        self.wake.get().map_or(-1, WakeFd::fd)
     }
-}
-
-/// A new close-on-exec, non-blocking eventfd, or why there is none (EMFILE: out of fds).
-fn new_eventfd() -> io::Result<OwnedFd> {
-    // SAFETY: eventfd(2) returns a new fd or -1.
-    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: the fd is new and ours.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// The supervisor thread's loop.
@@ -971,9 +911,9 @@ fn supervise(shared: &Shared) {
             std::thread::sleep(EXIT_POLL);
         }
         if fds[0].revents != 0 {
-            let mut v: u64 = 0;
-            // SAFETY: reads the eventfd's 8-byte counter into a local.
-            unsafe { libc::read(shared.wake_fd(), (&mut v as *mut u64).cast(), 8) };
+            if let Some(fd) = shared.wake.get() {
+                fd.clear();
+            }
         }
         let mut died: Vec<usize> = Vec::new();
         for (p, (kind, i)) in fds.iter().zip(&what).skip(1) {
@@ -1034,14 +974,14 @@ fn supervise(shared: &Shared) {
 
 /// The pools of a config's persistent hooks, by event and position in the event's list.
 #[derive(Default)]
-pub struct PoolTable(Vec<Vec<Option<Arc<Pool>>>>);
+pub struct ProcessPoolTable(Vec<Vec<Option<Arc<ProcessPool>>>>);
 
-impl PoolTable {
-    pub fn get(&self, event: Event, index: usize) -> Option<&Arc<Pool>> {
+impl ProcessPoolTable {
+    pub fn get(&self, event: Event, index: usize) -> Option<&Arc<ProcessPool>> {
         self.0.get(event.index())?.get(index)?.as_ref()
     }
 
-    pub fn insert(&mut self, event: Event, index: usize, pool: Arc<Pool>) {
+    pub fn insert(&mut self, event: Event, index: usize, pool: Arc<ProcessPool>) {
         if self.0.len() <= event.index() {
             self.0.resize_with(event.index() + 1, Vec::new);
         }
@@ -1060,22 +1000,19 @@ mod tests {
     /// A token like an asynchronous fire's: a flag and, optionally, an eventfd.
     struct Token {
         flag: AtomicBool,
-        fd: Option<OwnedFd>,
+        fd: Option<WakeFd>,
     }
 
     impl Token {
         fn new(with_fd: bool) -> Arc<Token> {
-            // SAFETY: eventfd(2) returns a new fd, which we own.
-            let fd = with_fd.then(|| unsafe { OwnedFd::from_raw_fd(libc::eventfd(0, libc::EFD_CLOEXEC)) });
+            let fd = with_fd.then(|| WakeFd::new().unwrap());
             Arc::new(Token { flag: AtomicBool::new(false), fd })
         }
 
         fn cancel(&self) {
             self.flag.store(true, Ordering::SeqCst);
             if let Some(fd) = &self.fd {
-                let one: u64 = 1;
-                // SAFETY: an 8-byte write to our eventfd.
-                unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+                fd.signal();
             }
         }
     }
@@ -1085,7 +1022,7 @@ mod tests {
             self.flag.load(Ordering::SeqCst)
         }
         fn fd(&self) -> Option<RawFd> {
-            self.fd.as_ref().map(|f| f.as_raw_fd())
+            self.fd.as_ref().map(WakeFd::fd)
         }
     }
 
@@ -1099,8 +1036,8 @@ mod tests {
     fn cancel_ends_a_running_and_a_queued_request() {
         let env = env();
         let launch = Launch { cwd: std::path::Path::new("/"), env: &env };
-        let supervisor = Arc::new(Supervisor::new());
-        let pool = Pool::new("while read l; do sleep 30; done", None, 1, supervisor.clone());
+        let supervisor = Arc::new(WorkerSupervisor::new());
+        let pool = ProcessPool::new("while read l; do sleep 30; done", None, 1, supervisor.clone());
         for with_fd in [true, false] {
             let token = Token::new(with_fd);
             let t = token.clone();

@@ -1,4 +1,4 @@
-/* test_callbacks.c — host callbacks (README "Host callbacks"): callback hooks and their answers
+/* test_callbacks.c — host callbacks (docs/abi.md "Host callbacks"): callback hooks and their answers
  * (now, later, from another thread, never, twice), registration and release, the prompt
  * evaluator, re-entrant fires, the decision observer, asynchronous fire and cancellation, and
  * oh_hooks_free with work pending. */

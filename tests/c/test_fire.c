@@ -196,7 +196,7 @@ static void test_jsonio_responses(void) {
         const char *resp, *result, *allowed, *pd, *reason, *ctx;
     } cases[] = {
         {"{\"decision\":\"deny\",\"reason\":\"r\"}", "deny", "false", NULL, "r", NULL},
-        /* 1.2: a deny with no reason anywhere names its hook (README "Merging"); before: no reason */
+        /* 1.2: a deny with no reason anywhere names its hook (docs/config.md "Merging"); before: no reason */
         {"{\"decision\":\"deny\"}", "deny", "false", NULL, "denied by command hook `printf '%s' '{\"decision\":\"deny\"}'`", NULL},
         {"{\"decision\":\"allow\"}", "allow", "true", NULL, NULL, NULL},
         {"{\"decision\":\"allow\",\"reason\":\"fine\"}", "allow", "true", NULL, "fine", NULL},

@@ -3,7 +3,7 @@
  * shape (POST, application/json, compact envelope with `event` first), fail-closed answers
  * (non-2xx, 3xx not followed, timeout, refused, malformed, too large), the legacy
  * {"allowed":false}, connection reuse (one connection for 50 fires, few for 8 threads), and HTTP
- * hooks on a non-blocking event with waitNonBlocking. Mirrors tests/http.rs. */
+ * hooks on a non-blocking event with waitNonBlocking. Mirrors tests/it/http.rs. */
 #include "common.h"
 
 #include <arpa/inet.h>
@@ -252,7 +252,7 @@ static char *hh(const char *u, int timeout_ms, const char *extra) {
 /* Generous per-request timeout: only test_timeout relies on a short one (valgrind is slow). */
 #define T_OK 5000
 
-/* An engine with one HTTP hook on `event`, maxOutputBytes 1024 (as tests/http.rs). */
+/* An engine with one HTTP hook on `event`, maxOutputBytes 1024 (as tests/it/http.rs). */
 static OhHooks *one_hook(srv *s, const char *path, const char *event) {
     return ENG(cfg(event, hh(url(s, path), T_OK, NULL), NULL), "`maxOutputBytes`:1024");
 }
@@ -374,7 +374,7 @@ static void test_failures_fail_closed(void) {
     CHECK_FAIL_CLOSED(o, "hook denied");
     CHECK_ABSENT(o, "permissionDecision");
     CHECK_JNUM(o, "hooks.0.status", 200);
-    o = outcome(s, "/legacy-reason"); /* README: its reason if it has one */
+    o = outcome(s, "/legacy-reason"); /* docs/config.md "HTTP hooks": its reason if it has one */
     CHECK_FAIL_CLOSED(o, "legacy no");
 
     /* an empty 2xx body: no decision */

@@ -24,7 +24,7 @@ static jval *fire_pre(const char *config) {
     return FIREJ(h, "{`event`:`preToolUse`,`toolName`:`Bash`}");
 }
 
-/* 1.2: a deny with no reason anywhere is named after its hook (README "Merging"); before, the
+/* 1.2: a deny with no reason anywhere is named after its hook (docs/config.md "Merging"); before, the
  * outcome had no reason. Checks that reason, then removes it so the rest is compared as before. */
 static void check_named(jval *o, const char *resp) {
     CHECK_JSTR(o, "reason", xfmt("denied by command hook `printf '%%s' '%s'`", resp));

@@ -1,4 +1,4 @@
-/* test_persistent.c — persistent hooks (README "Persistent hooks") through the C ABI: one process
+/* test_persistent.c — persistent hooks (docs/config.md "Persistent hooks") through the C ABI: one process
  * answers one envelope line per fire, concurrent fires from threads get their own answers, a
  * worker that times out or answers an over-long line is replaced, and oh_hooks_free with busy
  * background workers waits for them and stops every worker. Run under valgrind and ASan too

@@ -1,4 +1,4 @@
-/* test_shutdown.c — oh_hooks_free through the ABI (README "Reliability"): no `done`, callback or
+/* test_shutdown.c — oh_hooks_free through the ABI (docs/reliability.md "Reliability"): no `done`, callback or
  * observer call after it returned, an engine thread never waits for itself, fires arriving
  * during free are refused with `cancelled` before it returns, and `shutdownTimeoutMs` bounds it.
  *

@@ -1,6 +1,6 @@
 /* test_text.c — the text helpers for a C host without a JSON library: oh_hooks_error_message (an
  * error JSON's message, for printing) and oh_hooks_json_quote (options built with snprintf from
- * a path holding quotes, backslashes, control characters), as README "Using it from C" shows. */
+ * a path holding quotes, backslashes, control characters), as docs/abi.md "Using it from C" shows. */
 #include "common.h"
 
 static void test_error_message(void) {

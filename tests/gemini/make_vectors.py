@@ -2,8 +2,8 @@
 """Writes the gemini-*.json shared vectors (tests/vectors/): each vector's files, options and
 envelopes are below; its expected outcomes are what `oh-hooks fire` answers now, with the
 temporary paths put back as @HOME@ and @CWD@. Review the diff of tests/vectors/ after running it:
-the outcomes are checked against gemini-cli's rules by tests/gemini_conformance.rs and
-tests/gemini_oracle.rs, not by this script.
+the outcomes are checked against gemini-cli's rules by tests/it/gemini_conformance.rs and
+tests/it/gemini_oracle.rs, not by this script.
 
     python3 tests/gemini/make_vectors.py target/debug/oh-hooks
 """

@@ -62,7 +62,7 @@ test('a raw string with a NUL character is refused before the C ABI', () =>
     // In an object the NUL is escaped by JSON.stringify and reaches the engine.
     const out = h.fireSync({ event: 'preToolUse', toolName: 'a\u0000b' });
     assert.equal(out.error, undefined, JSON.stringify(out));
-    // README "The envelope": the hook fails like a spawn failure and its trace names the NUL.
+    // docs/envelope.md "The envelope": the hook fails like a spawn failure and its trace names the NUL.
     assert.equal(out.allowed, false);
     assert.equal(out.reason, 'hook denied (exit code)');
     assert.match(out.hooks[0].error || '', /NUL/i, JSON.stringify(out));

@@ -56,8 +56,8 @@ def _encode_raw(text: Union[str, bytes]) -> bytes:
     return data
 
 
-# ``Hooks(default_timeout_ms=...)``: each keyword option and the engine's key it sets (the README's
-# "Options"; tests/option_lists.rs keeps this list equal to what the engine accepts).
+# ``Hooks(default_timeout_ms=...)``: each keyword option and the engine's key it sets (docs/options.md
+# "Options"; tests/it/option_lists.rs keeps this list equal to what the engine accepts).
 _KEYWORDS = {
     "cwd": "cwd",
     "home": "home",
@@ -154,7 +154,7 @@ class Hooks:
     """
 
     def __init__(self, options: Optional[Options] = None, **keywords: Any) -> None:
-        """``options`` is the engine's options dict (camelCase keys, as in the README's
+        """``options`` is the engine's options dict (camelCase keys, as in docs/options.md
         "Options"); keyword options in snake_case set the same keys
         (``Hooks(cwd="../project", default_timeout_ms=5000)``) and may be combined with it."""
         # Set first, so __del__ is safe even if the constructor raises.

@@ -1,5 +1,5 @@
 """Types of what goes in and out: ``Options`` and ``Envelope`` (TypedDicts, so a type checker
-catches a misspelt key) and typed, frozen views of the outcome JSON (the README's "The outcome").
+catches a misspelt key) and typed, frozen views of the outcome JSON (docs/envelope.md "The outcome").
 
 Every outcome class keeps the JSON it was built from in ``raw``, so nothing the engine
 reports is lost even if a later engine adds fields this module does not know.
@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
 
 
 class Options(TypedDict, total=False):
-    """Engine options (the README's "Options"); every key is optional.
+    """Engine options (docs/options.md "Options"); every key is optional.
 
     The engine refuses an unknown key at run time with a "did you mean"; this type lets a type
     checker catch it before.
@@ -69,7 +69,7 @@ class _EnvelopeEvent(TypedDict):
 
 
 class Envelope(_EnvelopeEvent, total=False):
-    """One event and its context (the README's "The envelope"); only ``event`` is required.
+    """One event and its context (docs/envelope.md "The envelope"); only ``event`` is required.
 
     A field this type does not list still reaches the hooks: pass such an envelope as a plain
     ``Dict[str, Any]`` through ``typing.cast(Envelope, ...)``, or as JSON text.

@@ -16,7 +16,7 @@
 //!   context on `postToolUseFailure` and a warning elsewhere; timeouts, HTTP failures and the
 //!   other events let the action through (the trace says why).
 //! - Size never decides: an answer past `maxOutputBytes` on `preToolUse` or `permissionRequest`
-//!   denies (README "Size never decides").
+//!   denies (docs/envelope.md "Size never decides").
 
 use crate::dialect::{Answer, Decision, Raw as Ran};
 use crate::event::Event;
@@ -209,7 +209,7 @@ fn is_progress(line: &str) -> bool {
 }
 
 /// What refuses among repeated values of a key: a repeated key never turns a deny into an
-/// allow or into nothing (README "Reading answers").
+/// allow or into nothing (docs/envelope.md "Reading answers").
 fn refusing(key: &str) -> fn(Val) -> bool {
     match key {
         "permissionDecision" => |v| v.is("deny"),

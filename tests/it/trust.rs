@@ -2,8 +2,7 @@
 //! rules and the option decide whether the project's files are read at all; the user's own
 //! layers always apply; hooks add up, the user's first; a project can switch off only its own.
 
-mod common;
-use common::stable;
+use crate::common::stable;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! Claude Code conformance: hooks written for Claude Code, loaded from real `.claude/settings.json`
 //! files in temporary home and project directories (and plugin `hooks/hooks.json`), fired through
-//! the engine, must produce the outcome Claude Code would (README "Claude Code hooks"). The hook
+//! the engine, must produce the outcome Claude Code would (docs/dialects/claude.md "Claude Code hooks"). The hook
 //! scripts are real ones in bash, python3 and node (tests/claude/, no jq). Each test names the
 //! behaviour of Claude Code it checks; the reference is Claude Code's hooks documentation.
 //!
@@ -8,8 +8,7 @@
 //! and listed in `KNOWN_GAPS` below (never skipped silently: `cargo test` reports it as ignored,
 //! and `cargo test -- --ignored` runs it).
 
-mod common;
-use common::process::serial;
+use crate::common::process::serial;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

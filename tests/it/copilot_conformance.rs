@@ -4,8 +4,7 @@
 //! Copilot would (docs/dialects/copilot.md). The hook scripts are real ones in bash,
 //! python3 and node (tests/copilot/, no jq). Each test names the rule it checks.
 
-mod common;
-use common::fire;
+use crate::common::fire;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -711,7 +710,7 @@ fn check_lists_hooks_with_their_file_and_event() {
 }
 
 /// A hooks directory is read up to 256 files, the rest left out with a warning: a hostile
-/// directory costs a bounded load (README "Bounds").
+/// directory costs a bounded load (docs/reliability.md, on bounded config loads).
 #[test]
 fn a_hooks_directory_is_bounded() {
     let p = Project::new();
@@ -732,14 +731,14 @@ fn a_hooks_directory_is_bounded() {
 }
 
 /// One envelope: a lone surrogate escape or `1e999` in the envelope reaches both payloads as
-/// written, so the guard still matches and still sees the command (README "One envelope").
+/// written, so the guard still matches and still sees the command (docs/envelope.md "One envelope").
 #[test]
 fn odd_text_in_the_envelope_reaches_both_payloads() {
     let p = Project::new();
     let rec = p.path("rec");
     p.project_hooks("a.json", json!({ "preToolUse": [{ "bash": script("guard.sh"), "matcher": "bash" }, recording(&rec)],
         "PreToolUse": [recording(&rec)] }));
-    let o = common::fire_raw(
+    let o = crate::common::fire_raw(
         &p.engine(),
         r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800","n":1e999}}"#,
     );

@@ -1,8 +1,7 @@
 //! Fail-closed response reading through the engine (CONTRACT §3.4, version 1.1): a valid JSON
 //! deny from a real jsonIO hook is a deny, whatever depth, numbers or repeated keys it has.
 
-mod common;
-use common::{fire, one_hook, trace};
+use crate::common::{fire, one_hook, trace};
 use serde_json::json;
 
 fn outcome_of(printed: &str) -> serde_json::Value {

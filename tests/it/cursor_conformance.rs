@@ -3,7 +3,6 @@
 //! the outcome docs/dialects/cursor.md describes. The hook scripts are real ones in bash, python3
 //! and node (tests/cursor/, no jq, no network). Each test names the rule it checks.
 
-mod common;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

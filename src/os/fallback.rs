@@ -11,15 +11,23 @@
 //! `addchdir_np` is looked up with `dlsym`, never linked by name: a reference to it would carry
 //! the symbol version GLIBC_2.29 and stop the library from loading on an older glibc at all.
 //!
+//! The `portable` cargo feature (and any target other than Linux) builds the fallbacks in: no
+//! pidfd, no eventfd (a pipe wakes a `poll`, see [`super::wake`]), no `addchdir_np` and nothing
+//! else outside POSIX (pipe + FD_CLOEXEC for pipe2, sigwait for sigtimedwait, SIGPIPE blocked
+//! around a socket write for MSG_NOSIGNAL), so a macOS or BSD build runs code the tests ran:
+//! `make test` runs the hook suites once more with `--features portable`.
+//!
 //! `OH_HOOKS_FORCE_FALLBACK` (read once per process) takes the fallbacks on a system that has
 //! the newer call, so the tests run the hooks through them: a comma-separated list of `pidfd`,
 //! `chdir`, `eventfd`, or `all`. It changes how a hook is started and waited for, never what
 //! the engine decides.
 
 use std::ffi::{c_char, c_int};
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
+
+use super::wake::WakeFd;
 
 const PIDFD: u8 = 1;
 const CHDIR: u8 = 2;
@@ -42,9 +50,12 @@ fn parse(value: &str) -> u8 {
 }
 
 /// Which paths this process takes, for tests and diagnostics: e.g. `"pidfd chdir eventfd"`
-/// when every newer call is in use.
+/// when every newer call is in use, `""` in the portable build.
 #[doc(hidden)]
 pub fn in_use() -> String {
+    if cfg!(oh_portable) {
+        return String::new();
+    }
     let mut parts = Vec::new();
     if forced() & PIDFD == 0 && !PIDFD_MISSING.load(Ordering::Relaxed) {
         parts.push("pidfd");
@@ -63,7 +74,14 @@ static PIDFD_MISSING: AtomicBool = AtomicBool::new(false);
 
 /// A pidfd becomes readable when the process exits: the loop can sleep in `poll` instead of
 /// polling `waitpid`. `None` on kernels without pidfd_open (before 5.3), or when forced.
-pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+#[cfg(oh_portable)]
+pub fn pidfd_open(_pid: i32) -> Option<OwnedFd> {
+    None
+}
+
+#[cfg(not(oh_portable))]
+pub fn pidfd_open(pid: i32) -> Option<OwnedFd> {
+    use std::os::fd::{FromRawFd, RawFd};
     if forced() & PIDFD != 0 || PIDFD_MISSING.load(Ordering::Relaxed) {
         return None;
     }
@@ -80,14 +98,13 @@ pub(crate) fn pidfd_open(pid: i32) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// `eventfd(2)` with flags for a cancel token: -1 when forced, for the command loop's polling
-/// fallback. (The persistent workers' supervisor needs its eventfd and fails without one.)
-pub(crate) fn eventfd(flags: c_int) -> RawFd {
+/// The wake-up fd of a cancel token: `None` when forced (or out of fds), for the command loop's
+/// polling fallback. (The persistent workers' supervisor needs its fd and fails without one.)
+pub(crate) fn cancel_fd() -> Option<WakeFd> {
     if forced() & EVENTFD != 0 {
-        return -1;
+        return None;
     }
-    // SAFETY: eventfd(2) returns a new fd or -1.
-    unsafe { libc::eventfd(0, flags) }
+    WakeFd::new().ok()
 }
 
 pub(crate) type AddChdir = unsafe extern "C" fn(*mut libc::posix_spawn_file_actions_t, *const c_char) -> c_int;
@@ -97,7 +114,7 @@ pub(crate) type AddChdir = unsafe extern "C" fn(*mut libc::posix_spawn_file_acti
 pub(crate) fn addchdir() -> Option<AddChdir> {
     static FOUND: OnceLock<Option<AddChdir>> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        if forced() & CHDIR != 0 {
+        if forced() & CHDIR != 0 || cfg!(oh_portable) {
             return None;
         }
         // SAFETY: dlsym with RTLD_DEFAULT and a constant name; a non-null result is the
@@ -123,6 +140,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(oh_portable))]
     fn this_glibc_has_addchdir_np() {
         // The machine that builds and tests is newer than glibc 2.29; on an older one the
         // lookup finds nothing and the fork path runs.

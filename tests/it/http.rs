@@ -1,7 +1,6 @@
 //! HTTP hooks against a real server on 127.0.0.1 (CONTRACT §3.5).
 
-mod common;
-use common::{engine, fire, stable, Server};
+use crate::common::{engine, fire, stable, Server};
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
 use std::time::Instant;

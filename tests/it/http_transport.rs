@@ -4,8 +4,7 @@
 //! sent unasked after a response (the connection must not be reused). ureq does the HTTP; these
 //! check that the transport under it reports every one of these as ureq's own would.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -4,7 +4,7 @@
 //! `fuzz/corpus/answer_*` when there is one, and a few seconds of deterministic mutations. Any
 //! answer the reference reads as a deny that the engine's one reader does not is a failure.
 
-#[path = "../fuzz/reference/answer.rs"]
+#[path = "../../fuzz/reference/answer.rs"]
 mod reference;
 
 use std::path::Path;

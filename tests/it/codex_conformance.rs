@@ -4,7 +4,6 @@
 //! (docs/dialects/codex.md). The hook scripts are real ones in bash, python3 and node
 //! (tests/codex/). Each test names the rule it checks; the attacker cases are at the end.
 
-mod common;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -954,7 +953,7 @@ fn async_hooks_run_in_the_background_and_decide_nothing() {
     ));
     let out = c.fire(bash("rm -rf /"));
     assert_eq!(out["allowed"], true, "{out}");
-    assert!(common::process::wait_until(Duration::from_secs(10), || marker.exists()), "the async hook ran");
+    assert!(crate::common::process::wait_until(Duration::from_secs(10), || marker.exists()), "the async hook ran");
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! Live reload (CONTRACT §3.1): edits, broken edits, deletion, creation, configChange hooks,
 //! forced reloads, and fires racing a reload.
 
-mod common;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -109,7 +108,7 @@ fn forced_reload() {
     assert_eq!(out["allowed"], false, "old config stays");
     assert!(out["warnings"][0].as_str().unwrap().contains("unknown event"));
     // Inline configs have nothing to re-read.
-    let inline = common::engine(json!({ "hooks": {} }), json!({}));
+    let inline = crate::common::engine(json!({ "hooks": {} }), json!({}));
     inline.reload().unwrap();
 }
 

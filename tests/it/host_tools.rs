@@ -5,9 +5,8 @@
 //! rewrite comes back under `cmd`. openHarness hooks keep seeing the host's own names. Real
 //! engines, real settings files, real hook processes (sh, jq, python3).
 
-mod common;
 
-use common::fire_raw;
+use crate::common::fire_raw;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::Path;

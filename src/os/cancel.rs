@@ -1,4 +1,4 @@
-//! Cancelling a fire (README "Host callbacks", `oh_hooks_cancel`): one token per asynchronous fire, seen
+//! Cancelling a fire (docs/abi.md "Host callbacks", `oh_hooks_cancel`): one token per asynchronous fire, seen
 //! by every wait of that fire's hooks: the command runner's `poll` loop (through an eventfd),
 //! callback waits (through their condition variable) and the walk between hooks.
 //!
@@ -6,9 +6,11 @@
 //! no command costs no file descriptor.
 
 use crate::sync::Unpoison;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+use super::wake::WakeFd;
 
 /// Something waiting on a condition variable that must wake when the fire is cancelled.
 pub trait Wake: Send + Sync {
@@ -24,7 +26,7 @@ pub struct Cancel {
 
 #[derive(Default)]
 struct Inner {
-    fd: Option<OwnedFd>,
+    fd: Option<WakeFd>,
     waiters: Vec<(u64, Arc<dyn Wake>)>,
     next: u64,
 }
@@ -42,9 +44,7 @@ impl Cancel {
                 return;
             }
             if let Some(fd) = &inner.fd {
-                let one: u64 = 1;
-                // SAFETY: an 8-byte write from a local to our eventfd.
-                unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+                fd.signal();
             }
             std::mem::take(&mut inner.waiters)
         };
@@ -62,14 +62,9 @@ impl Cancel {
             return None;
         }
         if inner.fd.is_none() {
-            let fd = super::sys::eventfd(libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
-            if fd < 0 {
-                return None;
-            }
-            // SAFETY: the fd is new and ours.
-            inner.fd = Some(unsafe { OwnedFd::from_raw_fd(fd) });
+            inner.fd = Some(super::fallback::cancel_fd()?);
         }
-        inner.fd.as_ref().map(AsRawFd::as_raw_fd)
+        inner.fd.as_ref().map(WakeFd::fd)
     }
 
     /// Registers a waiter to wake on cancellation. `None` when already cancelled. The returned
@@ -94,8 +89,15 @@ impl Cancel {
     }
 }
 
-/// What a persistent hook's request watches.
-impl super::persistent::Cancellation for Cancel {
+/// A fire's cancellation as a wait sees it: [`Cancel`], or a stand-in in tests.
+pub trait Cancellation {
+    fn is_cancelled(&self) -> bool;
+    /// An fd that becomes readable once cancelled, for `poll`; `None`: the flag must be looked
+    /// at every so often.
+    fn fd(&self) -> Option<RawFd>;
+}
+
+impl Cancellation for Cancel {
     fn is_cancelled(&self) -> bool {
         Cancel::is_cancelled(self)
     }

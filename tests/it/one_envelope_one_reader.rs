@@ -1,12 +1,11 @@
-//! No input switches a guard off (README "One envelope", "Host tools", "Reading answers", "Size
+//! No input switches a guard off (docs/envelope.md "One envelope", "Host tools", "Reading answers", "Size
 //! never decides"): one envelope reaches every hook intact, every answer of every path goes through the
 //! one tolerant reader, size never decides, and openHarness's `toolArgs` text reaches a stock
 //! Claude Code guard as `tool_input.command`. Real engines, real hook processes, a real HTTP
 //! server.
 
-mod common;
 
-use common::{engine, fire_raw, one_hook, trace};
+use crate::common::{engine, fire_raw, one_hook, trace};
 use oh_hooks::host::{self, HostFunction};
 use oh_hooks::Engine;
 use serde_json::{json, Value};
@@ -74,7 +73,7 @@ if "rm -rf" in c:
 #[test]
 fn odd_text_in_the_envelope_reaches_claude_code_matchers_and_stdin() {
     // Python's reader takes a lone surrogate escape as Node's does (jq refuses it: a jq guard
-    // should treat jq's failure as a deny, README "One envelope").
+    // should treat jq's failure as a deny, docs/envelope.md "One envelope").
     let c = claude(pre_tool_use("Bash", PY_GUARD), json!({}));
     for envelope in [
         r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800"}}"#,

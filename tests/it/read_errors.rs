@@ -1,4 +1,4 @@
-//! No read error is a verdict, for every dialect's files (README "Reliability"; issue 16 item
+//! No read error is a verdict, for every dialect's files (docs/reliability.md "Reliability"; issue 16 item
 //! 8): a Claude Code settings file that exists and cannot be read is `io_error` at creation, as
 //! an `.oh/` file is; during a reload the old config (with its guard) stays, a warning says so,
 //! and the file is read again at the next check. Before, it was skipped with a warning and never

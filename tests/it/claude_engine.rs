@@ -3,9 +3,8 @@
 //! fields, the parallel merge and its place after the openHarness walk, Stop-family blocking,
 //! rewrites, failures. The conformance suite (real bash/python3/node hooks) lives beside it.
 
-mod common;
 
-use common::fire;
+use crate::common::fire;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -340,7 +339,7 @@ fn failures_fail_open_and_timeouts_are_seconds() {
 
 #[test]
 fn updated_prompt_from_openharness_hooks() {
-    let e = common::engine(
+    let e = crate::common::engine(
         json!({ "hooks": { "userPromptSubmit": [
             { "command": "echo '{\"hookSpecificOutput\":{\"updatedPrompt\":\"better prompt\"}}'", "jsonIO": true },
             { "command": "printf '{\"hookSpecificOutput\":{\"additionalContext\":\"%s\"}}' \"$OH_PROMPT\"", "jsonIO": true },

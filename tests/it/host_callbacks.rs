@@ -1,7 +1,6 @@
 //! Host callbacks through the Rust API: Claude Code `prompt` hooks answered by the host function
 //! registered as `prompt` (the C ABI's own tests are tests/c/test_callbacks.c).
 
-mod common;
 
 use oh_hooks::host::{self, HostFunction};
 use oh_hooks::Engine;
@@ -37,7 +36,7 @@ fn claude_prompt_hooks_ask_the_host() {
         { "type": "prompt", "prompt": "Is $ARGUMENTS safe?" }
     ] }] }));
     let before =
-        common::fire(&e, json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": "ls" } }));
+        crate::common::fire(&e, json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": "ls" } }));
     assert!(
         before["hooks"][0]["failure"].as_str().unwrap().contains("no host callback registered for `prompt`"),
         "{before}"
@@ -49,7 +48,7 @@ fn claude_prompt_hooks_ask_the_host() {
     });
     e.register("prompt", Some(model.clone()));
     let o =
-        common::fire(&e, json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": "rm -rf /" } }));
+        crate::common::fire(&e, json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": "rm -rf /" } }));
     assert_eq!(o["allowed"], false, "{o}");
     assert_eq!(o["hooks"][0]["type"], "prompt", "{o}");
     assert_eq!(o["hooks"][0]["timedOut"], false, "{o}");
@@ -67,7 +66,7 @@ fn claude_agent_hooks_may_answer_with_a_model_verdict() {
     let agent =
         Arc::new(Canned { answer: r#"{"ok": false, "reason": "2 tests fail"}"#, requests: Mutex::new(Vec::new()) });
     e.register("agent", Some(agent.clone()));
-    let o = common::fire(&e, json!({ "event": "turnStop", "stop_hook_active": false }));
+    let o = crate::common::fire(&e, json!({ "event": "turnStop", "stop_hook_active": false }));
     assert_eq!(o["allowed"], false, "ok:false on Stop keeps the turn going: {o}");
     assert_eq!(o["reason"], "2 tests fail", "{o}");
     assert_eq!(agent.requests.lock().unwrap()[0]["input"]["hook_event_name"], "Stop");

@@ -2,7 +2,7 @@
 //! rule of the dialect through the real engine, with real settings files and real hook
 //! processes (bash, python3, node; no network), attacker cases included. What gemini-cli's own
 //! code decides for each kind of answer is checked separately against its code
-//! (tests/gemini_oracle.rs); here the same rules are seen end to end.
+//! (tests/it/gemini_oracle.rs); here the same rules are seen end to end.
 
 use oh_hooks::Engine;
 use serde_json::{json, Value};

@@ -1,5 +1,5 @@
 //! Own hooks first, in every dialect; plugins and projects cannot switch the user's hooks off;
-//! `disableAllHooks` among layers of one kind: the last one decides (README "Reliability",
+//! `disableAllHooks` among layers of one kind: the last one decides (docs/reliability.md "Reliability",
 //! contract 1.2; issue 16 items 10 and 20). Real files, real hook processes, the real engine.
 
 use oh_hooks::Engine;

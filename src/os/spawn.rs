@@ -14,9 +14,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::sys;
+use super::fallback;
 
-/// The environment every hook of an engine starts from (README "Command hooks"): the host's at engine
+/// The environment every hook of an engine starts from (docs/config.md "Command hooks"): the host's at engine
 /// creation minus the `OH_*` names an envelope may set, plus the options' `env`, plus `PWD`.
 #[derive(Debug)]
 pub struct EnvTemplate {
@@ -139,7 +139,7 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
         Stdio::Dup(stderr_write.as_raw_fd()),
     ];
     let envp = req.env.pointers.as_ptr();
-    let pid = match sys::addchdir() {
+    let pid = match fallback::addchdir() {
         Some(addchdir) => posix_spawn(req.program, &mut argv, envp, req.cwd, stdio, null, addchdir)?,
         None => fork_exec(req.program, &argv, envp, req.cwd, stdio, null)?,
     };
@@ -163,7 +163,7 @@ fn posix_spawn(
     cwd: &CStr,
     stdio: [Stdio; 3],
     null: Option<RawFd>,
-    addchdir: sys::AddChdir,
+    addchdir: fallback::AddChdir,
 ) -> io::Result<libc::pid_t> {
     let actions = FileActions::new()?;
     let attrs = Attributes::new()?;
@@ -177,6 +177,7 @@ fn posix_spawn(
     check(unsafe { addchdir(&actions.0 as *const _ as *mut _, cwd.as_ptr()) })?;
 
     let mut pid: libc::pid_t = 0;
+    let _spawning = super::pipe::spawning();
     // SAFETY: every pointer is valid for the call: the actions and attributes are initialised,
     // argv and envp are NULL-terminated arrays of NUL-terminated strings that outlive it.
     let rc = unsafe {
@@ -194,7 +195,7 @@ fn posix_spawn(
 }
 
 /// The spawn where glibc's posix_spawn cannot change directory (before 2.29, see
-/// [`super::sys`]): the same child as [`posix_spawn`]'s, made with fork. Only async-signal-safe
+/// [`super::fallback`]): the same child as [`posix_spawn`]'s, made with fork. Only async-signal-safe
 /// calls run in the child, on data prepared before the fork; an exec failure comes back as the
 /// error, as posix_spawn reports it, through a close-on-exec pipe.
 fn fork_exec(
@@ -216,6 +217,7 @@ fn fork_exec(
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
         old
     };
+    let spawning = super::pipe::spawning();
     // SAFETY: the child runs only `child`, which calls async-signal-safe functions and never
     // returns.
     let pid = unsafe { libc::fork() };
@@ -224,6 +226,7 @@ fn fork_exec(
         unsafe { child(program, argv, envp, cwd, stdio, null, report_write.as_raw_fd()) }
     }
     let forked = io::Error::last_os_error();
+    drop(spawning);
     // SAFETY: restores the mask saved above.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
     if pid < 0 {
@@ -266,7 +269,8 @@ unsafe fn child(
     report: RawFd,
 ) -> ! {
     unsafe fn fail(report: RawFd) -> ! {
-        let errno = *libc::__errno_location();
+        // Reads errno (no allocation): async-signal-safe.
+        let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
         libc::write(report, (&errno as *const c_int).cast(), 4);
         libc::_exit(127)
     }
@@ -295,7 +299,12 @@ unsafe fn child(
     // As glibc's posix_spawn: handlers back to the default (they are the host's code), SIGPIPE
     // and SIGTERM to the default even where ignored, then the empty mask.
     let mut action: libc::sigaction = std::mem::zeroed();
-    for signal in 1..=libc::SIGRTMAX() {
+    #[cfg(not(oh_portable))]
+    let last = libc::SIGRTMAX();
+    // No SIGRTMAX outside Linux: past the last signal, sigaction fails and the loop moves on.
+    #[cfg(oh_portable)]
+    let last = 64;
+    for signal in 1..=last {
         if libc::sigaction(signal, std::ptr::null(), &mut action) != 0 {
             continue;
         }
@@ -316,13 +325,7 @@ unsafe fn child(
 /// A close-on-exec pipe, (read end, write end), both numbered 3 or above so that the child's
 /// dup2 onto 0, 1 and 2 never overwrites one of them (a host may have closed its stdio).
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as RawFd; 2];
-    // SAFETY: pipe2 writes two fds into the array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both fds are new and ours.
-    let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (r, w) = super::pipe::cloexec_pipe()?;
     Ok((above_stdio(r)?, above_stdio(w)?))
 }
 
@@ -431,5 +434,71 @@ impl Drop for Attributes {
     fn drop(&mut self) {
         // SAFETY: initialised in `new`, destroyed once.
         unsafe { libc::posix_spawnattr_destroy(&mut self.0) };
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Pipes of this process that a child would inherit (not close-on-exec): the test harness's
+    /// own, if any.
+    fn inheritable_pipes() -> usize {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let fd: RawFd = e.file_name().to_str().and_then(|n| n.parse().ok()).unwrap_or(-1);
+                // SAFETY: F_GETFD only reads the flags of a number that may or may not be open.
+                let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+                flags >= 0
+                    && flags & libc::FD_CLOEXEC == 0
+                    && std::fs::read_link(e.path()).is_ok_and(|t| t.to_string_lossy().starts_with("pipe:"))
+            })
+            .count()
+    }
+
+    /// A hook never inherits a pipe end made for another one, even while other threads make
+    /// pipes as fast as they can: pipe2(O_CLOEXEC) on Linux; in the portable build (pipe, then
+    /// FD_CLOEXEC) because every spawn waits for the pipes being made. Without that lock the
+    /// children here inherit such pipes in nearly every run.
+    #[test]
+    fn no_child_inherits_a_pipe_made_while_it_starts() {
+        let baseline = inheritable_pipes();
+        let env = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/")).with(&[]).unwrap();
+        let argv = [c"ls".to_owned(), c"-l".to_owned(), c"/proc/self/fd/".to_owned()];
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        drop(super::super::pipe::cloexec_pipe().unwrap());
+                    }
+                });
+            }
+            for _ in 0..200 {
+                let req = Request {
+                    program: c"/bin/ls",
+                    argv: &argv,
+                    env: &env,
+                    cwd: c"/",
+                    pipe_stdin: false,
+                    pipe_stdout: true,
+                };
+                let child = spawn(&req).unwrap();
+                let mut listing = String::new();
+                std::fs::File::from(child.stdout.unwrap()).read_to_string(&mut listing).unwrap();
+                crate::os::child::reap(child.pid);
+                // stdout and stderr are pipes; anything else that is one was inherited.
+                let pipes = listing.lines().filter(|l| l.contains("-> pipe:")).count();
+                if pipes > 2 + baseline {
+                    stop.store(true, Ordering::Relaxed);
+                    panic!("the hook inherited a pipe it was not given:\n{listing}");
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
     }
 }

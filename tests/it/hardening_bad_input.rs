@@ -3,9 +3,8 @@
 //! and config, the outcome error code for envelopes, and the outcome / trace for bad hook
 //! responses and broken environments. Row ids (A1, B3, ...) are the table's.
 
-mod common;
-use common::process::*;
-use common::*;
+use crate::common::process::*;
+use crate::common::*;
 use oh_hooks::ffi;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
@@ -547,7 +546,7 @@ fn d_response_table() {
         ("D3 decision a boolean", r#"{"decision":true}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 decision upper case", r#"{"decision":"DENY"}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 top-level ask", r#"{"decision":"ask"}"#, json!({ "allowed": true, "result": "none" })),
-        // 1.2: a deny with no usable reason is named after its hook (README "Merging").
+        // 1.2: a deny with no usable reason is named after its hook (docs/config.md "Merging").
         ("D3 reason a number", r#"{"decision":"deny","reason":5}"#, json!({ "allowed": false, "result": "deny", "reason": "@named" })),
         ("D3 hookSpecificOutput a string", r#"{"hookSpecificOutput":"deny"}"#, json!({ "allowed": true, "result": "none" })),
         ("D3 permission a number", r#"{"hookSpecificOutput":{"decision":1}}"#, json!({ "allowed": true, "result": "none" })),
@@ -557,7 +556,7 @@ fn d_response_table() {
         ("D10 empty", "", json!({ "allowed": true, "result": "none" })),
         ("D11 NUL inside a string", "{\"decision\":\"deny\",\"reason\":\"a\\u0000b\"}", json!({ "allowed": false, "result": "deny", "reason": "a\u{0}b" })),
     ];
-    // Contract 1.2 (README "Every answer read tolerantly"): these were malformed in 1.1 and lost
+    // Contract 1.2 (docs/envelope.md "Reading answers"): these were malformed in 1.1 and lost
     // the deny; invalid UTF-8 is now read as U+FFFD and a byte-order mark is skipped.
     let parsed_bytes: Vec<(&str, &[u8], Value)> = vec![
         (

@@ -1,8 +1,8 @@
-//! A bounded pool of worker threads with a bounded queue (README "Reliability", version 1.1).
+//! A bounded pool of worker threads with a bounded queue (docs/reliability.md "Reliability", version 1.1).
 //!
 //! Version 1 started a thread per background hook: 300 fires of a non-blocking event with two
 //! slow hooks made 601 threads and 600 processes in 0.4 s. A pool caps both: at most
-//! `max_threads` jobs run, at most `queue_cap` wait, and [`Pool::submit`] refuses the rest so
+//! `max_threads` jobs run, at most `queue_cap` wait, and [`ThreadPool::submit`] refuses the rest so
 //! the caller can count them. Threads are started on demand and leave after a few idle
 //! seconds, so an idle engine holds none. Used per engine for background hooks (and meant for
 //! asynchronous fires too).
@@ -23,7 +23,7 @@ const IDLE_EXIT: Duration = Duration::from_secs(5);
 
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
-pub struct Pool {
+pub struct ThreadPool {
     shared: Arc<Shared>,
 }
 
@@ -31,7 +31,7 @@ struct Shared {
     name: &'static str,
     max_threads: usize,
     queue_cap: usize,
-    /// How long a worker that ran out of jobs keeps looking before it sleeps ([`Pool::spinning`]).
+    /// How long a worker that ran out of jobs keeps looking before it sleeps ([`ThreadPool::spinning`]).
     spin: Duration,
     /// The queue's length, readable without the lock by a spinning worker.
     queued: AtomicUsize,
@@ -54,7 +54,7 @@ struct State {
     /// Idle threads that are spinning, not sleeping: a job queued while one spins needs no
     /// wake-up (no futex call), and it is taken within a microsecond.
     spinning: usize,
-    /// Threads blocked in [`Pool::drain`]. With the idle count, it lets the hot path skip
+    /// Threads blocked in [`ThreadPool::drain`]. With the idle count, it lets the hot path skip
     /// `notify_*`: std's futex condvar makes a syscall on every notify, waiter or not, and an
     /// async fire round trip crosses the pool twice.
     draining: usize,
@@ -66,8 +66,8 @@ impl Shared {
     }
 }
 
-impl Pool {
-    pub fn new(name: &'static str, max_threads: usize, queue_cap: usize) -> Pool {
+impl ThreadPool {
+    pub fn new(name: &'static str, max_threads: usize, queue_cap: usize) -> ThreadPool {
         let shared = Shared {
             name,
             max_threads: max_threads.max(1),
@@ -78,7 +78,7 @@ impl Pool {
             work: Condvar::new(),
             empty: Condvar::new(),
         };
-        Pool { shared: Arc::new(shared) }
+        ThreadPool { shared: Arc::new(shared) }
     }
 
     /// A worker that runs out of jobs looks for the next one for `spin` (yielding the core to
@@ -86,7 +86,7 @@ impl Pool {
     /// job follows the last one's completion (an asynchronous fire awaited before the next), the
     /// next job then starts without a thread wake-up: one cross-thread hand-off a round trip
     /// instead of two. The cost: at most `spin` of one core's time after the last job of a burst.
-    pub fn spinning(mut self, spin: Duration) -> Pool {
+    pub fn spinning(mut self, spin: Duration) -> ThreadPool {
         Arc::get_mut(&mut self.shared).expect("set before the pool is used").spin = spin;
         self
     }
@@ -141,7 +141,7 @@ impl Pool {
         self.drain_until(None);
     }
 
-    /// [`Pool::drain`] until `deadline` (`None`: no limit). Whether the pool is empty.
+    /// [`ThreadPool::drain`] until `deadline` (`None`: no limit). Whether the pool is empty.
     /// Never called from one of the pool's own threads (it would wait for itself).
     pub fn drain_until(&self, deadline: Option<Instant>) -> bool {
         let mut st = self.shared.lock();
@@ -169,7 +169,7 @@ impl Pool {
     }
 }
 
-impl Drop for Pool {
+impl Drop for ThreadPool {
     fn drop(&mut self) {
         // Dropped by one of its own jobs (the job held the last reference to the pool's owner):
         // draining would wait for that job, that is, for itself. The engine's free drains its
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn bounded_and_drained() {
-        let pool = Pool::new("test", 2, 3);
+        let pool = ThreadPool::new("test", 2, 3);
         let ran = Arc::new(AtomicUsize::new(0));
         let gate = Arc::new((Mutex::new(false), Condvar::new()));
         let mut refused = 0;
@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn a_spinning_worker_takes_the_next_job_and_never_serializes_a_burst() {
-        let pool = Pool::new("test", 4, 16).spinning(Duration::from_millis(200));
+        let pool = ThreadPool::new("test", 4, 16).spinning(Duration::from_millis(200));
         // Warm: one worker exists and, having run out of jobs, spins.
         let (tx, rx) = std::sync::mpsc::channel();
         let t = tx.clone();
