@@ -3,9 +3,7 @@
 //! through each registered dialect's event table; the errors name what was wrong. Real engine,
 //! real hook processes, real files; the C ABI where the no-match shortcut could answer.
 
-mod common;
-
-use common::{engine, fire, fire_raw};
+use crate::common::{engine, fire, fire_raw};
 use oh_hooks::dialect::REGISTRY;
 use oh_hooks::envelope::tools::Kind;
 use oh_hooks::{ffi, Engine, Event};
