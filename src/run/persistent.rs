@@ -556,6 +556,11 @@ impl Worker {
         let mut written = 0;
         let mut stdin_open = true;
         let mut exited: Option<Option<Exit>> = None;
+        // Whether the whole request was still unread when poll last said stdout had bytes: taken
+        // before any other call, because a worker that writes a stray line and then reads the
+        // request does both within microseconds, and every call between the wake and the check
+        // in `in_step` (a waitid where there is no pidfd, a busy machine) widens that window.
+        let mut unread_at_wake = false;
         loop {
             if stdin_open && written < total {
                 match write_line(&self.stdin, envelope, written) {
@@ -568,7 +573,7 @@ impl Worker {
                 }
             }
             if let Some(answer) = self.take_line(max_bytes)? {
-                return self.in_step(answer, written);
+                return self.in_step(answer, written, unread_at_wake);
             }
             if let Some(exit) = exited {
                 return Err(self.exited(exit, written));
@@ -606,10 +611,13 @@ impl Worker {
             if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
                 return Err(Failure::NotOneResponse(format!("poll failed: {}", io::Error::last_os_error())));
             }
+            if fds[0].revents != 0 && written > 0 && !unread_at_wake {
+                unread_at_wake = self.unread_request() == Some(written);
+            }
             if fds[0].revents != 0 && self.read_stdout(max_bytes)? {
                 // EOF: a line already read was taken above; whatever is left is no answer.
                 if let Some(answer) = self.take_line(max_bytes)? {
-                    return self.in_step(answer, written);
+                    return self.in_step(answer, written, unread_at_wake);
                 }
                 // A process closes its fds a moment before it becomes waitable: EOF is often
                 // the first sign of an exit.
@@ -675,8 +683,9 @@ impl Worker {
     /// A line is this request's answer only once the worker has read some of the request:
     /// while every byte written is still in the stdin pipe, the line belongs to an earlier
     /// request (a late or second answer) and would otherwise be taken as this one's.
-    fn in_step(&self, answer: Vec<u8>, written: usize) -> Result<Vec<u8>, Failure> {
-        if written > 0 && self.unread_request() == Some(written) {
+    /// `unread_at_wake`: the same seen when poll woke for stdout (see [`Self::exchange`]).
+    fn in_step(&self, answer: Vec<u8>, written: usize, unread_at_wake: bool) -> Result<Vec<u8>, Failure> {
+        if unread_at_wake || (written > 0 && self.unread_request() == Some(written)) {
             return Err(Failure::OutOfStep);
         }
         Ok(answer)
