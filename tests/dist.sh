@@ -163,7 +163,7 @@ grep -q <<<"$(readelf -d "$c/lib/liboh_hooks.so.$version")" 'SONAME.*\[liboh_hoo
 for f in "lib/liboh_hooks.so.$version" bin/oh-hooks; do
   if grep -q <<<"$(readelf -S "$c/$f")" '\.debug_info\|\.symtab'; then bad "$f is stripped"; else ok "$f is stripped"; fi
 done
-at_most "$c/lib/liboh_hooks.so.$version" 5 "the stripped liboh_hooks.so"
+at_most "$c/lib/liboh_hooks.so.$version" 6 "the stripped liboh_hooks.so"
 at_floor "$c/lib/liboh_hooks.so.$version" "lib/liboh_hooks.so.$version"
 at_floor "$c/bin/oh-hooks" "bin/oh-hooks"
 export PKG_CONFIG_PATH=$c/lib/pkgconfig
