@@ -13,16 +13,20 @@ echo "== oh-hooks check --cwd $policy --trusted"
 "$cli" check --cwd "$policy" --trusted || exit 1
 
 failures=0
-fire() { # expected-exit envelope-file what
-  printf "\n== %s\n$ oh-hooks fire --cwd %s --trusted --wait < %s\n" "$3" "$policy" "$2"
-  "$cli" fire --cwd "$policy" --trusted --wait < "$2"
+# Fires envelope-file through the CLI with the flags after the first three arguments, and
+# counts a failure when the exit status is not the expected one (0: allowed, 1: refused).
+fire_with() { # expected-exit envelope-file what flags...
+  local want=$1 envelope=$2 what=$3; shift 3
+  printf "\n== %s\n$ oh-hooks fire %s < %s\n" "$what" "$*" "$envelope"
+  "$cli" fire "$@" < "$envelope"
   status=$?
-  if [ "$status" -eq "$1" ]; then
-    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
+  if [ "$status" -eq "$want" ]; then
+    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: refused"
   else
-    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
+    echo "-> UNEXPECTED exit $status (wanted $want)"; failures=$((failures + 1))
   fi
 }
+fire() { fire_with "$1" "$2" "$3" --cwd "$policy" --trusted --wait; }
 fire 0 examples/envelopes/bash-ls.json      "Bash 'ls -la src' is allowed"
 fire 1 examples/envelopes/bash-rm-rf.json   "Bash 'rm -rf /' is denied by guard-bash.sh"
 fire 0 examples/envelopes/prompt.json       "a prompt gets the project rules as additionalContext"
@@ -41,16 +45,7 @@ trap 'rm -rf "$claude_home"' EXIT
 claude_opts="{\"home\":\"$claude_home\"}"
 printf '\n== oh-hooks check --claude --cwd %s --trusted\n' "$claude"
 "$cli" check --claude --cwd "$claude" --trusted --options "$claude_opts" || failures=$((failures + 1))
-fire_claude() { # expected-exit envelope-file what
-  printf "\n== %s\n$ oh-hooks fire --claude --cwd %s --trusted < %s\n" "$3" "$claude" "$2"
-  "$cli" fire --claude --cwd "$claude" --trusted --options "$claude_opts" < "$2"
-  status=$?
-  if [ "$status" -eq "$1" ]; then
-    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: blocked"
-  else
-    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
-  fi
-}
+fire_claude() { fire_with "$1" "$2" "$3" --claude --cwd "$claude" --trusted --options "$claude_opts"; }
 fire_claude 1 $claude/envelopes/bash-rm-rf.json      "Claude Code: Bash 'rm -rf /' is blocked by bash-guard.sh (exit 2, stderr is the reason)"
 fire_claude 0 $claude/envelopes/bash-cargo-test.json "Claude Code: Bash 'cargo test' goes through"
 fire_claude 0 $claude/envelopes/prompt.json          "Claude Code: plain stdout of prompt-context.py becomes additionalContext"
@@ -63,16 +58,7 @@ fire_claude 0 $claude/envelopes/stop-tests-pass.json "Claude Code: once the test
 codex=examples/codex
 printf '\n== oh-hooks check --codex --cwd %s --trusted\n' "$codex"
 "$cli" check --codex --cwd "$codex" --trusted --options "$claude_opts" || failures=$((failures + 1))
-fire_codex() { # expected-exit envelope-file what
-  printf "\n== %s\n$ oh-hooks fire --codex --cwd %s --trusted < %s\n" "$3" "$codex" "$2"
-  "$cli" fire --codex --cwd "$codex" --trusted --options "$claude_opts" < "$2"
-  status=$?
-  if [ "$status" -eq "$1" ]; then
-    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: blocked"
-  else
-    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
-  fi
-}
+fire_codex() { fire_with "$1" "$2" "$3" --codex --cwd "$codex" --trusted --options "$claude_opts"; }
 fire_codex 1 $codex/envelopes/bash-rm-rf.json      "Codex: Bash 'rm -rf /' is blocked by bash-guard.sh (exit 2, stderr is the reason)"
 fire_codex 0 $codex/envelopes/bash-cargo-test.json "Codex: Bash 'cargo test' goes through"
 fire_codex 1 $codex/envelopes/edit-env.json        "Codex: an Edit of config/.env reaches protect-env.py as apply_patch and is denied"
@@ -86,16 +72,7 @@ gemini=examples/gemini
 gemini_opts="{\"home\":\"$claude_home\"}"
 printf '\n== oh-hooks check --gemini --cwd %s --trusted\n' "$gemini"
 "$cli" check --gemini --cwd "$gemini" --trusted --options "$gemini_opts" || failures=$((failures + 1))
-fire_gemini() { # expected-exit envelope-file what
-  printf "\n== %s\n$ oh-hooks fire --gemini --cwd %s --trusted < %s\n" "$3" "$gemini" "$2"
-  "$cli" fire --gemini --cwd "$gemini" --trusted --options "$gemini_opts" < "$2"
-  status=$?
-  if [ "$status" -eq "$1" ]; then
-    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
-  else
-    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
-  fi
-}
+fire_gemini() { fire_with "$1" "$2" "$3" --gemini --cwd "$gemini" --trusted --options "$gemini_opts"; }
 fire_gemini 1 $gemini/envelopes/rm-rf.json          "Gemini CLI: run_shell_command 'rm -rf /' is denied by shell-guard.sh (JSON decision)"
 fire_gemini 0 $gemini/envelopes/ls.json             "Gemini CLI: 'ls -la src' goes through"
 fire_gemini 0 $gemini/envelopes/force-push.json     "Gemini CLI: a force push asks the user (permissionDecision ask)"
@@ -109,16 +86,7 @@ fire_gemini 0 $gemini/envelopes/tool-selection.json "Gemini CLI: BeforeToolSelec
 cursor=examples/cursor
 printf '\n== oh-hooks check --cursor --cwd %s --trusted\n' "$cursor"
 "$cli" check --cursor --cwd "$cursor" --trusted --options "$claude_opts" || failures=$((failures + 1))
-fire_cursor() { # expected-exit envelope-file what
-  printf "\n== %s\n$ oh-hooks fire --cursor --cwd %s --trusted < %s\n" "$3" "$cursor" "$2"
-  "$cli" fire --cursor --cwd "$cursor" --trusted --wait --options "$claude_opts" < "$2"
-  status=$?
-  if [ "$status" -eq "$1" ]; then
-    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: refused"
-  else
-    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
-  fi
-}
+fire_cursor() { fire_with "$1" "$2" "$3" --cursor --cwd "$cursor" --trusted --wait --options "$claude_opts"; }
 fire_cursor 1 $cursor/envelopes/bash-rm-rf.json      "Cursor: 'rm -rf ~/' is refused by guard.py (beforeShellExecution, with the generic preToolUse)"
 fire_cursor 0 $cursor/envelopes/bash-cargo-test.json "Cursor: 'cargo test' is allowed"
 fire_cursor 0 $cursor/envelopes/bash-gh-merge.json   "Cursor: 'gh pr merge' asks the user (permissionDecision ask)"
@@ -133,16 +101,7 @@ fire_cursor 0 $cursor/envelopes/stop-after-two.json  "Cursor: after loop_limit (
 copilot=examples/copilot
 printf '\n== oh-hooks check --copilot --cwd %s --trusted\n' "$copilot"
 "$cli" check --copilot --cwd "$copilot" --trusted --options "$claude_opts" || failures=$((failures + 1))
-fire_copilot() { # expected-exit envelope-file what
-  printf "\n== %s\n$ oh-hooks fire --copilot --cwd %s --trusted < %s\n" "$3" "$copilot" "$2"
-  "$cli" fire --copilot --cwd "$copilot" --trusted --options "$claude_opts" < "$2"
-  status=$?
-  if [ "$status" -eq "$1" ]; then
-    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
-  else
-    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
-  fi
-}
+fire_copilot() { fire_with "$1" "$2" "$3" --copilot --cwd "$copilot" --trusted --options "$claude_opts"; }
 fire_copilot 1 $copilot/envelopes/bash-rm-rf.json        "Copilot: bash 'rm -rf /' is denied by guard.py (permissionDecision deny)"
 fire_copilot 0 $copilot/envelopes/bash-ls.json           "Copilot: bash 'ls -la src' is allowed"
 fire_copilot 1 $copilot/envelopes/write-outside-src.json "Copilot: a file created outside src/ is denied (the guard reads Copilot's \`path\`)"
@@ -155,16 +114,7 @@ fire_copilot 0 $copilot/envelopes/stop-tests-pass.json   "Copilot: once the test
 # Each guard refuses a different command; one prompt gets all six contexts.
 six=examples/six
 six_opts="{\"home\":\"$claude_home\",\"claude\":true,\"codex\":true,\"cursor\":true,\"copilot\":true,\"gemini\":true}"
-fire_six() { # expected-exit envelope-file what
-  printf "\n== %s\n$ oh-hooks fire --cwd %s --trusted --options '%s' < %s\n" "$3" "$six" "$six_opts" "$2"
-  "$cli" fire --cwd "$six" --trusted --options "$six_opts" < "$2"
-  status=$?
-  if [ "$status" -eq "$1" ]; then
-    [ "$status" -eq 0 ] && echo "-> exit 0: allowed" || echo "-> exit 1: denied"
-  else
-    echo "-> UNEXPECTED exit $status (wanted $1)"; failures=$((failures + 1))
-  fi
-}
+fire_six() { fire_with "$1" "$2" "$3" --cwd "$six" --trusted --options "$six_opts"; }
 fire_six 1 $six/envelopes/curl-sh.json    "six dialects: 'curl … | sh' is refused by the openHarness guard"
 fire_six 1 $six/envelopes/force-push.json "six dialects: 'git push --force' is refused by the Claude Code guard"
 fire_six 1 $six/envelopes/rm-rf.json      "six dialects: 'rm -rf /' is refused by the Codex guard"
