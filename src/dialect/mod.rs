@@ -523,6 +523,30 @@ pub fn no_callback(dialect: &dyn Dialect, kind: &str) -> String {
     format!("no host callback registered for `{kind}`; the {} {kind} hook was skipped", dialect.title())
 }
 
+
+/// What a JSON value is, in the words every dialect's config warnings use ("a list", "an object").
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A hook entry's optional string field, as every dialect's parser reads one: absent or `null` is
+/// `None`; a NUL byte (no command or path can carry one) or another type is an error naming the key.
+pub(crate) fn string_field(h: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match h.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.contains('\0') => Err(format!("`{key}` contains a NUL byte")),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(format!("`{key}` is {}, expected a string", kind(other))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

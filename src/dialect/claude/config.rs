@@ -11,7 +11,7 @@
 //! `disableAllHooks` are read; every other key belongs to Claude Code.
 
 use super::events;
-use crate::dialect::{File, Handler, Hook, Kind, Parsed, Place, Plugin, MAX_FILE_BYTES};
+use crate::dialect::{kind, string_field, File, Handler, Hook, Kind, Parsed, Place, Plugin, MAX_FILE_BYTES};
 use crate::event::Event;
 use crate::matcher::claude::{takes_if, ClaudeMatcher, PermissionRule};
 use serde_json::{Map, Value};
@@ -249,14 +249,7 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
             kind(value)
         ));
     };
-    let string = |key: &str| -> Result<Option<String>, String> {
-        match h.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if s.contains('\0') => Err(format!("`{key}` contains a NUL byte")),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(format!("`{key}` is {}, expected a string", kind(other))),
-        }
-    };
+    let string = |key: &str| string_field(h, key);
     let flag = |key: &str| -> Result<bool, String> {
         match h.get(key) {
             None | Some(Value::Null) => Ok(false),
@@ -401,17 +394,6 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
         sequential: false,
         name: None,
     })
-}
-
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 use super::files::{format, substitute, Format};
 use super::matcher::{matcher_field, CodexMatcher};
 use super::{event_of, EVENTS, LATER_EVENTS, MAX_TIMEOUT};
-use crate::dialect::{File, Handler, Hook, Plugin, MAX_FILE_BYTES};
+use crate::dialect::{kind, File, Handler, Hook, Plugin, MAX_FILE_BYTES};
 use crate::event::Event;
 use crate::matcher::claude::ClaudeMatcher;
 use serde_json::{Map, Value};
@@ -417,17 +417,6 @@ fn from_toml(v: toml::Value) -> Value {
         toml::Value::Datetime(d) => Value::String(d.to_string()),
         toml::Value::Array(a) => Value::Array(a.into_iter().map(from_toml).collect()),
         toml::Value::Table(t) => Value::Object(t.into_iter().map(|(k, v)| (k, from_toml(v))).collect::<Map<_, _>>()),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -12,7 +12,8 @@
 //! file. In a `settings.json` the `hooks` key is strict: one bad entry rejects them all.
 
 use super::{event_of, Mode, DEFAULT_TIMEOUT_SECS};
-use crate::dialect::claude::config::{kind, MAX_TIMEOUT_SECS};
+use crate::dialect::claude::config::MAX_TIMEOUT_SECS;
+use crate::dialect::{kind, string_field};
 use crate::dialect::MAX_FILE_BYTES;
 use crate::dialect::{File, Kind, Place, Plugin};
 use crate::event::Event;
@@ -332,14 +333,7 @@ fn hook_of(
             kind(value)
         ));
     };
-    let string = |key: &str| -> Result<Option<String>, String> {
-        match h.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if s.contains('\0') => Err(format!("`{key}` contains a NUL byte")),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(format!("`{key}` is {}, expected a string", kind(other))),
-        }
-    };
+    let string = |key: &str| string_field(h, key);
     let strings = |key: &str| -> Result<Vec<String>, String> {
         match h.get(key) {
             None | Some(Value::Null) => Ok(Vec::new()),

@@ -11,7 +11,7 @@
 
 use super::events::{self, CursorEvent};
 use super::matcher::CursorMatcher;
-use crate::dialect::{File, Handler, Hook, Kind, Parsed, Parser, Place, MAX_FILE_BYTES};
+use crate::dialect::{kind, string_field, File, Handler, Hook, Kind, Parsed, Parser, Place, MAX_FILE_BYTES};
 use crate::matcher::claude::ClaudeMatcher;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -238,14 +238,7 @@ fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParse
     let Value::Object(h) = value else {
         return Err(format!("expected a hook object such as {{\"command\": \"...\"}}, found {}", kind(value)));
     };
-    let string = |key: &str| -> Result<Option<String>, String> {
-        match h.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if s.contains('\0') => Err(format!("`{key}` contains a NUL byte")),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(format!("`{key}` is {}, expected a string", kind(other))),
-        }
-    };
+    let string = |key: &str| string_field(h, key);
     let handler = match string("type")?.as_deref() {
         None | Some("command") => {
             let command = string("command")?
@@ -347,17 +340,6 @@ pub fn matches(hook: &Hook, value: Option<&str>) -> bool {
         (_, None) | (ClaudeMatcher::Any, _) => true,
         (ClaudeMatcher::Regex(re), Some(v)) => CursorMatcher::Regex(re.clone()).matches(Some(v)),
         (ClaudeMatcher::Names(names), Some(v)) => names.iter().any(|n| n == v),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 
