@@ -523,7 +523,6 @@ pub fn no_callback(dialect: &dyn Dialect, kind: &str) -> String {
     format!("no host callback registered for `{kind}`; the {} {kind} hook was skipped", dialect.title())
 }
 
-
 /// What a JSON value is, in the words every dialect's config warnings use ("a list", "an object").
 pub(crate) fn kind(v: &Value) -> &'static str {
     match v {

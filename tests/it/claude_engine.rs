@@ -3,7 +3,6 @@
 //! fields, the parallel merge and its place after the openHarness walk, Stop-family blocking,
 //! rewrites, failures. The conformance suite (real bash/python3/node hooks) lives beside it.
 
-
 use crate::common::fire;
 use oh_hooks::Engine;
 use serde_json::{json, Value};

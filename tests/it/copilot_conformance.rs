@@ -736,8 +736,11 @@ fn a_hooks_directory_is_bounded() {
 fn odd_text_in_the_envelope_reaches_both_payloads() {
     let p = Project::new();
     let rec = p.path("rec");
-    p.project_hooks("a.json", json!({ "preToolUse": [{ "bash": script("guard.sh"), "matcher": "bash" }, recording(&rec)],
-        "PreToolUse": [recording(&rec)] }));
+    p.project_hooks(
+        "a.json",
+        json!({ "preToolUse": [{ "bash": script("guard.sh"), "matcher": "bash" }, recording(&rec)],
+        "PreToolUse": [recording(&rec)] }),
+    );
     let o = crate::common::fire_raw(
         &p.engine(),
         r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"rm -rf / #\ud800","n":1e999}}"#,
@@ -760,8 +763,11 @@ fn running_bash_cwd_env_and_variables() {
         r#"[[ -n "$BASH_VERSION" ]] && echo bash > {o}; pwd >> {o}; echo "$LOG_LEVEL" >> {o}; echo "$COPILOT_PROJECT_DIR" >> {o}; echo "x${{CLAUDE_PROJECT_DIR:-}}x" >> {o}"#,
         o = out.display()
     );
-    p.project_hooks("a.json", json!({ "postToolUse": [{ "bash": line, "cwd": "sub", "env": { "LOG_LEVEL": "debug" } }],
-        "preToolUse": [{ "bash": "sleep 10", "timeoutSec": 0.5 }] }));
+    p.project_hooks(
+        "a.json",
+        json!({ "postToolUse": [{ "bash": line, "cwd": "sub", "env": { "LOG_LEVEL": "debug" } }],
+        "preToolUse": [{ "bash": "sleep 10", "timeoutSec": 0.5 }] }),
+    );
     let e = p.engine_with(json!({ "waitNonBlocking": true }));
     let o = fire(&e, json!({ "event": "postToolUse", "toolName": "Bash", "toolInput": { "command": "ls" } }));
     let got = std::fs::read_to_string(&out).unwrap_or_else(|_| panic!("{o}"));

@@ -340,7 +340,10 @@ fn subagent_start_can_be_refused_and_ask_is_a_deny_there() {
     let c = Cu::new();
     c.project(&hooks(vec![(
         "subagentStart",
-        vec![with(says(json!({ "permission": "ask", "user_message": "no sub-agents" })), json!({ "matcher": "explore" }))],
+        vec![with(
+            says(json!({ "permission": "ask", "user_message": "no sub-agents" })),
+            json!({ "matcher": "explore" }),
+        )],
     )]));
     let out = c.fire(json!({ "event": "subagentStart", "subagent_type": "explore" }));
     assert_eq!(out["allowed"], false, "{out}");
@@ -417,12 +420,15 @@ fn a_shell_matcher_tests_the_command_text_and_a_tool_matcher_the_cursor_name() {
     let log = c.file("log");
     c.project(&hooks(vec![
         ("beforeShellExecution", vec![with(record(&log, "net"), json!({ "matcher": "curl|wget|nc " }))]),
-        ("preToolUse", vec![
-            with(record(&log, "Shell"), json!({ "matcher": "Shell" })),
-            with(record(&log, "Bash"), json!({ "matcher": "^Bash$" })),
-            with(record(&log, "mcp"), json!({ "matcher": "^MCP:" })),
-            with(record(&log, "star"), json!({ "matcher": "*" })),
-        ]),
+        (
+            "preToolUse",
+            vec![
+                with(record(&log, "Shell"), json!({ "matcher": "Shell" })),
+                with(record(&log, "Bash"), json!({ "matcher": "^Bash$" })),
+                with(record(&log, "mcp"), json!({ "matcher": "^MCP:" })),
+                with(record(&log, "star"), json!({ "matcher": "*" })),
+            ],
+        ),
         ("beforeMCPExecution", vec![with(record(&log, "mcp-tool"), json!({ "matcher": "^read_text$" }))]),
     ]));
     let run = |envelope: Value| {
@@ -457,7 +463,10 @@ fn permission_deny_with_agent_message_as_reason_and_user_message_for_the_user() 
     assert_eq!(out["allowed"], false, "{out}");
     assert_eq!(out["reason"], "reading /p/.env is not allowed", "{out}");
     // Messages next to an allow are not used.
-    c.project(&hooks(vec![("preToolUse", vec![says(json!({ "permission": "allow", "user_message": "hi", "agent_message": "x" }))])]));
+    c.project(&hooks(vec![(
+        "preToolUse",
+        vec![says(json!({ "permission": "allow", "user_message": "hi", "agent_message": "x" }))],
+    )]));
     let out = c.fire(bash("ls"));
     assert_eq!(out["permissionDecision"], "allow", "{out}");
     assert!(out.get("systemMessage").is_none() && out.get("reason").is_none(), "{out}");
@@ -489,8 +498,12 @@ fn updated_input_on_pre_tool_use_goes_back_in_the_host_field_names() {
     assert_eq!(out["permissionDecision"], "allow", "{out}");
     assert_eq!(out["updatedInput"], json!({ "command": "ls -la" }), "{out}");
     // Grep: Cursor's `file_path` is the host's `path`.
-    c.project(&hooks(vec![("preToolUse", vec![says(json!({ "updated_input": { "pattern": "x", "file_path": "src" } }))])]));
-    let out = c.fire(json!({ "event": "preToolUse", "toolName": "Grep", "toolInput": { "pattern": "y", "path": "." } }));
+    c.project(&hooks(vec![(
+        "preToolUse",
+        vec![says(json!({ "updated_input": { "pattern": "x", "file_path": "src" } }))],
+    )]));
+    let out =
+        c.fire(json!({ "event": "preToolUse", "toolName": "Grep", "toolInput": { "pattern": "y", "path": "." } }));
     assert_eq!(out["updatedInput"], json!({ "pattern": "x", "path": "src" }), "{out}");
     // Only on preToolUse.
     c.project(&hooks(vec![("beforeShellExecution", vec![says(json!({ "updated_input": { "command": "x" } }))])]));
@@ -609,7 +622,8 @@ fn other_failures_proceed_unless_fail_closed() {
         assert!(out["reason"].as_str().unwrap().contains("failClosed"), "{name}: {out}");
         // Where nothing can be refused, failClosed changes nothing.
         c.project(&hooks(vec![("postToolUse", vec![with(hook, json!({ "failClosed": true }))])]));
-        let out = c.fire_with(json!({ "waitNonBlocking": true }), json!({ "event": "postToolUse", "toolName": "Bash" }));
+        let out =
+            c.fire_with(json!({ "waitNonBlocking": true }), json!({ "event": "postToolUse", "toolName": "Bash" }));
         assert_eq!(out["allowed"], true, "{name}: {out}");
     }
 }
@@ -667,10 +681,19 @@ fn garbage_and_oversized_answers_never_turn_a_deny_into_an_allow() {
     for (name, hook) in [
         ("repeated key", answer(0, r#"{"permission":"deny","agent_message":"r","permission":"allow"}"#, "")),
         ("repeated key, null", answer(0, r#"{"permission":"deny","agent_message":"r","permission":null}"#, "")),
-        ("byte-order mark", py(r#"import sys; sys.stdout.buffer.write(b'\xef\xbb\xbf{"permission":"deny","agent_message":"r"}')"#)),
-        ("invalid UTF-8", py(r#"import sys; sys.stdout.buffer.write(b'{"permission":"deny","agent_message":"r\xe2\x82"}')"#)),
+        (
+            "byte-order mark",
+            py(r#"import sys; sys.stdout.buffer.write(b'\xef\xbb\xbf{"permission":"deny","agent_message":"r"}')"#),
+        ),
+        (
+            "invalid UTF-8",
+            py(r#"import sys; sys.stdout.buffer.write(b'{"permission":"deny","agent_message":"r\xe2\x82"}')"#),
+        ),
         ("lone surrogate", answer(0, r#"{"permission":"deny","agent_message":"r\ud800"}"#, "")),
-        ("deep nesting", py(r#"print('{"x":' + '['*100000 + ']'*100000 + ',"permission":"deny","agent_message":"r"}')"#)),
+        (
+            "deep nesting",
+            py(r#"print('{"x":' + '['*100000 + ']'*100000 + ',"permission":"deny","agent_message":"r"}')"#),
+        ),
         ("oversized", py(r#"print('{"pad":"' + 'x'*3000000 + '","permission":"deny"}')"#)),
     ] {
         c.project(&hooks(vec![("beforeShellExecution", vec![hook])]));
@@ -698,9 +721,16 @@ fn a_host_tool_named_in_tools_reaches_cursor_hooks_as_shell_and_a_rewrite_goes_b
     let log = c.file("log");
     c.project(&hooks(vec![
         ("beforeShellExecution", vec![record(&log, "shell"), cmd(script("shell-guard.sh"))]),
-        ("preToolUse", vec![with(says(json!({ "updated_input": { "command": "ls -la", "cwd": "/tmp" } })), json!({ "matcher": "^Shell$" }))]),
+        (
+            "preToolUse",
+            vec![with(
+                says(json!({ "updated_input": { "command": "ls -la", "cwd": "/tmp" } })),
+                json!({ "matcher": "^Shell$" }),
+            )],
+        ),
     ]));
-    let tools = json!({ "tools": { "run_cmd": { "kind": "shell", "fields": { "command": "cmdline", "cwd": "dir" } } } });
+    let tools =
+        json!({ "tools": { "run_cmd": { "kind": "shell", "fields": { "command": "cmdline", "cwd": "dir" } } } });
     let run = |line: &str| json!({ "event": "preToolUse", "toolName": "run_cmd", "toolInput": { "cmdline": line, "dir": "/src" } });
     let out = c.fire_with(tools.clone(), run("rm -rf /"));
     assert_eq!(out["allowed"], false, "the shell guard sees the host's shell tool: {out}");

@@ -26,7 +26,11 @@ fn fixture(name: &str) -> String {
 
 impl Dirs {
     fn new() -> Dirs {
-        Dirs { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap(), record: tempfile::tempdir().unwrap() }
+        Dirs {
+            home: tempfile::tempdir().unwrap(),
+            cwd: tempfile::tempdir().unwrap(),
+            record: tempfile::tempdir().unwrap(),
+        }
     }
 
     fn put(&self, path: &Path, value: &Value) -> PathBuf {
@@ -130,7 +134,11 @@ fn settings_files_may_have_comments() {
 #[test]
 fn timeouts_count_milliseconds_and_a_timed_out_hook_lets_the_action_through() {
     let d = Dirs::new();
-    d.user(on("BeforeTool", None, json!([{"type": "command", "command": "sleep 5; echo '{\"decision\":\"deny\"}'", "timeout": 300}])));
+    d.user(on(
+        "BeforeTool",
+        None,
+        json!([{"type": "command", "command": "sleep 5; echo '{\"decision\":\"deny\"}'", "timeout": 300}]),
+    ));
     let start = Instant::now();
     let out = fire(&d.engine(json!({})), rm());
     assert!(start.elapsed() < Duration::from_secs(4), "300 means 300 ms: {:?}", start.elapsed());
@@ -144,7 +152,10 @@ fn the_handlers_env_and_the_gemini_variables_reach_the_hook() {
     let d = Dirs::new();
     let record = format!("{} env", fixture("record.sh"));
     d.user(on("BeforeTool", None, json!([{"type": "command", "command": record, "env": {"HOOK_ENV": "from-settings", "GEMINI_SESSION_ID": "overridden"}}])));
-    fire(&d.engine(json!({})), json!({"event": "preToolUse", "toolName": "Bash", "toolArgs": "ls", "sessionId": "abc", "plansDir": "/plans"}));
+    fire(
+        &d.engine(json!({})),
+        json!({"event": "preToolUse", "toolName": "Bash", "toolArgs": "ls", "sessionId": "abc", "plansDir": "/plans"}),
+    );
     let env = d.recorded("env", "env");
     let cwd = d.cwd.path().display().to_string();
     for line in [
@@ -174,7 +185,10 @@ fn stdin_is_gemini_clis_with_its_tool_names_and_fields() {
     assert!(stdin.starts_with(r#"{"session_id":"s","cwd":"#), "{stdin}");
     assert!(stdin.contains(r#""hook_event_name":"BeforeTool","timestamp":""#), "{stdin}");
     assert!(stdin.contains(r#""tool_name":"grep_search","tool_input":{"pattern":"x","dir_path":"src"}"#), "{stdin}");
-    assert!(stdin.contains(r#""odd":"\ud800","big":1e999"#), "values pass as written (README \"One envelope\"): {stdin}");
+    assert!(
+        stdin.contains(r#""odd":"\ud800","big":1e999"#),
+        "values pass as written (README \"One envelope\"): {stdin}"
+    );
     fire(&e, json!({"event": "postToolUse", "toolName": "Bash", "toolArgs": "ls", "toolOutput": "a.txt"}));
     let stdin = d.recorded("after", "stdin");
     assert!(stdin.contains(r#""hook_event_name":"AfterTool""#), "{stdin}");
@@ -208,7 +222,10 @@ fn extensions_are_plugins_with_extension_path() {
     let ext = d.home.path().join(".gemini/extensions/guard");
     std::fs::create_dir_all(ext.join("scripts")).unwrap();
     std::fs::copy(hooks_dir().join("guard.sh"), ext.join("scripts/guard.sh")).unwrap();
-    d.put(&ext.join("hooks/hooks.json"), &on("BeforeTool", Some("run_shell_command"), json!([cmd("bash ${extensionPath}${/}scripts/guard.sh")])));
+    d.put(
+        &ext.join("hooks/hooks.json"),
+        &on("BeforeTool", Some("run_shell_command"), json!([cmd("bash ${extensionPath}${/}scripts/guard.sh")])),
+    );
     let out = fire(&d.engine(json!({"gemini": {"plugins": [ext]}})), rm());
     assert_eq!(out["allowed"], false, "{out}");
     assert!(out["hooks"][0]["source"].as_str().unwrap().ends_with("hooks/hooks.json"), "{out}");
@@ -274,7 +291,11 @@ fn answer(d: &Dirs, event: &str, command: &str, envelope: Value) -> Value {
 fn exit_codes_and_plain_text() {
     let d = Dirs::new();
     let out = answer(&d, "BeforeTool", "echo 'careful' >&2; exit 1", rm());
-    assert_eq!((out["allowed"].clone(), out["systemMessage"].clone()), (json!(true), json!("Warning: careful")), "exit 1 warns: {out}");
+    assert_eq!(
+        (out["allowed"].clone(), out["systemMessage"].clone()),
+        (json!(true), json!("Warning: careful")),
+        "exit 1 warns: {out}"
+    );
     let out = answer(&d, "BeforeTool", "echo 'from stdout'; echo 'from stderr' >&2; exit 2", rm());
     assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("from stdout")), "{out}");
     let out = answer(&d, "BeforeTool", "exit 2", rm());
@@ -284,7 +305,11 @@ fn exit_codes_and_plain_text() {
     let out = answer(&d, "BeforeTool", "echo 'logged it'", rm());
     assert_eq!((out["allowed"].clone(), out["systemMessage"].clone()), (json!(true), json!("logged it")), "{out}");
     let out = answer(&d, "BeforeTool", r#"echo '{"decision":"deny","reason":"json on exit 1"}'; exit 1"#, rm());
-    assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("json on exit 1")), "JSON on any exit code: {out}");
+    assert_eq!(
+        (out["allowed"].clone(), out["reason"].clone()),
+        (json!(false), json!("json on exit 1")),
+        "JSON on any exit code: {out}"
+    );
     let out = answer(&d, "BeforeTool", r#"echo '{"decision":"allow"}'; exit 2"#, rm());
     assert_eq!(out["allowed"], true, "exit 2 with a JSON allow: {out}");
     assert!(out.get("permissionDecision").is_none(), "allow approves nothing: {out}");
@@ -297,8 +322,13 @@ fn ask_stop_system_message_and_rewrites() {
     let d = Dirs::new();
     let out = answer(&d, "BeforeTool", r#"echo '{"decision":"ask","reason":"sure?"}'"#, rm());
     assert_eq!(out["permissionDecision"], "ask", "{out}");
-    let out = answer(&d, "BeforeTool", r#"echo '{"continue":false,"stopReason":"enough","systemMessage":"bye"}'"#, rm());
-    assert_eq!((out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()), (json!(false), json!(false), json!("enough")), "{out}");
+    let out =
+        answer(&d, "BeforeTool", r#"echo '{"continue":false,"stopReason":"enough","systemMessage":"bye"}'"#, rm());
+    assert_eq!(
+        (out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()),
+        (json!(false), json!(false), json!("enough")),
+        "{out}"
+    );
     assert_eq!(out["systemMessage"], "bye", "{out}");
     // tool_input replaces the input, in the host's field names (file_path for Claude's Read).
     let out = answer(
@@ -314,8 +344,12 @@ fn ask_stop_system_message_and_rewrites() {
 #[test]
 fn after_tool_can_withhold_the_result_and_context_reaches_the_outcome() {
     let d = Dirs::new();
-    let out = answer(&d, "AfterTool", r#"echo '{"decision":"deny","reason":"secret in output"}'"#,
-        json!({"event": "postToolUse", "toolName": "Bash", "toolArgs": "cat .env", "toolOutput": "KEY=1"}));
+    let out = answer(
+        &d,
+        "AfterTool",
+        r#"echo '{"decision":"deny","reason":"secret in output"}'"#,
+        json!({"event": "postToolUse", "toolName": "Bash", "toolArgs": "cat .env", "toolOutput": "KEY=1"}),
+    );
     assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("secret in output")), "{out}");
     let e = {
         d.user(json!({ "hooks": {
@@ -340,11 +374,25 @@ fn after_tool_can_withhold_the_result_and_context_reaches_the_outcome() {
 #[test]
 fn after_agent_deny_means_go_on() {
     let d = Dirs::new();
-    let out = answer(&d, "AfterAgent", r#"echo '{"decision":"block","reason":"run the tests first"}'"#, json!({"event": "turnStop"}));
+    let out = answer(
+        &d,
+        "AfterAgent",
+        r#"echo '{"decision":"block","reason":"run the tests first"}'"#,
+        json!({"event": "turnStop"}),
+    );
     assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("run the tests first")), "{out}");
     // `continue: false` there stops the agent: it is not "do not stop".
-    let out = answer(&d, "AfterAgent", r#"echo '{"continue":false,"stopReason":"done for today"}'"#, json!({"event": "turnStop"}));
-    assert_eq!((out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()), (json!(true), json!(false), json!("done for today")), "{out}");
+    let out = answer(
+        &d,
+        "AfterAgent",
+        r#"echo '{"continue":false,"stopReason":"done for today"}'"#,
+        json!({"event": "turnStop"}),
+    );
+    assert_eq!(
+        (out["allowed"].clone(), out["continue"].clone(), out["stopReason"].clone()),
+        (json!(true), json!(false), json!("done for today")),
+        "{out}"
+    );
 }
 
 #[test]
@@ -363,13 +411,21 @@ fn model_hooks_in_node() {
     let out = fire(&e, json!({"event": "afterModel", "llmRequest": req, "llmResponse": {"candidates": []}}));
     assert_eq!(out["llmResponse"]["candidates"][0]["content"]["parts"][0], "[redacted]", "{out}");
     let out = fire(&e, json!({"event": "beforeToolSelection", "llmRequest": req}));
-    assert_eq!(out["toolConfig"], json!({"mode": "ANY", "allowedFunctionNames": ["glob", "read_file", "write_file"]}), "a union: {out}");
+    assert_eq!(
+        out["toolConfig"],
+        json!({"mode": "ANY", "allowedFunctionNames": ["glob", "read_file", "write_file"]}),
+        "a union: {out}"
+    );
 }
 
 #[test]
 fn before_model_a_later_allow_replaces_a_deny_as_in_gemini_cli() {
     let d = Dirs::new();
-    d.user(on("BeforeModel", None, json!([cmd(r#"echo '{"decision":"deny","reason":"r"}'"#), cmd(r#"echo '{"decision":"allow"}'"#)])));
+    d.user(on(
+        "BeforeModel",
+        None,
+        json!([cmd(r#"echo '{"decision":"deny","reason":"r"}'"#), cmd(r#"echo '{"decision":"allow"}'"#)]),
+    ));
     let out = fire(&d.engine(json!({})), json!({"event": "beforeModel", "llmRequest": {}}));
     assert_eq!(out["allowed"], true, "{out}");
     d.user(on("BeforeModel", None, json!([cmd(r#"echo '{"decision":"allow"}'"#), cmd(r#"echo '{"decision":"deny","reason":"no model","hookSpecificOutput":{"llm_response":{"candidates":[]}}}'"#)])));
@@ -383,7 +439,11 @@ fn before_model_a_later_allow_replaces_a_deny_as_in_gemini_cli() {
 #[test]
 fn any_deny_wins_and_reasons_join() {
     let d = Dirs::new();
-    d.user(on("BeforeTool", None, json!([cmd(r#"echo '{"decision":"allow","reason":"fine by me"}'"#), cmd("echo 'no' >&2; exit 2")])));
+    d.user(on(
+        "BeforeTool",
+        None,
+        json!([cmd(r#"echo '{"decision":"allow","reason":"fine by me"}'"#), cmd("echo 'no' >&2; exit 2")]),
+    ));
     let out = fire(&d.engine(json!({})), rm());
     assert_eq!((out["allowed"].clone(), out["reason"].clone()), (json!(false), json!("fine by me\nno")), "{out}");
 }
@@ -393,7 +453,10 @@ fn groups_run_in_parallel_unless_one_says_sequential() {
     let d = Dirs::new();
     let flag = d.record.path().join("flag");
     // The first hook waits for the second's file: only a parallel run finishes in time.
-    let wait = format!("for i in $(seq 50); do [ -e '{0}' ] && exit 0; sleep 0.1; done; echo 'ran alone' >&2; exit 2", flag.display());
+    let wait = format!(
+        "for i in $(seq 50); do [ -e '{0}' ] && exit 0; sleep 0.1; done; echo 'ran alone' >&2; exit 2",
+        flag.display()
+    );
     let make = format!("touch '{}'", flag.display());
     d.user(json!({ "hooks": { "BeforeTool": [{"hooks": [cmd(&wait)]}, {"hooks": [cmd(&make)]}] } }));
     let out = fire(&d.engine(json!({})), rm());
@@ -426,7 +489,8 @@ fn matchers_by_gemini_clis_rules() {
         "BeforeAgent": [{"matcher": "anything at all", "hooks": [deny("ignored matcher")]}],
     }}));
     let e = d.engine(json!({"waitNonBlocking": true}));
-    let reason = |tool: &str| fire(&e, json!({"event": "preToolUse", "toolName": tool, "toolInput": {}}))["reason"].clone();
+    let reason =
+        |tool: &str| fire(&e, json!({"event": "preToolUse", "toolName": tool, "toolInput": {}}))["reason"].clone();
     assert_eq!(reason("Bash"), "regex, unanchored");
     assert_eq!(reason("read_file("), "literal");
     assert_eq!(reason("Edit"), "trimmed alternation", "Edit is Gemini's replace");
@@ -491,11 +555,18 @@ fn shell_syntax_in_the_envelope_never_runs() {
     let d = Dirs::new();
     let pwned = d.record.path().join("pwned");
     let p = pwned.display();
-    d.user(on("BeforeTool", None, json!([cmd("cat > /dev/null; echo \"$GEMINI_SESSION_ID $GEMINI_CWD $GEMINI_PLANS_DIR\" >&2; exit 2")])));
+    d.user(on(
+        "BeforeTool",
+        None,
+        json!([cmd("cat > /dev/null; echo \"$GEMINI_SESSION_ID $GEMINI_CWD $GEMINI_PLANS_DIR\" >&2; exit 2")]),
+    ));
     let evil = format!("$(touch {p}); `touch {p}`; touch {p}");
-    let out = fire(&d.engine(json!({})), json!({
-        "event": "preToolUse", "toolName": "Bash", "toolInput": {"command": evil}, "sessionId": evil, "plansDir": format!("x' ; touch {p} ; '"),
-    }));
+    let out = fire(
+        &d.engine(json!({})),
+        json!({
+            "event": "preToolUse", "toolName": "Bash", "toolInput": {"command": evil}, "sessionId": evil, "plansDir": format!("x' ; touch {p} ; '"),
+        }),
+    );
     assert_eq!(out["allowed"], false, "{out}");
     assert!(!pwned.exists(), "text of the envelope ran as shell: {out}");
     assert!(out["reason"].as_str().unwrap().starts_with(&evil), "the values arrive as text: {out}");

@@ -67,7 +67,10 @@ fn every_recorded_case_decides_as_gemini_cli_does() {
                 for key in ["tool_input", "llm_request", "prompt"] {
                     let ours = view.raw(key).map(|r| serde_json::from_str::<Value>(r).unwrap());
                     if ours.as_ref() != seen.get(key) {
-                        failures.push(format!("{name}: hook {i} saw {key} {ours:?}, gemini-cli passed {:?}", seen.get(key)));
+                        failures.push(format!(
+                            "{name}: hook {i} saw {key} {ours:?}, gemini-cli passed {:?}",
+                            seen.get(key)
+                        ));
                     }
                 }
             }

@@ -1,7 +1,6 @@
 //! Host callbacks through the Rust API: Claude Code `prompt` hooks answered by the host function
 //! registered as `prompt` (the C ABI's own tests are tests/c/test_callbacks.c).
 
-
 use oh_hooks::host::{self, HostFunction};
 use oh_hooks::Engine;
 use serde_json::{json, Value};
@@ -47,8 +46,10 @@ fn claude_prompt_hooks_ask_the_host() {
         requests: Mutex::new(Vec::new()),
     });
     e.register("prompt", Some(model.clone()));
-    let o =
-        crate::common::fire(&e, json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": "rm -rf /" } }));
+    let o = crate::common::fire(
+        &e,
+        json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": "rm -rf /" } }),
+    );
     assert_eq!(o["allowed"], false, "{o}");
     assert_eq!(o["hooks"][0]["type"], "prompt", "{o}");
     assert_eq!(o["hooks"][0]["timedOut"], false, "{o}");

@@ -5,7 +5,6 @@
 //! rewrite comes back under `cmd`. openHarness hooks keep seeing the host's own names. Real
 //! engines, real settings files, real hook processes (sh, jq, python3).
 
-
 use crate::common::fire_raw;
 use oh_hooks::Engine;
 use serde_json::{json, Value};

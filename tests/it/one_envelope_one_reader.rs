@@ -4,7 +4,6 @@
 //! Claude Code guard as `tool_input.command`. Real engines, real hook processes, a real HTTP
 //! server.
 
-
 use crate::common::{engine, fire_raw, one_hook, trace};
 use oh_hooks::host::{self, HostFunction};
 use oh_hooks::Engine;

@@ -102,7 +102,11 @@ pub fn read(event: Event, via: Via, ran: &Ran) -> Read {
             Some(2) => " (exit 2)",
             _ => "",
         };
-        read.reason = Some(format!("Denied by {} hook `{}`{how}", super::name_of(event, super::Mode::Camel).unwrap_or(event.name()), ran.name));
+        read.reason = Some(format!(
+            "Denied by {} hook `{}`{how}",
+            super::name_of(event, super::Mode::Camel).unwrap_or(event.name()),
+            ran.name
+        ));
     }
     read
 }

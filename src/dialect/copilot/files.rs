@@ -13,8 +13,8 @@
 
 use super::{event_of, Mode, DEFAULT_TIMEOUT_SECS};
 use crate::dialect::claude::config::MAX_TIMEOUT_SECS;
-use crate::dialect::{kind, string_field};
 use crate::dialect::MAX_FILE_BYTES;
+use crate::dialect::{kind, string_field};
 use crate::dialect::{File, Kind, Place, Plugin};
 use crate::event::Event;
 use crate::matcher::claude::ClaudeMatcher;

@@ -137,7 +137,9 @@ impl Parser for CopilotParser {
 /// engine starts it directly when it is a program and plain words, as bash would.
 fn hook(h: files::Hook) -> Hook {
     let (handler, argv) = match h.handler {
-        files::Handler::Http { url, headers, allowed_env_vars } => (Handler::Http { url, headers, allowed_env_vars }, None),
+        files::Handler::Http { url, headers, allowed_env_vars } => {
+            (Handler::Http { url, headers, allowed_env_vars }, None)
+        }
         files::Handler::Shell(line) => {
             let words = crate::words::plain_words(&line);
             (Handler::Command { command: line, args: None }, words)
@@ -255,7 +257,10 @@ impl Dialect for Copilot {
     /// Each hook's matcher against its mode's values (any one matching runs it).
     fn select(&self, _event: Event, hooks: &[&Hook], view: &View, _site: &Site) -> Vec<usize> {
         let values = |key: &str| -> Vec<&str> {
-            view.fields.get(key).and_then(Value::as_array).map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect())
+            view.fields
+                .get(key)
+                .and_then(Value::as_array)
+                .map_or(Vec::new(), |a| a.iter().filter_map(Value::as_str).collect())
         };
         let (camel, pascal) = (values("camel"), values("pascal"));
         (0..hooks.len())

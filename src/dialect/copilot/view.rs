@@ -206,7 +206,13 @@ mod tests {
     use super::*;
 
     fn view(text: &str, event: Event, mode: Mode) -> View {
-        View::build(&Envelope::parse(text, event).unwrap(), mode, Path::new("/work"), 1_757_421_296_789, &HostTools::default())
+        View::build(
+            &Envelope::parse(text, event).unwrap(),
+            mode,
+            Path::new("/work"),
+            1_757_421_296_789,
+            &HostTools::default(),
+        )
     }
 
     #[test]

@@ -191,10 +191,8 @@ fn interpret(event: &CursorEvent, obj: &Obj, hook: &Hook, fire: Fire) -> CursorA
     }
     answer.context = string(obj, "additional_context");
     if event.name == "preToolUse" && !answer.refuse {
-        answer.updated_input = obj
-            .get_by("updated_input", |_| false)
-            .filter(|v| v.kind() == Kind::Object)
-            .and_then(Val::to_value);
+        answer.updated_input =
+            obj.get_by("updated_input", |_| false).filter(|v| v.kind() == Kind::Object).and_then(Val::to_value);
     }
     let followup_consumed = match event.name {
         "stop" => true,
@@ -288,7 +286,8 @@ mod tests {
 
     fn hook(event: &str, extra: &str) -> Hook {
         let text = format!(r#"{{"version":1,"hooks":{{"{event}":[{{"command":"h"{extra}}}]}}}}"#);
-        let file = File { path: PathBuf::from("/h.json"), kind: Kind::Own, plugin: None, change_source: None, dir: None };
+        let file =
+            File { path: PathBuf::from("/h.json"), kind: Kind::Own, plugin: None, change_source: None, dir: None };
         let p = parse(&file, text.as_bytes(), &mut CursorParser::default());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         p.hooks.into_iter().next().unwrap().1
@@ -307,7 +306,14 @@ mod tests {
     #[test]
     fn permission_per_event() {
         let deny = r#"{"permission":"deny","agent_message":"for the agent","user_message":"for you"}"#;
-        for event in ["preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "subagentStart", "beforeTabFileRead"] {
+        for event in [
+            "preToolUse",
+            "beforeShellExecution",
+            "beforeMCPExecution",
+            "beforeReadFile",
+            "subagentStart",
+            "beforeTabFileRead",
+        ] {
             let a = answer(event, "", 0, deny);
             assert!(a.refuse, "{event}");
             assert_eq!(a.reason.as_deref(), Some("for the agent"));
@@ -327,7 +333,10 @@ mod tests {
         assert_eq!(allow.permission, Some(Permission::Allow));
         assert_eq!((allow.reason, allow.user_message), (None, None), "messages only with a deny or an ask");
         assert_eq!(answer("preToolUse", "", 0, r#"{"permission":"DENY"}"#), CursorAnswer::default());
-        assert_eq!(answer("preToolUse", "", 0, r#"{"decision":"block","hookSpecificOutput":{"permissionDecision":"deny"}}"#), CursorAnswer::default());
+        assert_eq!(
+            answer("preToolUse", "", 0, r#"{"decision":"block","hookSpecificOutput":{"permissionDecision":"deny"}}"#),
+            CursorAnswer::default()
+        );
     }
 
     #[test]
@@ -342,13 +351,15 @@ mod tests {
         assert!(answer("preToolUse", "", 0, &format!(r#"{{"x":{deep},"permission":"deny"}}"#)).refuse);
         let mut bytes = br#"{"permission":"deny","agent_message":"cut "#.to_vec();
         bytes.extend_from_slice(b"\xe2\x82\"}");
-        let a = read(&hook("preToolUse", ""), &Raw { exit: Some(0), stdout: &bytes, name: "h", ..Raw::default() }, FIRE);
+        let a =
+            read(&hook("preToolUse", ""), &Raw { exit: Some(0), stdout: &bytes, name: "h", ..Raw::default() }, FIRE);
         assert!(a.refuse && a.reason.unwrap().starts_with("cut "));
     }
 
     #[test]
     fn exit_codes_and_fail_closed() {
-        let a = read(&hook("preToolUse", ""), &Raw { exit: Some(2), stderr: b"no\n", name: "h", ..Raw::default() }, FIRE);
+        let a =
+            read(&hook("preToolUse", ""), &Raw { exit: Some(2), stderr: b"no\n", name: "h", ..Raw::default() }, FIRE);
         assert!(a.refuse);
         assert_eq!(a.reason.as_deref(), Some("no"));
         assert_eq!(answer("beforeShellExecution", "", 2, "blocked!").reason.as_deref(), Some("blocked!"));
@@ -368,10 +379,17 @@ mod tests {
         }
         assert_eq!(answer("preToolUse", "", 0, "").failure, None, "no output: no decision");
         assert!(answer("preToolUse", r#","failClosed":true"#, 0, "{}").refuse == false, "an object decides nothing");
-        let timed_out = Raw { failed: Some("timed out after 1 s".into()), timed_out: true, name: "h", ..Raw::default() };
+        let timed_out =
+            Raw { failed: Some("timed out after 1 s".into()), timed_out: true, name: "h", ..Raw::default() };
         assert!(!read(&hook("preToolUse", ""), &timed_out, FIRE).refuse);
         assert!(read(&hook("preToolUse", r#","failClosed":true"#), &timed_out, FIRE).refuse);
-        let big = Raw { exit: Some(0), overflow: true, failed: Some("output over 1 MiB".into()), name: "h", ..Raw::default() };
+        let big = Raw {
+            exit: Some(0),
+            overflow: true,
+            failed: Some("output over 1 MiB".into()),
+            name: "h",
+            ..Raw::default()
+        };
         assert!(read(&hook("preToolUse", ""), &big, FIRE).refuse, "size never decides");
         assert!(!read(&hook("stop", ""), &big, FIRE).refuse);
     }
@@ -379,21 +397,28 @@ mod tests {
     #[test]
     fn prompt_context_rewrite_and_followups() {
         let a = answer("beforeSubmitPrompt", "", 0, r#"{"continue":false,"user_message":"no secrets"}"#);
-        assert!(a.refuse && a.reason.as_deref() == Some("no secrets") && a.user_message.as_deref() == Some("no secrets"));
+        assert!(
+            a.refuse && a.reason.as_deref() == Some("no secrets") && a.user_message.as_deref() == Some("no secrets")
+        );
         assert!(!answer("preToolUse", "", 0, r#"{"continue":false}"#).refuse, "continue is ignored elsewhere");
         assert!(!answer("sessionStart", "", 0, r#"{"continue":false}"#).refuse);
         assert_eq!(answer("postToolUse", "", 0, r#"{"additional_context":"ctx"}"#).context.as_deref(), Some("ctx"));
         let a = answer("preToolUse", "", 0, r#"{"permission":"allow","updated_input":{"command":"ls -la"}}"#);
         assert_eq!(a.updated_input, Some(serde_json::json!({"command": "ls -la"})));
         assert_eq!(answer("beforeShellExecution", "", 0, r#"{"updated_input":{"command":"x"}}"#).updated_input, None);
-        assert_eq!(answer("preToolUse", "", 0, r#"{"permission":"deny","updated_input":{"command":"x"}}"#).updated_input, None);
+        assert_eq!(
+            answer("preToolUse", "", 0, r#"{"permission":"deny","updated_input":{"command":"x"}}"#).updated_input,
+            None
+        );
         let f = answer("stop", "", 0, r#"{"followup_message":"keep going"}"#);
         assert_eq!(f.followup.as_deref(), Some("keep going"));
         let h = hook("stop", "");
         let capped = read(&h, &ran(0, r#"{"followup_message":"again"}"#), Fire { loop_count: 5, status: "completed" });
         assert!(capped.followup.is_none() && capped.failure.unwrap().contains("loop_limit 5"));
         let h = hook("stop", r#","loop_limit":null"#);
-        assert!(read(&h, &ran(0, r#"{"followup_message":"again"}"#), Fire { loop_count: 500, status: "completed" }).followup.is_some());
+        assert!(read(&h, &ran(0, r#"{"followup_message":"again"}"#), Fire { loop_count: 500, status: "completed" })
+            .followup
+            .is_some());
         let h = hook("subagentStop", r#","loop_limit":2"#);
         let out = r#"{"followup_message":"more"}"#;
         assert!(read(&h, &ran(0, out), Fire { loop_count: 1, status: "completed" }).followup.is_some());
@@ -404,8 +429,12 @@ mod tests {
 
     #[test]
     fn prompt_hook_verdicts() {
-        let h = Hook { handler: Handler::Callback { kind: "prompt", fields: Default::default() }, ..hook("preToolUse", "") };
-        let cb = |out: &'static [u8]| read(&h, &Raw { via: Via::Callback, stdout: out, name: "p", ..Raw::default() }, FIRE);
+        let h = Hook {
+            handler: Handler::Callback { kind: "prompt", fields: Default::default() },
+            ..hook("preToolUse", "")
+        };
+        let cb =
+            |out: &'static [u8]| read(&h, &Raw { via: Via::Callback, stdout: out, name: "p", ..Raw::default() }, FIRE);
         assert!(cb(br#"{"ok":false,"reason":"unsafe"}"#).refuse);
         assert_eq!(cb(br#"{"ok":false,"reason":"unsafe"}"#).reason.as_deref(), Some("unsafe"));
         assert!(!cb(br#"{"ok":true}"#).refuse);
@@ -437,11 +466,17 @@ mod tests {
             user_message: u.map(str::to_string),
             ..Default::default()
         };
-        let m = merge(Event::PreToolUse, &[to(allow(), "preToolUse"), to(rewrite(1), "preToolUse"), to(rewrite(2), "preToolUse")]);
+        let m = merge(
+            Event::PreToolUse,
+            &[to(allow(), "preToolUse"), to(rewrite(1), "preToolUse"), to(rewrite(2), "preToolUse")],
+        );
         assert_eq!(m.permission, Some(Permission::Allow));
         assert_eq!(m.updated_input, Some(serde_json::json!({"a": 2})));
         assert_eq!(m.contexts, ["c1", "c2"]);
-        let m = merge(Event::PreToolUse, &[to(rewrite(1), "preToolUse"), to(ask(), "beforeShellExecution"), to(allow(), "preToolUse")]);
+        let m = merge(
+            Event::PreToolUse,
+            &[to(rewrite(1), "preToolUse"), to(ask(), "beforeShellExecution"), to(allow(), "preToolUse")],
+        );
         assert_eq!((m.permission, m.reason.as_deref(), m.updated_input), (Some(Permission::Ask), Some("ask?"), None));
         assert_eq!(m.system_messages, ["u-ask"]);
         let m = merge(

@@ -172,7 +172,8 @@ pub fn of_engine(event: Event) -> impl Iterator<Item = &'static CursorEvent> {
 /// A hint for a name Cursor does not dispatch: the Cursor spelling of a Claude Code or
 /// openHarness name (`PreToolUse`, `userPromptSubmit` → `beforeSubmitPrompt`).
 pub fn suggest(name: &str) -> Option<&'static str> {
-    let engine = crate::dialect::claude::events::event(name).or_else(|| Event::from_name(name)).or_else(|| Event::suggest(name));
+    let engine =
+        crate::dialect::claude::events::event(name).or_else(|| Event::from_name(name)).or_else(|| Event::suggest(name));
     if let Some(e) = engine.and_then(|e| ALL.iter().find(|c| c.engine == e && !c.is_tool_specific())) {
         return Some(e.name);
     }

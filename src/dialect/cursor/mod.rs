@@ -111,7 +111,12 @@ impl Dialect for Cursor {
     }
 
     /// Cursor's `updated_input` in the host's field names.
-    fn to_host_input(&self, envelope: &Envelope, host_tools: &HostTools, input: serde_json::Value) -> serde_json::Value {
+    fn to_host_input(
+        &self,
+        envelope: &Envelope,
+        host_tools: &HostTools,
+        input: serde_json::Value,
+    ) -> serde_json::Value {
         crate::envelope::tools::rewrite_for_host(&crate::envelope::tools::CURSOR, host_tools, envelope, input)
     }
 }

@@ -70,14 +70,15 @@ pub fn files_with(place: &Place, manifest: &dyn Fn(&Path) -> Option<Vec<u8>>) ->
         // The manifest is an entry of its own: its inline hooks, its warnings, and a change to
         // it reloads.
         files.push(file(at.clone(), Kind::Own, Some(plugin.clone())));
-        let named = match manifest(&at).map(|bytes| plugin_hooks(&at, &bytes)) {
-            None | Some(Ok(PluginHooks::Default)) => Some(plugin.root.join("hooks/hooks.json")),
-            // `./hooks/x.json` (as manifests write it) names `<root>/hooks/x.json`.
-            Some(Ok(PluginHooks::Path(p))) => Some(plugin.root.join(
-                Path::new(&p).components().filter(|c| *c != std::path::Component::CurDir).collect::<PathBuf>(),
-            )),
-            Some(Ok(PluginHooks::Inline) | Err(_)) => None,
-        };
+        let named =
+            match manifest(&at).map(|bytes| plugin_hooks(&at, &bytes)) {
+                None | Some(Ok(PluginHooks::Default)) => Some(plugin.root.join("hooks/hooks.json")),
+                // `./hooks/x.json` (as manifests write it) names `<root>/hooks/x.json`.
+                Some(Ok(PluginHooks::Path(p))) => Some(plugin.root.join(
+                    Path::new(&p).components().filter(|c| *c != std::path::Component::CurDir).collect::<PathBuf>(),
+                )),
+                Some(Ok(PluginHooks::Inline) | Err(_)) => None,
+            };
         if let Some(path) = named {
             files.push(file(path, Kind::Own, Some(plugin.clone())));
         }
@@ -490,7 +491,11 @@ mod tests {
             ]
         );
         let inline = &f[4];
-        let p = parse(inline, br#"{"name":"b","hooks":{"hooks":{"stop":[{"command":"x"}, 5]}}}"#, &mut CursorParser::default());
+        let p = parse(
+            inline,
+            br#"{"name":"b","hooks":{"hooks":{"stop":[{"command":"x"}, 5]}}}"#,
+            &mut CursorParser::default(),
+        );
         assert_eq!(p.hooks.len(), 1);
         assert!(p.warnings[0].contains("skipped `hooks.hooks.stop[1]`"), "{:?}", p.warnings);
         let p = parse(&f[2], br#"{"hooks": "h.json"}"#, &mut CursorParser::default());

@@ -10,9 +10,9 @@
 
 use super::events::{CursorEvent, Match};
 use crate::dialect::{Variant, View};
-use crate::event::Event;
 use crate::envelope::tools::{self as host_tools, HostTools, Kind};
 use crate::envelope::{push_compact, to_snake, Envelope};
+use crate::event::Event;
 use crate::response::json;
 use serde_json::Value;
 use std::path::Path;
@@ -110,7 +110,9 @@ impl CursorView {
                 .filter(|r| r.starts_with('{'))
                 .map(str::to_string)
                 .or_else(|| {
-                    ["tool_input", "tool_input_json", "tool_args"].iter().find_map(|k| get(k).and_then(object_in_string))
+                    ["tool_input", "tool_input_json", "tool_args"]
+                        .iter()
+                        .find_map(|k| get(k).and_then(object_in_string))
                 })
                 .or_else(|| {
                     let text = get("tool_args").filter(|t| t.starts_with('"'))?;
@@ -479,7 +481,10 @@ mod tests {
         let v = view(r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm -rf /"}"#, Event::PreToolUse);
         assert_eq!(stdin(&v, "preToolUse")["tool_input"]["command"], "rm -rf /");
         assert_eq!(stdin(&v, "beforeShellExecution")["command"], "rm -rf /");
-        let v = view(r#"{"event":"preToolUse","toolName":"Read","toolArgs":"{\"file_path\": \"/etc/passwd\"}"}"#, Event::PreToolUse);
+        let v = view(
+            r#"{"event":"preToolUse","toolName":"Read","toolArgs":"{\"file_path\": \"/etc/passwd\"}"}"#,
+            Event::PreToolUse,
+        );
         assert_eq!(stdin(&v, "preToolUse")["tool_input"], serde_json::json!({"file_path": "/etc/passwd"}));
         let read = stdin(&v, "beforeReadFile");
         assert_eq!(read["file_path"], "/etc/passwd");

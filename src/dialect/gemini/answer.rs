@@ -97,8 +97,7 @@ pub fn read(event: Event, raw: &Raw) -> Answer {
         let why = "its answer is larger than maxOutputBytes".to_string();
         let mut a = Answer { failure: Some(why.clone()), ..Answer::default() };
         if can_block(event) {
-            a.overflow_deny =
-                Some(format!("Gemini hook `{}`: {why}; it was not read, so it denies", raw.name));
+            a.overflow_deny = Some(format!("Gemini hook `{}`: {why}; it was not read, so it denies", raw.name));
         }
         return a;
     }
@@ -244,7 +243,16 @@ mod tests {
     use super::*;
 
     fn ran(exit: i32, stdout: &str, stderr: &str) -> Answer {
-        read(Event::PreToolUse, &Raw { exit: Some(exit), stdout: stdout.as_bytes(), stderr: stderr.as_bytes(), name: "h", ..Raw::default() })
+        read(
+            Event::PreToolUse,
+            &Raw {
+                exit: Some(exit),
+                stdout: stdout.as_bytes(),
+                stderr: stderr.as_bytes(),
+                name: "h",
+                ..Raw::default()
+            },
+        )
     }
 
     #[test]
@@ -285,7 +293,8 @@ mod tests {
         assert!(ran(0, "\u{feff}{\"decision\":\"block\",\"reason\":\"\\ud800\"}", "").blocks());
         // JSON.parse refuses NaN: gemini-cli reads this as text, and exit 2 text denies.
         assert!(ran(2, r#"{"decision":"allow","x":NaN}"#, "").blocks());
-        let a = ran(0, r#"{"hookSpecificOutput":{"tool_input":{"command":"ls"},"additionalContext":"ignored here"}}"#, "");
+        let a =
+            ran(0, r#"{"hookSpecificOutput":{"tool_input":{"command":"ls"},"additionalContext":"ignored here"}}"#, "");
         assert_eq!(a.tool_input, Some(serde_json::json!({"command": "ls"})));
         assert_eq!(a.context, None, "BeforeTool does not read additionalContext");
         let over = read(Event::PreToolUse, &Raw { overflow: true, name: "big", ..Raw::default() });

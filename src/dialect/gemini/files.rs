@@ -140,7 +140,13 @@ pub struct Parsed {
 
 /// Parses one settings file or extension `hooks.json`. `env` looks up the harness's own
 /// environment for the `$VAR` of settings files; `cwd`, when known, is `${workspacePath}`.
-pub fn parse(path: &Path, bytes: &[u8], kind: &FileKind, cwd: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -> Parsed {
+pub fn parse(
+    path: &Path,
+    bytes: &[u8],
+    kind: &FileKind,
+    cwd: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Parsed {
     let file = path.display().to_string();
     let mut parsed = Parsed::default();
     let text = String::from_utf8_lossy(bytes);
@@ -156,7 +162,9 @@ pub fn parse(path: &Path, bytes: &[u8], kind: &FileKind, cwd: Option<&Path>, env
         }
     };
     let Value::Object(mut top) = value else {
-        parsed.warnings.push(format!("{file}: the top level is not a JSON object; none of its Gemini hooks are loaded"));
+        parsed
+            .warnings
+            .push(format!("{file}: the top level is not a JSON object; none of its Gemini hooks are loaded"));
         return parsed;
     };
     // Every string of a settings file has `$VAR`, `${VAR}` and `${VAR:-default}` replaced from
@@ -237,10 +245,9 @@ pub fn parse(path: &Path, bytes: &[u8], kind: &FileKind, cwd: Option<&Path>, env
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.trim().to_string()).filter(|m| !m.is_empty() && m != "*"),
                 Some(other) => {
-                    parsed.warnings.push(format!(
-                        "{file}: skipped `{at}`: `matcher` is {}, expected a string",
-                        kind_of(other)
-                    ));
+                    parsed
+                        .warnings
+                        .push(format!("{file}: skipped `{at}`: `matcher` is {}, expected a string", kind_of(other)));
                     continue;
                 }
             };
@@ -315,7 +322,10 @@ struct Handler {
 
 fn handler_of(v: &Value) -> Result<Handler, String> {
     let Value::Object(h) = v else {
-        return Err(format!("expected a hook object {{\"type\": \"command\", \"command\": ...}}, found {}", kind_of(v)));
+        return Err(format!(
+            "expected a hook object {{\"type\": \"command\", \"command\": ...}}, found {}",
+            kind_of(v)
+        ));
     };
     // `validateHookConfig`: a type is required; `plugin` passes and runs as a command.
     match h.get("type") {
@@ -354,9 +364,7 @@ fn handler_of(v: &Value) -> Result<Handler, String> {
             }
             Some(ms) => {
                 if ms < 1000.0 {
-                    notes.push(format!(
-                        "`timeout` is {ms} milliseconds (Gemini CLI counts milliseconds, not seconds)"
-                    ));
+                    notes.push(format!("`timeout` is {ms} milliseconds (Gemini CLI counts milliseconds, not seconds)"));
                 }
                 Duration::from_millis(ms.floor().max(1.0) as u64)
             }
@@ -652,10 +660,7 @@ mod tests {
             FileKind::Own,
         );
         let names: Vec<_> = parsed.hooks.iter().map(|(e, h)| (*e, h.command.as_str())).collect();
-        assert_eq!(
-            names,
-            [(Event::PreToolUse, "a.sh"), (Event::PreToolUse, "p.sh"), (Event::SessionStart, "s.sh")]
-        );
+        assert_eq!(names, [(Event::PreToolUse, "a.sh"), (Event::PreToolUse, "p.sh"), (Event::SessionStart, "s.sh")]);
         let a = &parsed.hooks[0].1;
         assert_eq!(a.timeout, Duration::from_millis(5000));
         assert_eq!(a.env, [("K".to_string(), "V".to_string()), ("N".to_string(), "3".to_string())]);
@@ -704,7 +709,10 @@ mod tests {
         let left: Vec<_> = hooks.iter().map(|(_, h)| h.command.as_str()).collect();
         assert_eq!(left, ["guard.sh"], "the project switched off only its own hooks");
 
-        let user = p(r#"{"hooksConfig": {"enabled": false}, "hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "a"}]}]}}"#, FileKind::Own);
+        let user = p(
+            r#"{"hooksConfig": {"enabled": false}, "hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "a"}]}]}}"#,
+            FileKind::Own,
+        );
         let (hooks, _) = switch_off(vec![(FileKind::Own, user)]);
         assert!(hooks.is_empty(), "the user's own `enabled: false` switches everything off");
     }
@@ -712,7 +720,10 @@ mod tests {
     #[test]
     fn variables_in_settings_and_extensions() {
         let env = |k: &str| (k == "TOOLS").then(|| "/opt/t".to_string());
-        assert_eq!(resolve_env_vars("$TOOLS/a ${TOOLS}/b ${NOPE:-d} $NOPE ${NOPE}", &env).as_deref(), Some("/opt/t/a /opt/t/b d $NOPE ${NOPE}"));
+        assert_eq!(
+            resolve_env_vars("$TOOLS/a ${TOOLS}/b ${NOPE:-d} $NOPE ${NOPE}", &env).as_deref(),
+            Some("/opt/t/a /opt/t/b d $NOPE ${NOPE}")
+        );
         assert_eq!(resolve_env_vars("$GEMINI_PROJECT_DIR/x", &env), None, "unset stays for the run-time expansion");
         let parsed = parse(
             Path::new("/ext/hooks/hooks.json"),
@@ -723,7 +734,13 @@ mod tests {
         );
         assert_eq!(parsed.hooks[0].1.command, "node /ext/x.js /w ${other} $HOME");
         assert_eq!(parsed.hooks[0].1.extension.as_deref(), Some(Path::new("/ext")));
-        let bad = parse(Path::new("/e/hooks/hooks.json"), br#"{"BeforeTool": []}"#, &FileKind::Extension("/e".into()), Some(Path::new("/w")), &env);
+        let bad = parse(
+            Path::new("/e/hooks/hooks.json"),
+            br#"{"BeforeTool": []}"#,
+            &FileKind::Extension("/e".into()),
+            Some(Path::new("/w")),
+            &env,
+        );
         assert!(bad.warnings[0].contains("`hooks` is missing"), "{:?}", bad.warnings);
     }
 

@@ -79,7 +79,8 @@ fn or_decision(event: Event, outputs: &[&Answer], d: &mut Decision) {
     let block = outputs.iter().any(|a| a.decision == Some(Word::Block));
     let ask = !block && outputs.iter().any(|a| a.decision == Some(Word::Ask));
     let stop = outputs.iter().any(|a| a.cont == Some(false));
-    let stop_reason = joined(outputs.iter().filter(|a| a.cont == Some(false)).filter_map(|a| text(&a.stop_reason)).collect());
+    let stop_reason =
+        joined(outputs.iter().filter(|a| a.cont == Some(false)).filter_map(|a| text(&a.stop_reason)).collect());
     let reason = joined(outputs.iter().filter_map(|a| text(&a.reason)).collect());
     // `getEffectiveReason`: the stop reason, else the reasons, else a fixed text.
     let effective = || stop_reason.clone().or_else(|| reason.clone()).unwrap_or_else(|| NO_REASON.into());
@@ -224,7 +225,14 @@ mod tests {
     #[test]
     fn any_deny_wins_and_texts_join() {
         let e = Event::PreToolUse;
-        let d = merge(e, &[a(e, 0, r#"{"decision":"allow","reason":"fine","systemMessage":"one"}"#), a(e, 2, "no rm"), a(e, 0, "two")]);
+        let d = merge(
+            e,
+            &[
+                a(e, 0, r#"{"decision":"allow","reason":"fine","systemMessage":"one"}"#),
+                a(e, 2, "no rm"),
+                a(e, 0, "two"),
+            ],
+        );
         assert!(d.deny);
         assert_eq!(d.reason.as_deref(), Some("fine\nno rm"), "every reason, joined");
         assert_eq!(d.system_message.as_deref(), Some("one\ntwo"));
@@ -253,11 +261,20 @@ mod tests {
     #[test]
     fn contexts_stops_and_the_stop_event() {
         let e = Event::PostToolUse;
-        let d = merge(e, &[a(e, 0, r#"{"hookSpecificOutput":{"additionalContext":"x"}}"#), a(e, 0, r#"{"hookSpecificOutput":{"additionalContext":"y"}}"#)]);
+        let d = merge(
+            e,
+            &[
+                a(e, 0, r#"{"hookSpecificOutput":{"additionalContext":"x"}}"#),
+                a(e, 0, r#"{"hookSpecificOutput":{"additionalContext":"y"}}"#),
+            ],
+        );
         assert_eq!(d.context.as_deref(), Some("x\ny"));
         let d = merge(e, &[a(e, 0, r#"{"decision":"block","reason":"secret in output"}"#)]);
         assert!(d.deny && d.reason.as_deref() == Some("secret in output"), "AfterTool withholds the result");
-        let d = merge(e, &[a(e, 0, r#"{"continue":false,"stopReason":"halt"}"#), a(e, 0, r#"{"decision":"deny","reason":"r"}"#)]);
+        let d = merge(
+            e,
+            &[a(e, 0, r#"{"continue":false,"stopReason":"halt"}"#), a(e, 0, r#"{"decision":"deny","reason":"r"}"#)],
+        );
         assert_eq!((d.deny, d.stop.as_deref(), d.reason.as_deref()), (true, Some("halt"), Some("halt")));
         let e = Event::SessionStart;
         let d = merge(e, &[a(e, 2, "ignored"), a(e, 0, r#"{"hookSpecificOutput":{"additionalContext":"<ctx>"}}"#)]);
@@ -272,20 +289,43 @@ mod tests {
         let e = Event::BeforeModel;
         let d = merge(e, &[a(e, 0, r#"{"decision":"deny","reason":"r"}"#), a(e, 0, r#"{"decision":"allow"}"#)]);
         assert!(!d.deny, "a later allow replaces the deny, as in gemini-cli");
-        let d = merge(e, &[a(e, 0, r#"{"decision":"allow"}"#), a(e, 0, r#"{"decision":"deny","hookSpecificOutput":{"llm_response":{"candidates":[]}}}"#)]);
+        let d = merge(
+            e,
+            &[
+                a(e, 0, r#"{"decision":"allow"}"#),
+                a(e, 0, r#"{"decision":"deny","hookSpecificOutput":{"llm_response":{"candidates":[]}}}"#),
+            ],
+        );
         assert!(d.deny);
         assert_eq!(d.extra, [("llmResponse", json!({"candidates": []}))]);
-        let d = merge(e, &[a(e, 0, r#"{"hookSpecificOutput":{"llm_request":{"model":"a"}}}"#), a(e, 0, r#"{"hookSpecificOutput":{"llm_request":{"model":"b"}}}"#)]);
+        let d = merge(
+            e,
+            &[
+                a(e, 0, r#"{"hookSpecificOutput":{"llm_request":{"model":"a"}}}"#),
+                a(e, 0, r#"{"hookSpecificOutput":{"llm_request":{"model":"b"}}}"#),
+            ],
+        );
         assert_eq!(d.extra, [("llmRequest", json!({"model": "b"}))]);
         let e = Event::BeforeToolSelection;
         let d = merge(
             e,
             &[
-                a(e, 0, r#"{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["read_file","glob"]}}}"#),
-                a(e, 0, r#"{"decision":"deny","hookSpecificOutput":{"toolConfig":{"mode":"AUTO","allowedFunctionNames":["glob","Zed"]}}}"#),
+                a(
+                    e,
+                    0,
+                    r#"{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["read_file","glob"]}}}"#,
+                ),
+                a(
+                    e,
+                    0,
+                    r#"{"decision":"deny","hookSpecificOutput":{"toolConfig":{"mode":"AUTO","allowedFunctionNames":["glob","Zed"]}}}"#,
+                ),
             ],
         );
         assert!(!d.deny);
-        assert_eq!(d.extra, [("toolConfig", json!({"mode": "ANY", "allowedFunctionNames": ["Zed", "glob", "read_file"]}))]);
+        assert_eq!(
+            d.extra,
+            [("toolConfig", json!({"mode": "ANY", "allowedFunctionNames": ["Zed", "glob", "read_file"]}))]
+        );
     }
 }

@@ -29,7 +29,8 @@ use std::time::Duration;
 pub struct Gemini;
 
 /// The variables gemini-cli sets for its hooks (the host's own values never reach a hook).
-const VARIABLES: &[&str] = &["GEMINI_PROJECT_DIR", "GEMINI_PLANS_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "CLAUDE_PROJECT_DIR"];
+const VARIABLES: &[&str] =
+    &["GEMINI_PROJECT_DIR", "GEMINI_PLANS_DIR", "GEMINI_CWD", "GEMINI_SESSION_ID", "CLAUDE_PROJECT_DIR"];
 
 /// Where the rich answer travels from [`Dialect::read`] to [`Dialect::merge`] (the merge needs
 /// which keys each answer gave, not only the outcome terms); never part of an outcome.
@@ -109,7 +110,11 @@ pub fn match_on(event: Event) -> MatchOn {
 /// (`hookPlanner.ts` `createExecutionPlan`): the hooks whose matcher selects `value` (see
 /// [`files::GeminiHook::selects`]), identical ones (same `name:command`) once, sequential when
 /// any of them comes from a group with `sequential: true`.
-pub fn plan<'a>(event: Event, hooks: impl IntoIterator<Item = &'a files::GeminiHook>, value: Option<&str>) -> (Vec<usize>, bool) {
+pub fn plan<'a>(
+    event: Event,
+    hooks: impl IntoIterator<Item = &'a files::GeminiHook>,
+    value: Option<&str>,
+) -> (Vec<usize>, bool) {
     let mut seen = std::collections::HashSet::new();
     let mut runs = Vec::new();
     let mut sequential = false;
@@ -224,7 +229,9 @@ impl Dialect for Gemini {
 
     fn read(&self, event: Event, hook: &Hook, raw: &seam::Raw) -> seam::Answer {
         // A hook killed by a signal closes with no exit code, which gemini-cli reads as 0.
-        let killed = raw.exit.is_none() && !raw.timed_out && raw.failed.as_deref().is_some_and(|f| f.starts_with("killed by signal"));
+        let killed = raw.exit.is_none()
+            && !raw.timed_out
+            && raw.failed.as_deref().is_some_and(|f| f.starts_with("killed by signal"));
         let mine = answer::Raw {
             exit: if killed { Some(0) } else { raw.exit },
             failed: if killed { None } else { raw.failed.as_deref() },
@@ -367,7 +374,8 @@ impl Parser for GeminiParser {
         }
         for (event, g) in parsed.hooks {
             let name = g.display_name().to_string();
-            let off = self.own_disabled.contains(&name) || (kind == FileKind::Project && parsed.disabled.contains(&name));
+            let off =
+                self.own_disabled.contains(&name) || (kind == FileKind::Project && parsed.disabled.contains(&name));
             if off {
                 continue;
             }
@@ -448,26 +456,33 @@ mod tests {
         // The user switches off `noisy` wherever it comes from, the extension's included.
         let user = parser.parse(
             &file("/h/.gemini/settings.json", Kind::Own, None),
-            settings(r#""hooksConfig":{"disabled":["noisy"]},"#, &[hook("guard", "g.sh"), hook("noisy", "n.sh")]).as_bytes(),
+            settings(r#""hooksConfig":{"disabled":["noisy"]},"#, &[hook("guard", "g.sh"), hook("noisy", "n.sh")])
+                .as_bytes(),
         );
         assert_eq!(commands(&user), ["g.sh"]);
         // The project's own switches reach only its own hooks.
         let project = parser.parse(
             &file("/w/.gemini/settings.json", Kind::Project, None),
-            settings(r#""hooksConfig":{"enabled":false,"disabled":["guard","p2"]},"#, &[hook("p1", "p1.sh"), hook("p2", "p2.sh")]).as_bytes(),
+            settings(
+                r#""hooksConfig":{"enabled":false,"disabled":["guard","p2"]},"#,
+                &[hook("p1", "p1.sh"), hook("p2", "p2.sh")],
+            )
+            .as_bytes(),
         );
         assert_eq!(commands(&project), ["p1.sh"]);
         assert_eq!(project.disable_all, Some(true), "the loader switches the project's gemini hooks off");
         let ext = parser.parse(
             &file("/e/hooks/hooks.json", Kind::Own, Some("/e")),
-            settings(r#""hooksConfig":{"enabled":false},"#, &[hook("noisy", "n2.sh"), hook("guard", "g2.sh")]).as_bytes(),
+            settings(r#""hooksConfig":{"enabled":false},"#, &[hook("noisy", "n2.sh"), hook("guard", "g2.sh")])
+                .as_bytes(),
         );
         assert_eq!(commands(&ext), ["g2.sh"], "the user's list reaches extensions; theirs is ignored");
         assert!(ext.warnings.iter().any(|w| w.contains("hooksConfig")), "{:?}", ext.warnings);
         // The user's `enabled: false` switches off every later file's hooks.
         let mut parser = Gemini.parser();
         parser.parse(&file("/h/.gemini/settings.json", Kind::Own, None), br#"{"hooksConfig":{"enabled":false}}"#);
-        let later = parser.parse(&file("/e/hooks/hooks.json", Kind::Own, Some("/e")), settings("", &[hook("x", "x.sh")]).as_bytes());
+        let later = parser
+            .parse(&file("/e/hooks/hooks.json", Kind::Own, Some("/e")), settings("", &[hook("x", "x.sh")]).as_bytes());
         assert!(later.hooks.is_empty());
     }
 

@@ -55,7 +55,8 @@ impl View {
         }
         let get = |rest: &[(String, String)], key: &str| rest.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
         let mut tool = None;
-        if let Some(host) = get(&rest, "tool_name").and_then(|raw| json::value(&raw)?.as_str().map(|s| s.into_owned())) {
+        if let Some(host) = get(&rest, "tool_name").and_then(|raw| json::value(&raw)?.as_str().map(|s| s.into_owned()))
+        {
             // openHarness's string forms where the tool input is missing (docs/envelope.md "Host tools").
             if get(&rest, "tool_input").is_none() {
                 let from_json = ["tool_input_json", "tool_args"]
@@ -90,7 +91,8 @@ impl View {
         if envelope.event == Event::PostToolUse && get(&rest, "tool_response").is_none() {
             // Gemini's `{llmContent, returnDisplay, error}` from openHarness's text forms.
             if let Some(output) = get(&rest, "tool_output") {
-                let text = if output.starts_with('"') { output.clone() } else { Value::String(output.clone()).to_string() };
+                let text =
+                    if output.starts_with('"') { output.clone() } else { Value::String(output.clone()).to_string() };
                 let mut r = format!("{{\"llmContent\":{text},\"returnDisplay\":{text}");
                 if let Some(e) = get(&rest, "tool_error").or_else(|| get(&rest, "error")) {
                     r.push_str(&format!(",\"error\":{e}"));
@@ -447,7 +449,12 @@ mod tests {
     use super::*;
 
     fn view(text: &str, event: Event) -> View {
-        View::build(&Envelope::parse(text, event).unwrap(), Path::new("/work"), "2026-01-01T00:00:00.000Z", &HostTools::default())
+        View::build(
+            &Envelope::parse(text, event).unwrap(),
+            Path::new("/work"),
+            "2026-01-01T00:00:00.000Z",
+            &HostTools::default(),
+        )
     }
 
     #[test]
@@ -461,7 +468,10 @@ mod tests {
             r#"{"session_id":"s1","cwd":"/work","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:00.000Z","tool_name":"run_shell_command","tool_input":{"command":"ls","description":"x"},"permission_mode":"default","custom":"\ud800","n":1e999}"#
         );
         assert_eq!(v.match_value().as_deref(), Some("run_shell_command"));
-        let v = view(r#"{"event":"preToolUse","toolName":"Grep","toolInput":{"pattern":"x","path":"src"}}"#, Event::PreToolUse);
+        let v = view(
+            r#"{"event":"preToolUse","toolName":"Grep","toolInput":{"pattern":"x","path":"src"}}"#,
+            Event::PreToolUse,
+        );
         assert_eq!(v.raw("tool_input"), Some(r#"{"pattern":"x","dir_path":"src"}"#));
         let v = view(r#"{"event":"preToolUse","toolName":"Bash","toolArgs":"rm -rf /"}"#, Event::PreToolUse);
         assert_eq!(v.raw("tool_input"), Some(r#"{"command":"rm -rf /"}"#), "toolArgs text is the command");
@@ -476,10 +486,16 @@ mod tests {
         assert_eq!(v.match_value().as_deref(), Some("startup"));
         assert_eq!(v.text("hook_event_name").as_deref(), Some("SessionStart"));
         let v = view(r#"{"event":"preCompact","trigger":"auto"}"#, Event::PreCompact);
-        assert_eq!((v.match_value().as_deref(), v.text("hook_event_name").as_deref()), (Some("auto"), Some("PreCompress")));
+        assert_eq!(
+            (v.match_value().as_deref(), v.text("hook_event_name").as_deref()),
+            (Some("auto"), Some("PreCompress"))
+        );
         let v = view(r#"{"event":"userPromptSubmit","prompt":"hi"}"#, Event::UserPromptSubmit);
         assert_eq!((v.match_value(), v.text("hook_event_name").as_deref()), (None, Some("BeforeAgent")));
-        let v = view(r#"{"event":"postToolUse","toolName":"Bash","toolArgs":"ls","toolOutput":"a\nb"}"#, Event::PostToolUse);
+        let v = view(
+            r#"{"event":"postToolUse","toolName":"Bash","toolArgs":"ls","toolOutput":"a\nb"}"#,
+            Event::PostToolUse,
+        );
         assert_eq!(v.raw("tool_response"), Some(r#"{"llmContent":"a\nb","returnDisplay":"a\nb"}"#));
         let v = view(r#"{"event":"beforeModel","llmRequest":{"model":"m","messages":[]}}"#, Event::BeforeModel);
         assert_eq!(v.raw("llm_request"), Some(r#"{"model":"m","messages":[]}"#));
@@ -501,7 +517,10 @@ mod tests {
         assert_eq!(v.expand_command("echo \"$(ls $GEMINI_CWD)\""), "echo \"$(ls \"${GEMINI_CWD}\")\"");
         // A plain value goes in as text, as gemini-cli does.
         let v = view(r#"{"event":"preToolUse","cwd":"/plain","sessionId":"abc"}"#, Event::PreToolUse);
-        assert_eq!(v.expand_command("'$GEMINI_CWD' \"$GEMINI_CWD\" $GEMINI_CWD/x $GEMINI_CWDX"), "'/plain' \"/plain\" /plain/x /plainX");
+        assert_eq!(
+            v.expand_command("'$GEMINI_CWD' \"$GEMINI_CWD\" $GEMINI_CWD/x $GEMINI_CWDX"),
+            "'/plain' \"/plain\" /plain/x /plainX"
+        );
         assert_eq!(quote("/plain/path"), "/plain/path");
         assert_eq!(quote("it's here"), "\"it's here\"");
         assert_eq!(quote("a$b"), "a\\$b");
