@@ -1,6 +1,7 @@
 /* oh-hooks bench: instructions per no-match fire, counted by callgrind (bench/README.md, [0]).
  *
- *   count ROW N     ROW: none | 20 | claude | true1 | claude1 | codex1; N fires + frees of the bench envelope, collected
+ *   count ROW N     ROW: none | 20 | claude | six | true1 | claude1 | codex1 | six1 | cb | cbmatch | cbreason;
+ *                   N fires + frees of the bench envelope, collected
  *                   between two CALLGRIND_TOGGLE_COLLECT (run under
  *                   `valgrind --tool=callgrind --collect-atstart=no`); engine creation and one
  *                   warm-up fire are outside. Outside valgrind it just runs (and checks).
@@ -33,6 +34,19 @@ static const char *NOMATCH_PATTERNS[20] = {
     "/^Bashful$/", "/^Multi(Edit)?$/", "/todo/i",
 };
 
+/* The host functions of the callback rows (bench.c's [3b]): answer at once, on the firing thread. */
+static void answer_empty(void *user, const char *request, OhHooksCall *call) {
+    (void)user;
+    (void)request;
+    oh_hooks_respond(call, "{}");
+}
+
+static void answer_reason(void *user, const char *request, OhHooksCall *call) {
+    (void)user;
+    (void)request;
+    oh_hooks_respond(call, "{\"reason\":\"checked by the bench\",\"additionalContext\":\"bench context\"}");
+}
+
 static void die(const char *what, const char *detail) {
     fprintf(stderr, "count: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
     exit(1);
@@ -55,7 +69,7 @@ static void put(const char *dir, const char *rel, const char *text) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) die("usage: count none|20|claude|six|true1|claude1|codex1|six1 N", NULL);
+    if (argc != 3) die("usage: count none|20|claude|six|true1|claude1|codex1|six1|cb|cbmatch|cbreason N", NULL);
     const char *row = argv[1];
     int n = atoi(argv[2]);
     char cwd[2048], options[16384], config[4096];
@@ -71,7 +85,14 @@ int main(int argc, char **argv) {
      * not grow with the dialects that are on). six1: each dialect (openHarness too) runs one
      * `true` hook on preToolUse: the engine's share of a six-dialect fire, beside claude1. */
     int six = !strcmp(row, "six"), six1 = !strcmp(row, "six1");
-    if (six1) {
+    /* cb: a callback hook answering `{}` at once; cbmatch: the same with `match: Bash`;
+     * cbreason: that one answering a reason and additionalContext ([3b]'s three rows). */
+    int cb = !strcmp(row, "cb"), cbmatch = !strcmp(row, "cbmatch"), cbreason = !strcmp(row, "cbreason");
+    if (cb) {
+        snprintf(config, sizeof config, "{\"preToolUse\":[{\"callback\":\"canUseTool\"}]}");
+    } else if (cbmatch || cbreason) {
+        snprintf(config, sizeof config, "{\"preToolUse\":[{\"callback\":\"canUseTool\",\"match\":\"Bash\"}]}");
+    } else if (six1) {
         snprintf(config, sizeof config, "{\"preToolUse\":[{\"command\":\"true\"}]}");
     } else if (dialect_file) {
         snprintf(config, sizeof config, "{}");
@@ -144,11 +165,17 @@ int main(int argc, char **argv) {
     char *err = NULL;
     OhHooks *e = oh_hooks_new(options, &err);
     if (!e) die("oh_hooks_new failed", err);
+    if ((cb || cbmatch || cbreason) &&
+        oh_hooks_register(e, "canUseTool", cbreason ? answer_reason : answer_empty, NULL, NULL, &err) != 0)
+        die("oh_hooks_register failed", err);
     char *out = oh_hooks_fire(e, ENVELOPE);
     static const char RAN[] = "{\"allowed\":true,\"hooks\":[{";
     int ran = !strcmp(row, "true1") || dialect_file || six1;
-    if (!out || (ran ? strncmp(out, RAN, sizeof RAN - 1) != 0
-                     : strcmp(out, "{\"allowed\":true,\"hooks\":[]}") != 0))
+    int called = cb || cbmatch || cbreason;
+    if (!out || (called ? strncmp(out, "{\"allowed\":true,", 16) != 0 || !strstr(out, "\"type\":\"callback\"") ||
+                              !strstr(out, cbreason ? "\"reason\":\"checked by the bench\"" : "\"result\":\"none\"")
+                 : ran    ? strncmp(out, RAN, sizeof RAN - 1) != 0
+                          : strcmp(out, "{\"allowed\":true,\"hooks\":[]}") != 0))
         die("unexpected outcome", out);
     oh_hooks_string_free(out);
 

@@ -76,15 +76,15 @@ impl Inner {
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
         let snapshot = self.state.load();
         let config = &snapshot.config;
-        // The head gathers the fields for the envelope when a hook of the event is sure to run
-        // (one without `match`, or a dialect's hook): a second parse is saved there, and
-        // nothing is spent on events whose hooks all filter by tool and usually do not match.
-        let sure = |e: Event| {
-            !config.disable_all_hooks
-                && (config.hooks.of(e).iter().any(|h| matches!(h.matcher, crate::matcher::Matcher::Any))
-                    || !config.dialects.of(e).is_empty())
+        // The head gathers the fields for the envelope whenever the event has a hook: a second
+        // parse of the text is saved when one runs. A fire of hooks that all filter by tool and
+        // match nothing rarely gets here (src/quick.rs answers it first; only an observer, a
+        // warning or text the scan leaves alone brings it), and then gathering costs a few
+        // slices of text, not a parse.
+        let has_hooks = |e: Event| {
+            !config.disable_all_hooks && (!config.hooks.of(e).is_empty() || !config.dialects.of(e).is_empty())
         };
-        let head = match envelope::parse_head_for(json, &sure) {
+        let head = match envelope::parse_head_for(json, &has_hooks) {
             Ok(h) => h,
             Err(e) => return (Outcome::error(e), self.record(json, None)),
         };

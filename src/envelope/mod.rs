@@ -476,10 +476,19 @@ pub struct Envelope {
     /// Every field of `json` but `event`, in order: its key and where its value's text is in
     /// `json`. Every other view of the envelope (variables, Claude Code's stdin, a rewrite) is
     /// made from these, never by parsing `json` again (docs/envelope.md "One envelope").
-    fields: Vec<(String, Range<usize>)>,
+    fields: Vec<(Key, Range<usize>)>,
     /// The `OH_*` variables this envelope sets, `OH_EVENT` first: made on first use, since only
     /// command hooks read them (a fire of callback or HTTP hooks never does).
     vars: OnceLock<Vec<(&'static str, String)>>,
+}
+
+/// A field's key: where `json` has it (written without escapes, as nearly every key is), or its
+/// own text. Spans, not a `String` per key: a fire that runs a hook allocates one text for the
+/// envelope, not one more per field.
+#[derive(Debug)]
+enum Key {
+    At(Range<usize>),
+    Own(Box<str>),
 }
 
 impl Envelope {
@@ -515,11 +524,12 @@ impl Envelope {
         if no_alias && head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
             // `verbatim` checked that every value is a slice of `text` in place.
             let base = text.as_ptr() as usize;
+            // ...and every key too (borrowed from `text`, checked by address).
             let spans = fields
                 .iter()
                 .map(|(k, v)| {
-                    let start = v.get().as_ptr() as usize - base;
-                    (k.to_string(), start..start + v.get().len())
+                    let (key, start) = (k.as_ptr() as usize - base, v.get().as_ptr() as usize - base);
+                    (Key::At(key..key + k.len()), start..start + v.get().len())
                 })
                 .collect();
             return Ok(Envelope { event, json: text.to_string(), fields: spans, vars: OnceLock::new() });
@@ -552,17 +562,19 @@ impl Envelope {
             // (`Fields` has no `event`; `from_fields` may.)
             json.push(b',');
             // Most keys need no escaping (plain ASCII letters): copied as they are.
-            if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
+            let at = if key.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x7f) {
                 json.push(b'"');
                 json.extend_from_slice(key.as_bytes());
                 json.push(b'"');
+                Key::At(json.len() - 1 - key.len()..json.len() - 1)
             } else {
                 serde_json::to_writer(&mut json, key).expect("writing to a Vec cannot fail");
-            }
+                Key::Own(key.into())
+            };
             json.push(b':');
             let start = json.len();
             push_compact(&mut json, raw);
-            spans.push((key.to_string(), start..json.len()));
+            spans.push((at, start..json.len()));
             // A snake_case field is followed by its camelCase name (unless the host gave that
             // too), so an openHarness hook finds it under the name it knows. camelCase fields
             // get no snake_case copy here: Claude Code hooks have their own stdin, and copying
@@ -574,7 +586,7 @@ impl Envelope {
                 json.push(b':');
                 let at = json.len();
                 json.extend_from_slice(&value);
-                spans.push((alias, at..json.len()));
+                spans.push((Key::Own(alias.into()), at..json.len()));
             }
         }
         json.push(b'}');
@@ -585,7 +597,13 @@ impl Envelope {
     /// Every field but `event`, in order: its key and its value's JSON text as received (minus
     /// insignificant whitespace), a lone surrogate escape or `1e999` included.
     pub fn fields(&self) -> impl Iterator<Item = (&str, &str)> + Clone + '_ {
-        self.fields.iter().map(|(k, r)| (k.as_str(), &self.json[r.clone()]))
+        self.fields.iter().map(|(k, r)| {
+            let key = match k {
+                Key::At(at) => &self.json[at.clone()],
+                Key::Own(key) => key,
+            };
+            (key, &self.json[r.clone()])
+        })
     }
 
     /// The JSON text of field `key`, as received.
