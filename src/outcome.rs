@@ -169,15 +169,162 @@ impl Outcome {
             s.push_str(ALLOWED);
             return s;
         }
-        serde_json::to_string(self).unwrap_or_else(|e| {
+        // Written field by field: what serde's derive writes (pinned by a test), without the
+        // map serializer that `extra`'s flatten imposes on every field and every trace, which
+        // cost as much as the rest of a callback hook's fire. Strings, numbers and JSON values
+        // still go through serde_json, so their escaping and number formats are its own.
+        let mut out = Vec::with_capacity(128 + 160 * self.hooks.len());
+        let mut w = Writer(&mut out);
+        w.raw("{\"allowed\":");
+        w.raw(if self.allowed { "true" } else { "false" });
+        w.opt_str(",\"permissionDecision\":", self.permission_decision);
+        w.opt_str(",\"reason\":", self.reason.as_deref());
+        w.opt_str(",\"additionalContext\":", self.additional_context.as_deref());
+        w.opt_json(",\"updatedInput\":", self.updated_input.as_ref());
+        w.opt_str(",\"updatedPrompt\":", self.updated_prompt.as_deref());
+        w.opt_json(",\"updatedPermissions\":", self.updated_permissions.as_ref());
+        w.opt_json(",\"interrupt\":", self.interrupt.as_ref());
+        w.opt_json(",\"continue\":", self.continue_.as_ref());
+        w.opt_str(",\"stopReason\":", self.stop_reason.as_deref());
+        w.opt_str(",\"systemMessage\":", self.system_message.as_deref());
+        for (key, value) in &self.extra {
+            w.raw(",");
+            w.json(key);
+            w.raw(":");
+            w.json(value);
+        }
+        w.raw(",\"hooks\":[");
+        for (i, t) in self.hooks.iter().enumerate() {
+            if i > 0 {
+                w.raw(",");
+            }
+            t.write_json(&mut w);
+        }
+        w.raw("]");
+        if !self.warnings.is_empty() {
+            w.raw(",\"warnings\":");
+            w.json(&self.warnings);
+        }
+        if let Some(e) = &self.error {
+            w.raw(",\"error\":{\"code\":");
+            w.json(&e.code);
+            w.opt_str(",\"message\":", Some(&e.message));
+            w.raw("}");
+        }
+        w.raw("}");
+        String::from_utf8(out).unwrap_or_else(|e| {
             Outcome::error(Error::new(ErrorCode::Internal, format!("could not serialize the outcome: {e}"))).to_json()
         })
+    }
+}
+
+impl Trace {
+    /// One trace as serde's derive writes it (see [`Outcome::to_json`]).
+    fn write_json(&self, w: &mut Writer) {
+        w.raw("{\"index\":");
+        w.json(&self.index);
+        w.opt_str(",\"type\":", Some(self.kind));
+        w.opt_json(",\"jsonIO\":", self.json_io.as_ref());
+        w.opt_json(",\"persistent\":", self.persistent.as_ref());
+        w.opt_json(",\"exitCode\":", self.exit_code.as_ref());
+        w.opt_json(",\"signal\":", self.signal.as_ref());
+        w.opt_json(",\"status\":", self.status.as_ref());
+        w.opt_json(",\"timedOut\":", self.timed_out.as_ref());
+        w.raw(",\"durationMs\":");
+        w.json(&self.duration_ms);
+        w.opt_str(",\"result\":", Some(self.result.as_str()));
+        w.opt_str(",\"reason\":", self.reason.as_deref());
+        w.opt_str(",\"stderr\":", self.stderr.as_deref());
+        w.opt_str(",\"error\":", self.error.as_deref());
+        w.opt_str(",\"dialect\":", self.dialect);
+        w.opt_str(",\"source\":", self.source.as_deref());
+        w.opt_str(",\"failure\":", self.failure.as_deref());
+        w.raw("}");
+    }
+}
+
+/// The outcome's JSON text being written: fixed text as it is, values through serde_json.
+struct Writer<'a>(&'a mut Vec<u8>);
+
+impl Writer<'_> {
+    fn raw(&mut self, text: &str) {
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    fn json<T: Serialize + ?Sized>(&mut self, value: &T) {
+        // Writing to a Vec cannot fail, nor can these values (string keys only).
+        let _ = serde_json::to_writer(&mut *self.0, value);
+    }
+
+    fn opt_str(&mut self, key: &str, value: Option<&str>) {
+        self.opt_json(key, value.as_ref());
+    }
+
+    fn opt_json<T: Serialize + ?Sized>(&mut self, key: &str, value: Option<&T>) {
+        if let Some(value) = value {
+            self.raw(key);
+            self.json(value);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `to_json` writes by hand what serde's derive writes: every field present and absent,
+    /// text that needs escaping, numbers of every shape, dialect keys, an error.
+    #[test]
+    fn to_json_is_what_serde_writes() {
+        let full = Trace {
+            index: 7,
+            kind: "command",
+            json_io: Some(true),
+            persistent: Some(false),
+            exit_code: Some(-2),
+            signal: Some(9),
+            status: Some(503),
+            timed_out: Some(true),
+            duration_ms: 1234.5678,
+            result: Verdict::Cancelled,
+            reason: Some("quote \" back \\ nl \n tab \t nul \u{0} é 😀 \u{2028}".into()),
+            stderr: Some("err\u{1}".into()),
+            error: Some(String::new()),
+            dialect: Some("claude"),
+            source: Some("/x/.claude/settings.json".into()),
+            failure: Some("why".into()),
+        };
+        let mut extra = serde_json::Map::new();
+        extra.insert("suppressOutput".into(), serde_json::json!(true));
+        extra.insert("ke\"y".into(), serde_json::json!({"a": [1, 2.5, null, "s"]}));
+        let rich = Outcome {
+            allowed: false,
+            permission_decision: Some("ask"),
+            reason: Some("r\u{7f}\u{1f}".into()),
+            additional_context: Some("ctx".into()),
+            updated_input: Some(serde_json::json!({"command": "ls", "n": 1e300, "z": -0.0})),
+            updated_prompt: Some("p".into()),
+            updated_permissions: Some(serde_json::json!([{"type": "addRules"}])),
+            interrupt: Some(true),
+            continue_: Some(false),
+            stop_reason: Some("stop".into()),
+            system_message: Some("sys".into()),
+            extra,
+            hooks: vec![full.clone(), Trace::default(), Trace { duration_ms: 0.001, ..full.clone() }],
+            warnings: vec!["w1".into(), "w\"2".into()],
+            error: Some(OutcomeError { code: ErrorCode::InvalidEnvelope, message: "m\n".into() }),
+        };
+        let mut cases = vec![rich.clone(), Outcome::allowed(vec!["w".into()]), Outcome::error(Error::internal("x"))];
+        for ms in [0.0, 0.011, 1.0, 2.5, 1e-7, 123456789.123, 1e21, f64::NAN, f64::INFINITY] {
+            cases.push(Outcome {
+                hooks: vec![Trace { duration_ms: ms, ..Trace::default() }],
+                ..Outcome::allowed(Vec::new())
+            });
+        }
+        for outcome in &cases {
+            assert_eq!(outcome.to_json(), serde_json::to_string(outcome).unwrap());
+        }
+    }
 
     #[test]
     fn shapes() {

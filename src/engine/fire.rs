@@ -117,7 +117,9 @@ impl Inner {
         if cancel.is_some_and(Cancel::is_cancelled) {
             return (Outcome::error(cancelled_error()), record);
         }
-        let (views, selected) = self.select(dialect_hooks, &envelope);
+        // No dialect hook for the event: no view to build (and no table of them to allocate).
+        let (views, selected) =
+            if dialect_hooks.is_empty() { (Vec::new(), Vec::new()) } else { self.select(dialect_hooks, &envelope) };
         if matching.is_empty() && selected.is_empty() {
             return (Outcome::allowed(snapshot.warnings.clone()), record);
         }
