@@ -65,6 +65,10 @@ class RawResponse:
         return f"RawResponse({self.data!r})"
 
 
+# json.dumps with these arguments builds an encoder on every call; this one is built once.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def answer_json(name: str, value: Any) -> Optional[bytes]:
     """The response JSON for what a callback returned; None means no decision."""
     if value is None:
@@ -77,8 +81,7 @@ def answer_json(name: str, value: Any) -> Optional[bytes]:
         return failure(name, f"it returned {type(value).__name__}; return a dict such as "
                              '{"decision": "deny", "reason": "..."}, or None for no decision')
     try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False).encode("utf-8", "surrogatepass")
+        return _COMPACT.encode(value).encode("utf-8", "surrogatepass")
     except (TypeError, ValueError) as e:
         return failure(name, f"its response cannot be encoded as JSON ({_exc_text(e)})")
 

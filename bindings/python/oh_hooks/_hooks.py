@@ -26,10 +26,15 @@ def _outcome(raw: bytes) -> Outcome:
     return Outcome.from_json(json.loads(raw))
 
 
+# What json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False) builds on
+# every call (only the default arguments share a cached encoder): built once, same output.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def _dumps(value: Any) -> bytes:
     """Compact JSON as UTF-8. NaN/Infinity are refused (they are not JSON)."""
     try:
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = _COMPACT.encode(value)
         return text.encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate in a str: let \\uXXXX escapes carry it and the engine judge it.

@@ -8,7 +8,20 @@ reports is lost even if a later engine adds fields this module does not know.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Type, TypeVar, Union
+
+_T = TypeVar("_T")
+
+
+def _frozen(cls: Type[_T], values: Dict[str, Any]) -> _T:
+    """An instance of the frozen dataclass ``cls`` with these field values (every field, in
+    order), as its ``__init__`` would build it. That ``__init__`` sets each field through
+    ``object.__setattr__`` (frozen refuses plain assignment), which made building the typed
+    outcome cost more than decoding its JSON; the fields go into the instance's dict at once
+    instead. A subclass gets its own ``__init__`` (it may have a ``__post_init__``)."""
+    o = object.__new__(cls)
+    o.__dict__.update(values)
+    return o
 
 
 class Options(TypedDict, total=False):
@@ -141,25 +154,27 @@ class HookTrace:
 
     @classmethod
     def from_json(cls, obj: Dict[str, Any]) -> "HookTrace":
-        return cls(
-            index=obj.get("index", -1),
-            type=obj.get("type", ""),
-            result=obj.get("result", ""),
-            duration_ms=float(obj.get("durationMs", 0.0)),
-            json_io=bool(obj.get("jsonIO", False)),
-            persistent=bool(obj.get("persistent", False)),
-            exit_code=obj.get("exitCode"),
-            signal=obj.get("signal"),
-            status=obj.get("status"),
-            timed_out=obj.get("timedOut"),
-            reason=obj.get("reason"),
-            stderr=obj.get("stderr"),
-            error=obj.get("error"),
-            dialect=obj.get("dialect"),
-            source=obj.get("source"),
-            failure=obj.get("failure"),
-            raw=obj,
-        )
+        get = obj.get
+        values = {
+            "index": get("index", -1),
+            "type": get("type", ""),
+            "result": get("result", ""),
+            "duration_ms": float(get("durationMs", 0.0)),
+            "json_io": bool(get("jsonIO", False)),
+            "persistent": bool(get("persistent", False)),
+            "exit_code": get("exitCode"),
+            "signal": get("signal"),
+            "status": get("status"),
+            "timed_out": get("timedOut"),
+            "reason": get("reason"),
+            "stderr": get("stderr"),
+            "error": get("error"),
+            "dialect": get("dialect"),
+            "source": get("source"),
+            "failure": get("failure"),
+            "raw": obj,
+        }
+        return _frozen(cls, values) if cls is HookTrace else cls(**values)
 
 
 @dataclass(frozen=True)
@@ -211,24 +226,26 @@ class Outcome:
 
     @classmethod
     def from_json(cls, obj: Dict[str, Any]) -> "Outcome":
-        err = obj.get("error")
-        return cls(
-            allowed=bool(obj.get("allowed", False)),
-            permission_decision=obj.get("permissionDecision"),
-            reason=obj.get("reason"),
-            additional_context=obj.get("additionalContext"),
-            updated_input=obj.get("updatedInput"),
-            updated_prompt=obj.get("updatedPrompt"),
-            updated_permissions=obj.get("updatedPermissions"),
-            interrupt=obj.get("interrupt"),
-            continue_=obj.get("continue"),
-            stop_reason=obj.get("stopReason"),
-            system_message=obj.get("systemMessage"),
-            hooks=[HookTrace.from_json(t) for t in obj.get("hooks", [])],
-            warnings=list(obj.get("warnings", [])),
-            error=OutcomeError.from_json(err) if isinstance(err, dict) else None,
-            raw=obj,
-        )
+        get = obj.get
+        err = get("error")
+        values = {
+            "allowed": bool(get("allowed", False)),
+            "permission_decision": get("permissionDecision"),
+            "reason": get("reason"),
+            "additional_context": get("additionalContext"),
+            "updated_input": get("updatedInput"),
+            "updated_prompt": get("updatedPrompt"),
+            "updated_permissions": get("updatedPermissions"),
+            "interrupt": get("interrupt"),
+            "continue_": get("continue"),
+            "stop_reason": get("stopReason"),
+            "system_message": get("systemMessage"),
+            "hooks": [HookTrace.from_json(t) for t in get("hooks", [])],
+            "warnings": list(get("warnings", [])),
+            "error": OutcomeError.from_json(err) if isinstance(err, dict) else None,
+            "raw": obj,
+        }
+        return _frozen(cls, values) if cls is Outcome else cls(**values)
 
 
 def _camel(snake: str) -> str:

@@ -515,3 +515,43 @@ class NoMatchOutcomeShortcut(unittest.TestCase):
         with oh_hooks.Hooks({"trusted": True, "config": {"hooks": {"postToolUse": [{"command": "true"}]}}}) as h:
             self.assertEqual(h.fire_json('{"event":"preToolUse","toolName":"Bash"}').encode(), _NOTHING_RAN)
             self.assertEqual(h.fire({"event": "preToolUse", "toolName": "Bash"}), general)
+
+
+class OutcomeBuiltWithoutInit(unittest.TestCase):
+    """Outcome.from_json and HookTrace.from_json fill the frozen dataclasses without their
+    __init__ (it cost more than the JSON decoding): what they build must be what __init__ builds
+    from the same values, frozen, equal, hashed and printed alike, and a subclass still gets its
+    own __init__."""
+
+    def test_same_as_init(self) -> None:
+        full_trace = {"index": 3, "type": "command", "result": "deny", "durationMs": 1.5, "jsonIO": True,
+                      "persistent": True, "exitCode": 2, "signal": 9, "status": 500, "timedOut": False,
+                      "reason": "r", "stderr": "e", "error": "x", "dialect": "claude", "source": "s",
+                      "failure": "f", "future": 1}
+        obj = {"allowed": False, "permissionDecision": "deny", "reason": "r", "additionalContext": "c",
+               "updatedInput": {"a": 1}, "updatedPrompt": "p", "updatedPermissions": [{"t": 1}],
+               "interrupt": True, "continue": False, "stopReason": "s", "systemMessage": "m",
+               "hooks": [full_trace, {"index": 0, "type": "callback", "durationMs": 0.011, "result": "none"}],
+               "warnings": ["w"], "error": {"code": "internal", "message": "x"}}
+        for o in (obj, {"allowed": True, "hooks": []}):
+            built = Outcome.from_json(o)
+            fields = {f.name: getattr(built, f.name) for f in dataclasses.fields(Outcome)}
+            fields["hooks"] = [HookTrace(**{f.name: getattr(t, f.name) for f in dataclasses.fields(HookTrace)})
+                               for t in built.hooks]
+            by_init = Outcome(**fields)
+            self.assertEqual(built, by_init)
+            self.assertEqual(repr(built), repr(by_init))
+            self.assertEqual(dataclasses.asdict(built), dataclasses.asdict(by_init))
+            self.assertEqual(vars(built), vars(by_init), "the same fields, in the same order")
+            self.assertIs(built.raw, o)
+            with self.assertRaises(dataclasses.FrozenInstanceError):
+                built.allowed = True  # type: ignore[misc]
+        self.assertEqual(Outcome.from_json(obj).hooks[0].exit_code, 2)
+        self.assertEqual(Outcome.from_json(obj).error.code, "internal")
+
+        @dataclasses.dataclass(frozen=True)
+        class Mine(Outcome):
+            def __post_init__(self) -> None:
+                object.__setattr__(self, "reason", "seen by __post_init__")
+
+        self.assertEqual(Mine.from_json(obj).reason, "seen by __post_init__")
