@@ -128,6 +128,17 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
         verdict=meets
         [ "$n" -le "$target" ] || verdict=MISSES
         printf '    %-58s %12s %8s   %s\n' "$label" "$n" "<= $target: $verdict" "$before"
+        [ "$id" = none ] && n_none=$n
+    done
+    # [3b]'s callback hooks (a C function answering at once, on the firing thread): the whole
+    # fire, the host function and oh_hooks_respond included, and what it adds to the no-match fire.
+    for row in "cb|callback hook answering {} (no match)" "cbmatch|callback hook, \`match: Bash\`, answering {}" \
+        "cbreason|callback hook, \`match: Bash\`, reason+context"; do
+        IFS='|' read -r id label <<<"$row"
+        n=$(count_row "$rel" "$root/include" "$id") || { err "bench/count.c ($id) did not run"; continue; }
+        before=""
+        [ -n "${BENCH_BEFORE:-}" ] && before=$(count_row "$BENCH_BEFORE/target/release" "$BENCH_BEFORE/include" "$id")
+        printf '    %-58s %12s %8s   %s\n' "$label" "$n" "${n_none:++$((n - n_none))}" "$before"
     done
     # The CLI's whole process (loader, start-up, config layers, the fire), beside /bin/true:
     # what a shell harness pays per tool call, counted without the load's noise. It runs in
