@@ -200,7 +200,7 @@ func (h *Hooks) Fire(ctx context.Context, env Envelope) (Outcome, error) {
 		return Outcome{Allowed: true, Hooks: []HookTrace{}}, err
 	}
 	var out Outcome
-	if jerr := json.Unmarshal(raw, &out); jerr != nil {
+	if jerr := decodeOutcome(raw, &out); jerr != nil {
 		return Outcome{}, &Error{Code: CodeInternal, Message: fmt.Sprintf("cannot decode the engine's outcome: %v", jerr)}
 	}
 	return out, err

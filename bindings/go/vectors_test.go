@@ -266,6 +266,9 @@ func TestVectors(t *testing.T) {
 					}
 					mu.Unlock()
 				}
+				if how == "raw" && got != nil {
+					checkOutcomeDecoders(t, got) // Fire's decoder reads every outcome a vector yields
+				}
 				gotV, err := withoutDurations(got)
 				if err != nil {
 					t.Fatalf("fire %d (%s): outcome %q is not JSON: %v", i, how, got, err)
