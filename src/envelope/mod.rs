@@ -247,6 +247,12 @@ impl<'de> RawHead<'de> {
                     let was_first = std::mem::replace(&mut first, false);
                     let raw: Option<&'de RawValue> = if keep { Some(map.next_value()?) } else { None };
                     let scalar = |raw: Option<&'de RawValue>, map: &mut A| match raw {
+                        // A string without escapes is its text between the quotes (serde_json
+                        // checked it while reading the raw value): no second parse.
+                        Some(r) if r.get().len() >= 2 && r.get().starts_with('"') && !r.get().contains('\\') => {
+                            let t = r.get();
+                            Ok(Scalar::Text(Cow::Borrowed(&t[1..t.len() - 1])))
+                        }
                         Some(r) => serde_json::from_str::<Scalar<'de>>(r.get()).map_err(de::Error::custom),
                         None => map.next_value::<Scalar>(),
                     };
