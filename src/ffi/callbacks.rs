@@ -7,6 +7,7 @@ use super::engine::OhHooks;
 use super::{boundary, null_engine, report, text};
 use crate::error::{Error, ErrorCode};
 use crate::host::{self, HostFunction, Observer};
+use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::Arc;
 
@@ -56,13 +57,46 @@ struct CFunction {
     user: UserData,
 }
 
+thread_local! {
+    /// The NUL-terminated copy of a request, kept by each thread that calls host functions: a
+    /// callback hook answered at once otherwise paid an allocation for it on every fire.
+    static REQUEST: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 impl HostFunction for CFunction {
     fn call(&self, request: &str, call: u64) {
         // The request is JSON from serde, which escapes NUL: this cannot fail. Were it to, the
         // call would go unanswered and fail at the hook's timeout.
-        let Ok(request) = CString::new(request) else { return };
-        // SAFETY: the host registered `f` with `user_data`; the request lives for the call.
-        unsafe { (self.f)(self.user.data, request.as_ptr(), call as usize as *mut OhHooksCall) };
+        if memchr::memchr(0, request.as_bytes()).is_some() {
+            return;
+        }
+        let run = |text: &[u8]| {
+            // SAFETY: the host registered `f` with `user_data`; `text` is NUL-terminated, has no
+            // other NUL, and lives for the call.
+            unsafe { (self.f)(self.user.data, text.as_ptr().cast(), call as usize as *mut OhHooksCall) };
+        };
+        let fill = |buf: &mut Vec<u8>| {
+            buf.clear();
+            buf.extend_from_slice(request.as_bytes());
+            buf.push(0);
+        };
+        // A host function that fires again on this thread finds the buffer in use: its request
+        // gets a buffer of its own. (The buffer is never borrowed across anything but the call.)
+        let kept = REQUEST.try_with(|cell| {
+            let Ok(mut buf) = cell.try_borrow_mut() else { return false };
+            fill(&mut buf);
+            run(&buf);
+            // A rare huge request does not stay allocated for the thread's lifetime.
+            if buf.capacity() > 64 * 1024 {
+                *buf = Vec::new();
+            }
+            true
+        });
+        if kept != Ok(true) {
+            let mut own = Vec::with_capacity(request.len() + 1);
+            fill(&mut own);
+            run(&own);
+        }
     }
 }
 
