@@ -830,6 +830,95 @@ static void test_observer_async_and_waited(void) {
     cb_done(&c);
 }
 
+/* ---------- oh_hooks_reserve_fire + oh_hooks_fire_reserved: a synchronous fire that can be cancelled */
+
+static jval *fire_reserved(const OhHooks *h, const char *env, uint64_t id) {
+    char *s = oh_hooks_fire_reserved(h, env, id);
+    CHECK(s != NULL, "oh_hooks_fire_reserved returns an outcome");
+    if (!s) return gc_json(json_parse("{}"));
+    jval *v = json_parse(s);
+    oh_hooks_string_free(s);
+    return gc_json(v ? v : json_parse("{}"));
+}
+
+static void test_fire_reserved_errors(void) {
+    OhHooks *h = ENG(J("{`hooks`:{`preToolUse`:[{`command`:`exit 1`,`match`:`Bash`}]}}"), NULL);
+    if (!h) return;
+    CHECK(oh_hooks_reserve_fire(NULL) == 0, "no id without an engine");
+    CHECK_JSTR(fire_reserved(NULL, "{}", 1), "error.code", "null_argument");
+    jval *o = fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", 0);
+    CHECK_JSTR(o, "error.code", "internal");
+    CHECK_JBOOL(o, "allowed", 0);
+    CHECK_LEN(o, "hooks", 0);
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\"}", 987654), "error.code", "internal");
+    uint64_t a = oh_hooks_reserve_fire(h), b = oh_hooks_reserve_fire(h);
+    CHECK(a && b && a != b, "distinct non-zero ids");
+    /* the same outcome as oh_hooks_fire */
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", a), "reason", "hook denied (exit code)");
+    /* an id fires once */
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", a), "error.code", "internal");
+    /* a NULL envelope is the fire's error, and uses the id up */
+    CHECK_JSTR(fire_reserved(h, NULL, b), "error.code", "null_argument");
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\"}", b), "error.code", "internal");
+    CHECK(oh_hooks_cancel(h, a) == 0, "cancelling a used id does nothing");
+    uint64_t c = oh_hooks_reserve_fire(h);
+    CHECK_OUT(fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", c), "{`allowed`:true,`hooks`:[]}");
+}
+
+static void test_fire_reserved_cancelled_before_it_starts(void) {
+    char *dir = newdir("reserved-pre");
+    char *mark = xfmt("%s/ran", dir);
+    OhHooks *h = ENG(xfmt("{\"hooks\":{\"preToolUse\":[%s]}}", hk(xfmt("touch %s", mark))), NULL);
+    if (!h) return;
+    uint64_t id = oh_hooks_reserve_fire(h);
+    CHECK(oh_hooks_cancel(h, id) == 0, "cancel a reservation");
+    jval *o = fire_reserved(h, "{\"event\":\"preToolUse\"}", id);
+    CHECK_OUT(o, "{`allowed`:false,`hooks`:[],`error`:{`code`:`cancelled`,`message`:`the fire was cancelled (oh_hooks_cancel) before it completed`}}");
+    CHECK(!file_exists(mark), "no hook ran");
+    /* a no-match fire (the engine's shortcut) cancelled before it starts is cancelled too */
+    id = oh_hooks_reserve_fire(h);
+    oh_hooks_cancel(h, id);
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"postToolUse\"}", id), "error.code", "cancelled");
+}
+
+typedef struct {
+    const OhHooks *h;
+    uint64_t id;
+    const char *pidfile;
+    double cancelled_at;
+} Canceller;
+
+static void *cancel_when_started(void *p) {
+    Canceller *c = p;
+    if (wait_for_file(c->pidfile, 3000)) sleep_ms(30);
+    c->cancelled_at = now_ms();
+    oh_hooks_cancel(c->h, c->id);
+    return NULL;
+}
+
+static void test_fire_reserved_cancel_kills_the_group(void) {
+    char *dir = newdir("reserved");
+    char *pidfile = xfmt("%s/pid", dir);
+    OhHooks *h = ENG(xfmt("{\"hooks\":{\"preToolUse\":[{\"command\":%s,\"timeout\":60000}]}}",
+                          q(xfmt("sleep 30 & echo $! > %s; wait", pidfile))),
+                     NULL);
+    if (!h) return;
+    Canceller c = {h, oh_hooks_reserve_fire(h), pidfile, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, cancel_when_started, &c);
+    jval *o = fire_reserved(h, "{\"event\":\"preToolUse\"}", c.id);
+    double dt = now_ms() - c.cancelled_at;
+    pthread_join(t, NULL);
+    const char *text = read_file(pidfile, NULL);
+    pid_t child = text ? (pid_t)atoi(text) : 0;
+    CHECK_JSTR(o, "error.code", "cancelled");
+    CHECK_JBOOL(o, "allowed", 0);
+    CHECK_JSTR(o, "hooks.0.result", "cancelled");
+    CHECK(dt < 600 + slack(), "returned soon after the cancel: %.0f ms", dt);
+    CHECK(child > 0 && !pid_alive(child), "the hook's grandchild %d was killed with its group", (int)child);
+    CHECK(oh_hooks_cancel(h, c.id) == 0, "cancelling a finished fire does nothing");
+}
+
 int main(void) {
     setup("test_callbacks");
     setenv("HOME", g_dir, 1);
@@ -857,5 +946,8 @@ int main(void) {
     RUN(test_done_reenters);
     RUN(test_threads_answering_across_threads);
     RUN(test_observer_async_and_waited);
+    RUN(test_fire_reserved_errors);
+    RUN(test_fire_reserved_cancelled_before_it_starts);
+    RUN(test_fire_reserved_cancel_kills_the_group);
     return DONE();
 }
