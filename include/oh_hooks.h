@@ -405,6 +405,42 @@ uint64_t oh_hooks_reserve_fire(const OhHooks *hooks);
 char *oh_hooks_fire_reserved(const OhHooks *hooks, const char *envelope_json, uint64_t fire_id);
 
 /**
+ * `oh_hooks_fire_async` for an event-loop host (epoll, kqueue, libuv, asyncio, ...): instead of
+ * calling a function on an engine thread, the engine writes the completion to `fd`, which the
+ * host's loop watches for reading, so none of the host's code (nor its interpreter lock) runs on
+ * an engine thread.
+ *
+ * When the fire completes, the engine writes one 16-byte record to `fd` with a single
+ * `write`: the fire id (`uint64_t`, as returned here), then the outcome JSON's address (a
+ * `char *` stored in a `uint64_t`), both in the machine's byte order. The outcome belongs to the
+ * host, who frees it with `oh_hooks_string_free`. Exactly one record per fire, cancelled and
+ * refused fires included (a refused fire's record is written at once, on the calling thread).
+ *
+ * `fd` must be the write end of a pipe: a pipe makes each 16-byte write atomic, so records of
+ * concurrent fires never interleave, and a read of a multiple of 16 bytes returns whole
+ * records. When the pipe is full the engine thread waits until the host reads (a blocked loop
+ * holds up the engine's free); keep reading. When the write fails (the read end is closed,
+ * `fd` is not open) the outcome is freed and nothing else happens; SIGPIPE is never raised.
+ *
+ * Returns the fire's id (never 0) for `oh_hooks_cancel`; 0 when `hooks` is NULL or `fd` is
+ * negative, and then nothing is fired and nothing is written.
+ *
+ * Ownership: `envelope_json` is borrowed for the call (copied); `fd` stays the host's (the
+ * engine never closes it) and must stay open until every record of its fires has been written.
+ *
+ * Threads, cancellation, the observer, queueing and `oh_hooks_free`: as for
+ * `oh_hooks_fire_async` (free waits for every fire, so every record has been written when it
+ * returns).
+ *
+ * Errors: in the outcome, as for `oh_hooks_fire_async`.
+ *
+ * # Safety
+ * `hooks` is NULL or an engine not yet freed; `envelope_json` is NULL or a NUL-terminated
+ * string.
+ */
+uint64_t oh_hooks_fire_async_fd(const OhHooks *hooks, const char *envelope_json, int fd);
+
+/**
  * Returns the human-readable message of an error JSON (`error_out` of `oh_hooks_new` or
  * `oh_hooks_reload`, or an outcome's `"error"` object): the value of its `"message"`, one
  * sentence saying what was wrong and what was expected, naming the file, line and config path

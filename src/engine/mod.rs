@@ -174,12 +174,13 @@ impl Engine {
         self.inner.fire_quick(envelope)
     }
 
-    /// Fires one event on an engine thread and hands the outcome to `done` there, exactly once.
-    /// Returns the fire's id for [`Engine::cancel`].
+    /// Fires one event on an engine thread and hands the fire's id and outcome to `done` there,
+    /// exactly once. Returns the fire's id for [`Engine::cancel`].
     /// `envelope_json` is an `Err` when the caller could not even read it (NULL, not UTF-8): the
     /// error still completes on an engine thread, like every other outcome.
-    pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(Outcome) + Send>) -> u64 {
+    pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(u64, Outcome) + Send>) -> u64 {
         let id = self.inner.next_fire.fetch_add(1, Ordering::Relaxed);
+        let done: Box<dyn FnOnce(Outcome) + Send> = Box::new(move |outcome| done(id, outcome));
         if self.inner.closing() {
             // Refused before free returns, on the calling thread (an engine thread that free
             // waits for): queued now, it would complete after free, on a thread that could

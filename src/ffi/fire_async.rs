@@ -80,7 +80,7 @@ pub unsafe extern "C" fn oh_hooks_fire_async(
         // SAFETY: the caller passes NULL or a NUL-terminated string that lives for the call.
         let envelope = unsafe { text(envelope_json, "envelope_json", "oh_hooks_fire_async") }.map(str::to_string);
         let done = done.take().expect("taken once");
-        hooks.engine.fire_async(envelope, Box::new(move |outcome| done.call(outcome)))
+        hooks.engine.fire_async(envelope, Box::new(move |_, outcome| done.call(outcome)))
     });
     match fired {
         Ok(id) => id,
@@ -181,4 +181,63 @@ pub unsafe extern "C" fn oh_hooks_fire_reserved(
         hooks.engine.fire_reserved(envelope, fire_id)
     });
     into_c_string(outcome.unwrap_or_else(Outcome::error).to_json())
+}
+
+/// `oh_hooks_fire_async` for an event-loop host (epoll, kqueue, libuv, asyncio, ...): instead of
+/// calling a function on an engine thread, the engine writes the completion to `fd`, which the
+/// host's loop watches for reading, so none of the host's code (nor its interpreter lock) runs on
+/// an engine thread.
+///
+/// When the fire completes, the engine writes one 16-byte record to `fd` with a single
+/// `write`: the fire id (`uint64_t`, as returned here), then the outcome JSON's address (a
+/// `char *` stored in a `uint64_t`), both in the machine's byte order. The outcome belongs to the
+/// host, who frees it with `oh_hooks_string_free`. Exactly one record per fire, cancelled and
+/// refused fires included (a refused fire's record is written at once, on the calling thread).
+///
+/// `fd` must be the write end of a pipe: a pipe makes each 16-byte write atomic, so records of
+/// concurrent fires never interleave, and a read of a multiple of 16 bytes returns whole
+/// records. When the pipe is full the engine thread waits until the host reads (a blocked loop
+/// holds up the engine's free); keep reading. When the write fails (the read end is closed,
+/// `fd` is not open) the outcome is freed and nothing else happens; SIGPIPE is never raised.
+///
+/// Returns the fire's id (never 0) for `oh_hooks_cancel`; 0 when `hooks` is NULL or `fd` is
+/// negative, and then nothing is fired and nothing is written.
+///
+/// Ownership: `envelope_json` is borrowed for the call (copied); `fd` stays the host's (the
+/// engine never closes it) and must stay open until every record of its fires has been written.
+///
+/// Threads, cancellation, the observer, queueing and `oh_hooks_free`: as for
+/// `oh_hooks_fire_async` (free waits for every fire, so every record has been written when it
+/// returns).
+///
+/// Errors: in the outcome, as for `oh_hooks_fire_async`.
+///
+/// # Safety
+/// `hooks` is NULL or an engine not yet freed; `envelope_json` is NULL or a NUL-terminated
+/// string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oh_hooks_fire_async_fd(hooks: *const OhHooks, envelope_json: *const c_char, fd: c_int) -> u64 {
+    // SAFETY: a non-NULL `hooks` comes from `oh_hooks_new` and is not yet freed.
+    let Some(hooks) = (unsafe { hooks.as_ref() }) else { return 0 };
+    if fd < 0 {
+        return 0;
+    }
+    boundary(|| {
+        // SAFETY: the caller passes NULL or a NUL-terminated string that lives for the call.
+        let envelope = unsafe { text(envelope_json, "envelope_json", "oh_hooks_fire_async_fd") }.map(str::to_string);
+        hooks.engine.fire_async(envelope, Box::new(move |id, outcome| post_record(fd, id, outcome)))
+    })
+    .unwrap_or(0)
+}
+
+/// The completion record of `oh_hooks_fire_async_fd`.
+fn post_record(fd: c_int, id: u64, outcome: Outcome) {
+    let text = into_c_string(outcome.to_json());
+    let mut record = [0u8; 16];
+    record[..8].copy_from_slice(&id.to_ne_bytes());
+    record[8..].copy_from_slice(&(text as usize as u64).to_ne_bytes());
+    if crate::os::sigpipe::write_record(fd, &record).is_err() && !text.is_null() {
+        // SAFETY: made by `into_c_string` just above and never handed out.
+        drop(unsafe { std::ffi::CString::from_raw(text) });
+    }
 }

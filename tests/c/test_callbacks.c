@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -919,6 +920,82 @@ static void test_fire_reserved_cancel_kills_the_group(void) {
     CHECK(oh_hooks_cancel(h, c.id) == 0, "cancelling a finished fire does nothing");
 }
 
+/* ---------- oh_hooks_fire_async_fd: the completion as a record on a pipe */
+
+typedef struct {
+    uint64_t id;
+    char *outcome;
+} FdRecord;
+
+static int read_record(int fd, FdRecord *r, int ms) {
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, ms) != 1) return 0;
+    unsigned char b[16];
+    if (read(fd, b, sizeof b) != (ssize_t)sizeof b) return 0;
+    uint64_t addr;
+    memcpy(&r->id, b, 8);
+    memcpy(&addr, b + 8, 8);
+    r->outcome = (char *)(uintptr_t)addr;
+    return 1;
+}
+
+static jval *take_record(FdRecord *r) {
+    jval *v = r->outcome ? json_parse(r->outcome) : NULL;
+    oh_hooks_string_free(r->outcome);
+    r->outcome = NULL;
+    return gc_json(v ? v : json_parse("{}"));
+}
+
+static void test_fire_async_fd(void) {
+    OhHooks *h = ENG(J("{`hooks`:{`preToolUse`:[{`command`:`exit 1`,`match`:`Bash`}]}}"), NULL);
+    if (!h) return;
+    int p[2];
+    if (pipe(p)) return;
+    CHECK(oh_hooks_fire_async_fd(NULL, "{}", p[1]) == 0, "no fire without an engine");
+    CHECK(oh_hooks_fire_async_fd(h, "{}", -1) == 0, "no fire without an fd");
+    uint64_t ia = oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", p[1]);
+    uint64_t ib = oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", p[1]);
+    uint64_t ic = oh_hooks_fire_async_fd(h, NULL, p[1]);
+    CHECK(ia && ib && ic && ia != ib && ib != ic, "distinct non-zero ids");
+    jval *got[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        FdRecord r;
+        if (!read_record(p[0], &r, 5000)) break;
+        jval *o = take_record(&r);
+        if (r.id == ia) got[0] = o;
+        else if (r.id == ib) got[1] = o;
+        else if (r.id == ic) got[2] = o;
+    }
+    CHECK(got[0] && got[1] && got[2], "one record per fire, each with its id");
+    CHECK_JSTR(got[0], "reason", "hook denied (exit code)");
+    CHECK_OUT(got[1], "{`allowed`:true,`hooks`:[]}");
+    CHECK_JSTR(got[2], "error.code", "null_argument");
+    FdRecord extra;
+    CHECK(!read_record(p[0], &extra, 50), "exactly one record per fire");
+    /* cancelled: still one record, with the cancelled outcome */
+    char *dir = newdir("fd");
+    char *pidfile = xfmt("%s/pid", dir);
+    OhHooks *s = ENG(xfmt("{\"hooks\":{\"preToolUse\":[{\"command\":%s,\"timeout\":60000}]}}",
+                          q(xfmt("sleep 30 & echo $! > %s; wait", pidfile))),
+                     NULL);
+    if (s) {
+        uint64_t id = oh_hooks_fire_async_fd(s, "{\"event\":\"preToolUse\"}", p[1]);
+        CHECK(wait_for_file(pidfile, 3000), "the hook started");
+        oh_hooks_cancel(s, id);
+        FdRecord r = {0, NULL};
+        CHECK(read_record(p[0], &r, 3000) && r.id == id, "the cancelled fire's record");
+        CHECK_JSTR(take_record(&r), "error.code", "cancelled");
+    }
+    /* the reader gone: the write fails without SIGPIPE (this process has the default
+       disposition: a SIGPIPE would end it), and the outcome is freed (valgrind mode) */
+    close(p[0]);
+    oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", p[1]);
+    oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", p[1]);
+    free_now(h);
+    CHECK(1, "no SIGPIPE when the pipe's reader is gone");
+    close(p[1]);
+}
+
 int main(void) {
     setup("test_callbacks");
     setenv("HOME", g_dir, 1);
@@ -949,5 +1026,6 @@ int main(void) {
     RUN(test_fire_reserved_errors);
     RUN(test_fire_reserved_cancelled_before_it_starts);
     RUN(test_fire_reserved_cancel_kills_the_group);
+    RUN(test_fire_async_fd);
     return DONE();
 }
