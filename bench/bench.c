@@ -1558,9 +1558,12 @@ static int cmd_report(int argc, char **argv) {
     line("Node  await fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
     line("Go    h.Fire(Background), Go callback", "go.Fire.cb", NULL, NULL, 0, 5000, 1);
     line("Go    same, ohhooks.Inline()", "go.Fire.cb.inline", NULL, NULL, 0, 5000, 1);
-    line("Go    h.Fire(ctx that can end), no hook", "go.Fire.ctx", NULL, NULL, 0, 10000, 1);
+    line("Go    G  floor: a goroutine woken by a C thread", "go.floor.cwake", NULL, NULL, 0, 0, 1);
+    line("Go    h.Fire(ctx that can end), no hook", "go.Fire.ctx", "G", "go.floor.cwake", 0, 10000, 1);
     line("Python  hooks.fire, Python callback", "py.fire.cb", NULL, NULL, 0, 5000, 1);
-    line("Python  await hooks.fire_async, no hook", "py.fire_async", NULL, NULL, 0, 30000, 1);
+    line("Python  R  floor: C thread -> pipe -> add_reader", "py.floor.reader", NULL, NULL, 0, 0, 1);
+    line("Python  S  floor: C thread -> call_soon_threadsafe", "py.floor.cst", NULL, NULL, 0, 0, 1);
+    line("Python  await hooks.fire_async, no hook", "py.fire_async", "R", "py.floor.reader", 0, 30000, 1);
     if (g_missing) {
         fprintf(stderr, "error: %d row(s) of the table have no samples\n", g_missing);
         return 1;

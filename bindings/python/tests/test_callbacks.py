@@ -264,6 +264,33 @@ class AsyncTests(unittest.TestCase):
 
         self.run_async(main())
 
+    def test_fire_async_pipes_are_given_back(self) -> None:
+        # fire_async completes through a pipe per engine and event loop (oh_hooks_fire_async_fd):
+        # loops that come and go (asyncio.run makes one per call) and closing the engine, from
+        # inside the loop or after it, must not leave descriptors behind.
+        def open_fds() -> int:
+            return len(os.listdir("/proc/self/fd"))
+
+        if not os.path.isdir("/proc/self/fd"):
+            self.skipTest("needs /proc/self/fd")
+        before = open_fds()
+        outer = Hooks(inline({"postToolUse": [{"command": "true"}]}))
+
+        async def fire_some(h: Hooks) -> None:
+            outs = await asyncio.gather(*(h.fire_async({"event": "preToolUse", "toolName": str(i)}) for i in range(10)))
+            self.assertEqual([o.allowed for o in outs], [True] * 10)
+
+        async def inner() -> None:
+            with Hooks(inline({"postToolUse": [{"command": "true"}]})) as h:
+                await fire_some(h)
+
+        for _ in range(5):
+            asyncio.run(fire_some(outer))
+            asyncio.run(inner())
+        outer.close()
+        gc.collect()
+        self.assertEqual(open_fds(), before)
+
     def test_async_callback_exception_and_timeout(self) -> None:
         async def main():
             with Hooks(inline({"preToolUse": [cb("co", timeout=200)]})) as h:
