@@ -24,9 +24,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -763,12 +765,17 @@ static void *floor_efd_partner(void *arg) {
     return NULL;
 }
 
+static int g_sp_efd;
+static void *floor_spin_partner(void *arg);
+
 static void setup_async_floors(void) {
     pthread_t t;
     g_fl_efd[0] = eventfd(0, EFD_CLOEXEC);
     g_fl_efd[1] = eventfd(0, EFD_CLOEXEC);
-    if (g_fl_efd[0] < 0 || g_fl_efd[1] < 0) die("eventfd: %s", strerror(errno));
-    if (pthread_create(&t, NULL, floor_cv_partner, NULL) || pthread_create(&t, NULL, floor_efd_partner, NULL))
+    g_sp_efd = eventfd(0, EFD_CLOEXEC);
+    if (g_fl_efd[0] < 0 || g_fl_efd[1] < 0 || g_sp_efd < 0) die("eventfd: %s", strerror(errno));
+    if (pthread_create(&t, NULL, floor_cv_partner, NULL) || pthread_create(&t, NULL, floor_efd_partner, NULL) ||
+        pthread_create(&t, NULL, floor_spin_partner, NULL))
         die("cannot start the async floors' threads");
 }
 
@@ -787,9 +794,58 @@ static void op_floor_efd(void) {
     if (read(g_fl_efd[1], &v, sizeof v) != sizeof v) failure("eventfd read: %s", strerror(errno));
 }
 
-static double s_async_floor(int efd) {
+/* S: the engine's own arrangement without the engine: the partner, once done, looks for the
+ * next request for 50 µs (spinning, then yielding the core, as the async pool's threads do,
+ * src/thread_pool.rs) before it sleeps on an eventfd; the answer comes back on a condition
+ * variable, as the bench's `done` does. A round trip then costs one wake-up (this thread's). */
+static atomic_int g_sp_req, g_sp_sleeping;
+
+static void *floor_spin_partner(void *arg) {
+    (void)arg;
+    for (;;) {
+        double t0 = now_ns();
+        int looks = 0, got = 0;
+        while (!(got = atomic_exchange(&g_sp_req, 0))) {
+            if (++looks < 64) continue;
+            if (now_ns() - t0 > 50000) break;
+            sched_yield();
+        }
+        if (!got) {
+            atomic_store(&g_sp_sleeping, 1);
+            if (!(got = atomic_exchange(&g_sp_req, 0))) {
+                uint64_t v;
+                if (read(g_sp_efd, &v, sizeof v) != sizeof v) continue;
+                got = atomic_exchange(&g_sp_req, 0);
+            }
+            atomic_store(&g_sp_sleeping, 0);
+            if (!got) continue; /* a wake-up for a request already taken */
+        }
+        pthread_mutex_lock(&g_fl_mu);
+        g_fl_turn = 2;
+        pthread_cond_signal(&g_fl_back);
+        pthread_mutex_unlock(&g_fl_mu);
+    }
+    return NULL;
+}
+
+static void op_floor_spin(void) {
+    pthread_mutex_lock(&g_fl_mu);
+    g_fl_turn = 3; /* not the condvar partner's turn */
+    pthread_mutex_unlock(&g_fl_mu);
+    atomic_store(&g_sp_req, 1);
+    if (atomic_load(&g_sp_sleeping)) {
+        uint64_t v = 1;
+        if (write(g_sp_efd, &v, sizeof v) != sizeof v) failure("eventfd write: %s", strerror(errno));
+    }
+    pthread_mutex_lock(&g_fl_mu);
+    while (g_fl_turn != 2) pthread_cond_wait(&g_fl_back, &g_fl_mu);
+    g_fl_turn = 0;
+    pthread_mutex_unlock(&g_fl_mu);
+}
+
+static double s_async_floor(int kind) {
     double t0 = now_ns();
-    for (int i = 0; i < ASYNC_BATCH; i++) efd ? op_floor_efd() : op_floor_cv();
+    for (int i = 0; i < ASYNC_BATCH; i++) kind == 2 ? op_floor_spin() : kind ? op_floor_efd() : op_floor_cv();
     return (now_ns() - t0) / ASYNC_BATCH;
 }
 
@@ -891,6 +947,7 @@ static Row ROWS[] = {
     {"async.rt", R_ASYNC, 0},
     {"floor.async.cv", R_ASYNC_FLOOR, 0},
     {"floor.async.efd", R_ASYNC_FLOOR, 1},
+    {"floor.async.spin", R_ASYNC_FLOOR, 2},
     {"thr.nomatch.1", R_THREADS, K_NOMATCH * 100 + 1},
     {"thr.nomatch.2", R_THREADS, K_NOMATCH * 100 + 2},
     {"thr.nomatch.4", R_THREADS, K_NOMATCH * 100 + 4},
@@ -1429,7 +1486,9 @@ static int cmd_report(int argc, char **argv) {
     line("W  floor: 2 pthreads, condvar there and back", "floor.async.cv", NULL, NULL, 0, 0, 1);
     line("E  floor: 2 pthreads, eventfd there and back", "floor.async.efd", NULL, NULL, 0, 0, 1);
     line("async fire round trip (no hook)", "async.rt", "W", "floor.async.cv", 0, 10000, 1);
+    line("S  floor: partner spins 50 µs, then condvar back", "floor.async.spin", NULL, NULL, 0, 0, 1);
     line("  the same", "async.rt", "E", "floor.async.efd", 0, 0, 1);
+    line("  the same", "async.rt", "S", "floor.async.spin", 0, 0, 1);
 
     printf("\n[3c] The CLI from a shell: `oh-hooks fire --cwd DIR --trusted ENVELOPE` on a no-match event\n"
            "    (DIR/.oh/config.yaml has a postToolUse hook only), stdout on /dev/null, one spawn + wait per\n"
@@ -1554,7 +1613,8 @@ static int cmd_report(int argc, char **argv) {
     line("C  async fire round trip ([3b])", "async.rt", NULL, NULL, 0, 10000, 1);
     line("Node  hooks.fireSync, JS callback", "node.fireSync.cb", NULL, NULL, 0, 5000, 1);
     line("Node  await hooks.fire, JS callback", "node.fire.cb", NULL, NULL, 0, 5000, 1);
-    line("Node  await hooks.fire, no hook", "node.fire", NULL, NULL, 0, 10000, 1);
+    line("Node  T  floor: C thread -> threadsafe function", "node.floor.tsfn", NULL, NULL, 0, 0, 1);
+    line("Node  await hooks.fire, no hook", "node.fire", "T", "node.floor.tsfn", 0, 10000, 1);
     line("Node  await fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
     line("Go    h.Fire(Background), Go callback", "go.Fire.cb", NULL, NULL, 0, 5000, 1);
     line("Go    same, ohhooks.Inline()", "go.Fire.cb.inline", NULL, NULL, 0, 5000, 1);
