@@ -171,7 +171,7 @@ type RegisterOption func(*registration)
 // event, an engine thread for background hooks) instead of a goroutine of
 // its own. That saves a goroutine switch and a thread wake-up per call, which is most of a
 // callback hook's cost, but the hook's timeout and Fire's cancellation cannot stop a function
-// that blocks: use it only for functions that answer at once, without waiting on I/O, locks held
+// that blocks (Fire returns only when it does): use it only for functions that answer at once, without waiting on I/O, locks held
 // by a fire, or other goroutines.
 func Inline() RegisterOption { return func(r *registration) { r.inline = true } }
 
