@@ -168,11 +168,11 @@ type registration struct {
 type RegisterOption func(*registration)
 
 // Inline runs the function on the thread that runs its hook (the caller of Fire for a blocking
-// event, an engine thread for background hooks) instead of a goroutine of
-// its own. That saves a goroutine switch and a thread wake-up per call, which is most of a
-// callback hook's cost, but the hook's timeout and Fire's cancellation cannot stop a function
-// that blocks (Fire returns only when it does): use it only for functions that answer at once, without waiting on I/O, locks held
-// by a fire, or other goroutines.
+// event, an engine thread for background hooks) instead of a goroutine of its own. That saves a
+// goroutine switch and a thread wake-up per call, which is most of a callback hook's cost, but
+// the hook's timeout and Fire's cancellation cannot stop a function that blocks (Fire returns
+// only when it does): use it only for functions that answer at once, without waiting on I/O,
+// locks held by a fire, or other goroutines.
 func Inline() RegisterOption { return func(r *registration) { r.inline = true } }
 
 // run computes one answer; nothing the host function does (a panic included) escapes.
