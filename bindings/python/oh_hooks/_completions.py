@@ -32,7 +32,11 @@ class Completions:
         self.waiting: Dict[int, "asyncio.Future[bytes]"] = {}
         self.engine_gone = False
         self.fds_closed = False
-        loop.add_reader(self.r, self._readable)
+        try:
+            loop.add_reader(self.r, self._readable)
+        except BaseException:  # a loop without add_reader (NotImplementedError): not used
+            self.close_fds(on_loop=False)
+            raise
 
     def wait(self, fire_id: int) -> "asyncio.Future[bytes]":
         # Called on the loop's thread right after the fire: the reader runs on that same thread,
@@ -81,13 +85,19 @@ class Completions:
         os.close(self.w)
 
 
-def for_loop(table: Dict[asyncio.AbstractEventLoop, Completions],
-             loop: asyncio.AbstractEventLoop) -> Completions:
-    """This loop's completions in ``table`` (one engine's), made on first use. Loops closed since
+def for_loop(table: Dict[asyncio.AbstractEventLoop, Optional[Completions]],
+             loop: asyncio.AbstractEventLoop) -> Optional[Completions]:
+    """This loop's completions in ``table`` (one engine's), made on first use; None for a loop
+    that cannot watch a file descriptor (then ``fire_async`` uses ``done``). Loops closed since
     (``asyncio.run`` makes one per call) give their pipes back."""
-    c: Optional[Completions] = table.get(loop)
-    if c is None:
-        for old in [lp for lp in table if lp.is_closed()]:
-            table.pop(old).close_fds(on_loop=False)
-        c = table[loop] = Completions(loop)
-    return c
+    if loop in table:
+        return table[loop]
+    for old in [lp for lp in table if lp.is_closed()]:
+        c = table.pop(old)
+        if c is not None:
+            c.close_fds(on_loop=False)
+    try:
+        table[loop] = Completions(loop)
+    except NotImplementedError:
+        table[loop] = None
+    return table[loop]

@@ -170,7 +170,7 @@ class Hooks:
         self._host = _callbacks.Host()
         self._observer_key = 0
         # fire_async's pipes, one per event loop (oh_hooks_fire_async_fd).
-        self._completions: Dict[asyncio.AbstractEventLoop, _completions.Completions] = {}
+        self._completions: Dict[asyncio.AbstractEventLoop, Optional[_completions.Completions]] = {}
         self._lib = _ffi.lib()
 
         merged = _options(options, keywords)
@@ -244,7 +244,8 @@ class Hooks:
         # Every fire_async record is written by now: each loop reads its last ones, then closes.
         completions, self._completions = self._completions, {}
         for c in completions.values():
-            c.engine_freed()
+            if c is not None:
+                c.engine_freed()
 
     def __enter__(self) -> "Hooks":
         return self
@@ -260,6 +261,7 @@ class Hooks:
             if handle:
                 self._host.begin_closing()
                 self._lib.free(handle)
+                self._freed()
         except Exception:  # interpreter shutdown: modules may already be gone
             pass
 
@@ -404,13 +406,17 @@ class Hooks:
         loop = asyncio.get_running_loop()
         self._host.loop = loop
         data = _dumps(envelope)
+        completions = None
         if self._lib.fire_async_fd is not None:
             handle = self._enter("fire_async")
             try:
+                # Made inside the call: close() then waits for it, and gives its pipe back.
                 completions = _completions.for_loop(self._completions, loop)
-                fire_id = self._lib.fire_async_fd(handle, data, completions.w)
+                if completions is not None:
+                    fire_id = self._lib.fire_async_fd(handle, data, completions.w)
             finally:
                 self._leave()
+        if completions is not None:
             fut = completions.wait(fire_id)
         else:
             fut = loop.create_future()

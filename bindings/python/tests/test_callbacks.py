@@ -291,6 +291,22 @@ class AsyncTests(unittest.TestCase):
         gc.collect()
         self.assertEqual(open_fds(), before)
 
+    def test_fire_async_on_a_loop_without_add_reader(self) -> None:
+        # A loop that cannot watch a descriptor (Windows' proactor, say) completes through the
+        # engine's `done` instead, with the same outcome and cancellation.
+        class NoReaders(asyncio.SelectorEventLoop):
+            def add_reader(self, *args: Any, **kwargs: Any) -> None:
+                raise NotImplementedError
+
+        loop = NoReaders()
+        try:
+            with Hooks(inline({"preToolUse": [{"command": "exit 1", "match": "Bash"}]})) as h:
+                out = loop.run_until_complete(h.fire_async({"event": "preToolUse", "toolName": "Bash"}))
+                self.assertFalse(out.allowed)
+                self.assertEqual(out.reason, "hook denied (exit code)")
+        finally:
+            loop.close()
+
     def test_async_callback_exception_and_timeout(self) -> None:
         async def main():
             with Hooks(inline({"preToolUse": [cb("co", timeout=200)]})) as h:
