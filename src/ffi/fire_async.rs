@@ -1,6 +1,9 @@
 //! Asynchronous fire and cancellation (docs/abi.md "Host callbacks"): `oh_hooks_fire_async` hands the fire to
 //! the engine's bounded pool of threads and calls `done` once from there; `oh_hooks_cancel`
-//! stops it.
+//! stops it. Two ways to the same cancellable fire without a host function on an engine thread
+//! (issue 20): a synchronous fire under a reserved id (`oh_hooks_reserve_fire`,
+//! `oh_hooks_fire_reserved`), and an asynchronous one whose completion is a record on a pipe
+//! (`oh_hooks_fire_async_fd`).
 
 use super::engine::OhHooks;
 use super::{boundary, into_c_string, null_engine, text};
