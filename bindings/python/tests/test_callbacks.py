@@ -237,20 +237,27 @@ class AsyncTests(unittest.TestCase):
                 loop_thread = threading.get_ident()
                 ran_on: List[int] = []
 
+                ticks = 0
+                ticked = asyncio.Event()
+
                 async def co(env):
                     ran_on.append(threading.get_ident())
-                    await asyncio.sleep(0.05)
+                    # Answers only once the loop has run the ticker a few times while this fire
+                    # was pending (waiting on an event, not a fixed sleep, so a loaded machine
+                    # cannot make it fail; a blocked loop would hit the 5 s timeout instead).
+                    await ticked.wait()
                     return {"decision": "deny", "reason": f"async says no to {env['toolName']}"}
 
                 h.register("sync", lambda env: None)
                 h.register("co", co)
-                ticks = 0
 
                 async def ticker():
                     nonlocal ticks
                     while True:
                         await asyncio.sleep(0.005)
                         ticks += 1
+                        if ticks > 3:
+                            ticked.set()
 
                 t = asyncio.ensure_future(ticker())
                 out = await h.fire_async({"event": "preToolUse", "toolName": "Bash"})
