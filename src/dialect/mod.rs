@@ -20,6 +20,7 @@ pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod gemini;
+pub mod openharness;
 
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
@@ -350,6 +351,9 @@ pub struct Raw<'a> {
 pub struct Answer {
     /// Blocks the event (or, on a stop event, the agent must not stop yet).
     pub block: bool,
+    /// An openHarness hook's top-level `decision: "allow"`: its trace's `result` is `allow`, and
+    /// it decides nothing (docs/config.md "Merging": it does not stop the walk).
+    pub allow: bool,
     pub permission: Option<Permission>,
     pub reason: Option<String>,
     pub context: Option<String>,
@@ -375,6 +379,7 @@ impl Answer {
         match (self.block, self.permission) {
             (true, _) | (_, Some(Permission::Deny)) => Verdict::Deny,
             (_, Some(p)) => p.into(),
+            _ if self.allow => Verdict::Allow,
             _ => Verdict::None,
         }
     }

@@ -3,9 +3,10 @@
 //! hooks of one layer kind are one step: the dialect merges them (`Dialect::merge`) and the walk
 //! takes the [`Decision`] ([`Walk::dialect_step`]).
 
-use crate::dialect::Decision;
+use crate::dialect::openharness::answer::is_deny;
+use crate::dialect::{Answer, Decision};
 use crate::outcome::{Outcome, Trace};
-use crate::response::{HookResult, Permission};
+use crate::response::Permission;
 use serde_json::Value;
 use std::ops::ControlFlow;
 
@@ -83,9 +84,9 @@ impl Walk {
     /// Takes the next matching hook's result. `Break` means the walk is decided: later hooks
     /// must not run. `who` names the hook ([`denied_by`]); it is called only for a deny that
     /// has no reason otherwise.
-    pub fn step(&mut self, result: HookResult, who: impl FnOnce() -> String) -> ControlFlow<()> {
+    pub fn step(&mut self, result: Answer, who: impl FnOnce() -> String) -> ControlFlow<()> {
         debug_assert!(self.done.is_none(), "step after the walk was decided");
-        if result.is_deny() {
+        if is_deny(&result) {
             // Rule 1: a deny is a deny, whatever permission decision came with it.
             self.done = Some(Merged {
                 allowed: false,
@@ -117,7 +118,7 @@ impl Walk {
     }
 
     /// A rewrite replaces any earlier one: the last in configuration order wins.
-    fn rewrites(&mut self, result: &HookResult) {
+    fn rewrites(&mut self, result: &Answer) {
         if let Some(input) = &result.updated_input {
             self.updated_input = Some(input.clone());
         }
@@ -132,7 +133,7 @@ impl Walk {
     }
 
     /// Rule 4 alone: what non-blocking events keep of their hooks' results.
-    pub fn gather(&mut self, result: HookResult) {
+    pub fn gather(&mut self, result: Answer) {
         self.contexts.extend(result.context.filter(|c| !c.is_empty()));
         if self.first_reason.is_none() {
             self.first_reason = result.reason.filter(|r| !r.is_empty());
@@ -297,24 +298,30 @@ pub(crate) fn join(contexts: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::Decision;
+
+    #[derive(Clone, Copy)]
+    enum Decision {
+        Allow,
+        Deny,
+    }
 
     fn r(
         decision: Option<Decision>,
         permission: Option<Permission>,
         reason: Option<&str>,
         context: Option<&str>,
-    ) -> HookResult {
-        HookResult {
-            decision,
+    ) -> Answer {
+        Answer {
+            block: matches!(decision, Some(Decision::Deny)),
+            allow: matches!(decision, Some(Decision::Allow)),
             permission,
             reason: reason.map(Into::into),
             context: context.map(Into::into),
-            ..HookResult::default()
+            ..Answer::default()
         }
     }
 
-    fn walk(results: Vec<HookResult>) -> (Merged, usize) {
+    fn walk(results: Vec<Answer>) -> (Merged, usize) {
         let mut w = Walk::new();
         let mut ran = 0;
         for result in results {

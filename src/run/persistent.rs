@@ -21,7 +21,7 @@ use crate::os::pipe::set_nonblocking;
 use crate::os::sigpipe::SigpipeBlock;
 use crate::os::spawn::EnvTemplate;
 use crate::os::wake::WakeFd;
-use crate::response::{self, Response};
+use crate::dialect::openharness::answer::{self as response, Response};
 use crate::sync::Unpoison;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};

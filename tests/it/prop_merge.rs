@@ -2,11 +2,19 @@
 //! random result sequences compared with an independent model of the four rules, plus the
 //! individual rules stated on their own.
 
+use oh_hooks::dialect::Answer;
 use oh_hooks::merge::{Merged, Walk};
-use oh_hooks::response::{Decision, HookResult, Permission};
+use oh_hooks::response::Permission;
 use proptest::prelude::*;
 
-fn result() -> impl Strategy<Value = HookResult> {
+/// An openHarness answer's top-level `decision`.
+#[derive(Debug, Clone, Copy)]
+enum Decision {
+    Allow,
+    Deny,
+}
+
+fn result() -> impl Strategy<Value = Answer> {
     (
         prop::option::of(prop_oneof![Just(Decision::Allow), Just(Decision::Deny)]),
         prop::option::of(prop_oneof![Just(Permission::Allow), Just(Permission::Deny), Just(Permission::Ask)]),
@@ -15,25 +23,26 @@ fn result() -> impl Strategy<Value = HookResult> {
         // Contexts may be empty strings: those are skipped when joining.
         prop::option::of("[a-z]{0,3}"),
     )
-        .prop_map(|(decision, permission, reason, context)| HookResult {
-            decision,
+        .prop_map(|(decision, permission, reason, context)| Answer {
+            block: matches!(decision, Some(Decision::Deny)),
+            allow: matches!(decision, Some(Decision::Allow)),
             permission,
             reason,
             context,
-            ..HookResult::default()
+            ..Answer::default()
         })
 }
 
 /// Results biased towards "no decision", so that walks often run long.
-fn results() -> impl Strategy<Value = Vec<HookResult>> {
+fn results() -> impl Strategy<Value = Vec<Answer>> {
     let quiet = (prop::option::of("[a-z]{1,3}"), prop::option::of("[a-z]{0,3}")).prop_map(|(reason, context)| {
-        HookResult { decision: None, permission: None, reason, context, ..HookResult::default() }
+        Answer { permission: None, reason, context, ..Answer::default() }
     });
     prop::collection::vec(prop_oneof![2 => quiet, 3 => result()], 0..8)
 }
 
 /// Feeds the walk as the engine does; returns the merge and how many results were taken.
-fn walk(results: &[HookResult]) -> (Merged, usize) {
+fn walk(results: &[Answer]) -> (Merged, usize) {
     let mut w = Walk::new();
     let mut taken = 0;
     for (i, r) in results.iter().enumerate() {
@@ -45,8 +54,8 @@ fn walk(results: &[HookResult]) -> (Merged, usize) {
     (w.finish(), taken)
 }
 
-fn is_deny(r: &HookResult) -> bool {
-    r.decision == Some(Decision::Deny) || r.permission == Some(Permission::Deny)
+fn is_deny(r: &Answer) -> bool {
+    r.block || r.permission == Some(Permission::Deny)
 }
 
 fn join(parts: &[String]) -> Option<String> {
@@ -55,7 +64,7 @@ fn join(parts: &[String]) -> Option<String> {
 }
 
 /// CONTRACT §3.8, written from the text.
-fn model(results: &[HookResult]) -> (Merged, usize) {
+fn model(results: &[Answer]) -> (Merged, usize) {
     let mut contexts: Vec<String> = Vec::new();
     let mut first_reason: Option<String> = None;
     let mut ask = false;
@@ -109,7 +118,7 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
 }
 
 /// Index of the first result that decides the walk (a deny or a permission allow).
-fn first_stop(results: &[HookResult]) -> Option<usize> {
+fn first_stop(results: &[Answer]) -> Option<usize> {
     results.iter().position(|r| is_deny(r) || r.permission == Some(Permission::Allow))
 }
 
@@ -196,7 +205,7 @@ proptest! {
     /// A top-level `decision: "allow"` never stops the walk.
     #[test]
     fn top_level_allow_does_not_stop(rest in results()) {
-        let mut rs = vec![HookResult { decision: Some(Decision::Allow), ..HookResult::default() }];
+        let mut rs = vec![Answer { allow: true, ..Answer::default() }];
         rs.extend(rest);
         let (_, taken) = walk(&rs);
         prop_assert!(taken >= 2 || rs.len() == 1);

@@ -144,11 +144,10 @@ mod tests {
     /// a later step's deny still denies, a later ask outranks it.
     #[test]
     fn a_step_is_not_the_last() {
-        use crate::response::{Decision, HookResult};
         let allow = || merge(Event::PreToolUse, &[a(Some(Permission::Allow), Some("ok"))]);
         let mut w = Walk::new();
         assert!(w.dialect_step(allow(), String::new).is_continue());
-        let deny = HookResult { decision: Some(Decision::Deny), reason: Some("no".into()), ..HookResult::default() };
+        let deny = Answer { block: true, reason: Some("no".into()), ..Answer::default() };
         assert!(w.step(deny, String::new).is_break());
         let m = w.finish();
         assert_eq!((m.allowed, m.reason.as_deref()), (false, Some("no")));
