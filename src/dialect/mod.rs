@@ -385,7 +385,8 @@ impl Answer {
     }
 }
 
-/// One step's combined answer: what the walk (`merge/`) takes from a dialect.
+/// One step's combined answer: what the walk (`merge/`) takes from a dialect, one step at a
+/// time, and what the walk ends with (`Walk::finish`: the outcome's decision).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Decision {
     /// The event is blocked (or, on a stop event, the agent must not stop yet).
@@ -403,6 +404,24 @@ pub struct Decision {
     pub system_messages: Vec<String>,
     /// Outcome keys with no 1.1 equivalent (the last answer's value of each wins).
     pub extra: Map<String, Value>,
+    /// How the walk weighs this step against the others.
+    pub precedence: Precedence,
+}
+
+/// How the walk takes a step's [`Decision`] (docs/config.md "Merging"). Either way a block ends
+/// the walk and a rewrite reaches the later steps; they differ in what an allow does and which
+/// reason a decision keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Precedence {
+    /// Every registered dialect's steps: a block keeps the context gathered so far; an allow,
+    /// ask or defer is remembered and ranked against the other steps' (defer > ask > allow,
+    /// the first of a rank keeping its reason), so a later step's deny still denies.
+    #[default]
+    Ranked,
+    /// openHarness's own hooks, one hook a step (`openharness::merge`): a deny drops the context
+    /// gathered so far; a permission `allow` ends the walk as allowed, with no reason; an `ask`
+    /// is remembered; the first reason seen is kept.
+    FirstDecides,
 }
 
 /// A dialect: data and pure functions. Only the engine has side effects; a dialect's methods

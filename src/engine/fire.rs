@@ -14,6 +14,7 @@ use super::state::Snapshot;
 use super::{cancelled_error, Inner};
 use crate::config::layers::{self, Kind, Origin};
 use crate::config::{self, HookSpec};
+use crate::dialect::openharness::merge::decision as native_step;
 use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View, REGISTRY};
 use crate::envelope::tools::HostTools;
 use crate::envelope::{self, Envelope};
@@ -156,7 +157,7 @@ impl Inner {
                 let (answers, step_traces) = split(ran, &mut warnings);
                 let decision = decide(dialect, &envelope, &self.options.tools, &answers);
                 let who = || denier(dialect, dialect_hooks, &picks, &answers, &step_traces);
-                let decided = walk.dialect_step(decision, who).is_break();
+                let decided = walk.step(decision, who).is_break();
                 traces.extend(step_traces);
                 if decided {
                     break;
@@ -174,7 +175,7 @@ impl Inner {
                 let (answers, step_traces) = split(ran, &mut warnings);
                 traces.extend(step_traces);
                 let (step_stop, message) =
-                    walk.dialect_gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
+                    walk.gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
                 stop = stop.or(step_stop);
                 messages.extend(message);
             }
@@ -183,7 +184,7 @@ impl Inner {
             merged.updated_input = None;
             merged.updated_prompt = None;
             merged.stop = stop;
-            merged.system_message = (!messages.is_empty()).then(|| messages.join("\n"));
+            merged.system_messages = messages;
             merged.into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
         } else {
             let mut jobs = natives;
@@ -298,7 +299,7 @@ impl Inner {
                         current = Some(base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()));
                     }
                     let who = || traces.last().map(|t| native_denier(&specs[i], t)).unwrap_or_default();
-                    if walk.step(result, who).is_break() {
+                    if walk.step(native_step(result), who).is_break() {
                         break 'walk;
                     }
                 }
@@ -339,7 +340,7 @@ impl Inner {
                 let decision = decide(*dialect, at, &self.options.tools, &answers);
                 let rewrite = (decision.updated_input.clone(), decision.updated_prompt.clone());
                 let who = || denier(*dialect, hooks, &step, &answers, &step_traces);
-                let decided = walk.dialect_step(decision, who).is_break();
+                let decided = walk.step(decision, who).is_break();
                 traces.extend(step_traces);
                 if decided {
                     break 'walk;
@@ -638,7 +639,7 @@ fn gather(
     for (d, pick) in done.into_iter().zip(jobs) {
         match d {
             Done::Native(Ran { result, trace }) => {
-                walk.gather(result.unwrap_or_default());
+                walk.gather(native_step(result.unwrap_or_default()));
                 traces.push(trace);
             }
             Done::Dialect(ran) => {

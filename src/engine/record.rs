@@ -5,6 +5,7 @@ use super::Inner;
 use crate::envelope::{self, Envelope};
 use crate::error::Error;
 use crate::event::Event;
+use crate::dialect::openharness::merge::decision as native_step;
 use crate::merge::Walk;
 use crate::outcome::Outcome;
 use crate::run::Ran;
@@ -114,10 +115,10 @@ impl Record {
         if !ran.is_empty() && outcome.hooks.is_empty() && outcome.error.is_none() {
             let mut walk = Walk::new();
             for r in &ran {
-                walk.gather(r.result.clone().unwrap_or_default());
+                walk.gather(native_step(r.result.clone().unwrap_or_default()));
             }
             let merged = walk.finish();
-            outcome.additional_context = merged.context;
+            outcome.additional_context = merged.context();
             outcome.reason = merged.reason;
         }
         outcome.hooks.extend(ran.into_iter().map(|r| r.trace));

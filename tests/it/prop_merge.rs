@@ -2,10 +2,25 @@
 //! random result sequences compared with an independent model of the four rules, plus the
 //! individual rules stated on their own.
 
-use oh_hooks::dialect::Answer;
-use oh_hooks::merge::{Merged, Walk};
+use oh_hooks::dialect::openharness::merge::decision;
+use oh_hooks::dialect::{Answer, Decision as Step};
+use oh_hooks::merge::Walk;
 use oh_hooks::response::Permission;
 use proptest::prelude::*;
+
+/// What the harness sees of a walk's end: the outcome's fields the four rules set (the walk
+/// ends with a `Decision`; `allowed` is `!block`, `additionalContext` its joined contexts).
+#[derive(Debug, Default, PartialEq)]
+struct Merged {
+    allowed: bool,
+    permission: Option<Permission>,
+    reason: Option<String>,
+    context: Option<String>,
+}
+
+fn merged(d: Step) -> Merged {
+    Merged { allowed: !d.block, permission: d.permission, context: d.context(), reason: d.reason }
+}
 
 /// An openHarness answer's top-level `decision`.
 #[derive(Debug, Clone, Copy)]
@@ -47,11 +62,11 @@ fn walk(results: &[Answer]) -> (Merged, usize) {
     let mut taken = 0;
     for (i, r) in results.iter().enumerate() {
         taken += 1;
-        if w.step(r.clone(), || format!("denied by hook {i}")).is_break() {
+        if w.step(decision(r.clone()), || format!("denied by hook {i}")).is_break() {
             break;
         }
     }
-    (w.finish(), taken)
+    (merged(w.finish()), taken)
 }
 
 fn is_deny(r: &Answer) -> bool {
@@ -217,9 +232,9 @@ proptest! {
     fn gather_ignores_decisions(rs in results()) {
         let mut w = Walk::new();
         for r in &rs {
-            w.gather(r.clone());
+            w.gather(decision(r.clone()));
         }
-        let m = w.finish();
+        let m = merged(w.finish());
         prop_assert!(m.allowed);
         prop_assert_eq!(m.permission, None);
         prop_assert_eq!(m.reason, rs.iter().find_map(|r| r.reason.clone()));

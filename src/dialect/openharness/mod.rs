@@ -8,3 +8,4 @@
 //! - [`merge`]: openHarness's precedence, one hook's answer made one step of the walk (pure).
 
 pub mod answer;
+pub mod merge;
