@@ -12,8 +12,11 @@
 //! Adding a dialect: a folder `src/dialect/<name>/` implementing [`Dialect`], and one line in
 //! [`REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
 //!
-//! openHarness's own `.oh/` hooks are the native dialect: they are not in [`REGISTRY`], they are
-//! the first step of each layer kind (docs/config.md "Merging").
+//! openHarness's own `.oh/` hooks are the native dialect: their answer reader and precedence
+//! are in [`openharness`] and give the same [`Answer`] and [`Decision`], but they do not
+//! implement [`Dialect`] and are not in [`REGISTRY`] (always on, no `dialect` in their traces,
+//! one step per hook; docs/dialects.md "openHarness, the native dialect"). They are the first
+//! step of each layer kind (docs/config.md "Merging").
 
 pub mod claude;
 pub mod codex;

@@ -6,8 +6,10 @@
 //! the own layers' steps first (openHarness's, then each registered dialect's in registry
 //! order), then the project layers' in the same order, so a project hook's `allow` never ends
 //! the walk before the user's own hooks have run. openHarness hooks are a step of their own
-//! each (docs/config.md "Merging"); a dialect's hooks of one layer kind run together and its merge makes
-//! them one step. Nothing here knows a dialect by name: each is asked through its trait.
+//! each (docs/config.md "Merging"), their answer made a `Decision` by openHarness's precedence
+//! (`dialect::openharness::merge`); a dialect's hooks of one layer kind run together and its
+//! merge makes them one step. The walk takes both alike (`Walk::step`). Nothing here knows a
+//! registered dialect by name: each is asked through its trait.
 
 use super::record::Record;
 use super::state::Snapshot;
