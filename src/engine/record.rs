@@ -115,7 +115,7 @@ impl Record {
         if !ran.is_empty() && outcome.hooks.is_empty() && outcome.error.is_none() {
             let mut walk = Walk::new();
             for r in &ran {
-                walk.gather(native_step(r.result.clone().unwrap_or_default()));
+                walk.gather(native_step(r.answer.clone()));
             }
             let merged = walk.finish();
             outcome.additional_context = merged.context();

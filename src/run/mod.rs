@@ -49,10 +49,13 @@ pub struct Context<'a> {
     pub pools: &'a ProcessPoolTable,
 }
 
-/// A hook's part in the fire.
+/// What running one hook gave, whatever its dialect: its answer (the default, no decision, for
+/// a hook that did not run), its trace, and a warning for the outcome when it could not run at
+/// all (a dialect's callback hook with no host function: the harness should hear of it).
 pub struct Ran {
-    pub result: Option<Answer>,
+    pub answer: Answer,
     pub trace: Trace,
+    pub warning: Option<String>,
 }
 
 pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
@@ -86,7 +89,7 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
     trace.duration_ms = millis(start.elapsed());
     trace.result = cancelled_or(cx.cancel, result.label());
     trace.reason = result.reason.clone();
-    Ran { result: Some(result), trace }
+    Ran { answer: result, trace, warning: None }
 }
 
 /// A hook the fire's cancel reached before it finished is traced `"cancelled"`, so that the
