@@ -7,9 +7,9 @@
 //! engine must deny; the engine may deny more (a deny among repeated values wins).
 
 use oh_hooks::dialect::claude::answer as claude;
+use oh_hooks::dialect::openharness::answer as openharness;
 use oh_hooks::dialect::Raw;
 use oh_hooks::event::Event;
-use oh_hooks::dialect::openharness::answer as openharness;
 use serde_json::Value;
 
 /// The answer's text as the reference reads it: invalid UTF-8 as U+FFFD, a leading BOM

@@ -170,8 +170,7 @@ impl Inner {
             for (d, (_, ran)) in steps.into_iter().enumerate().filter(|(_, (p, _))| !p.is_empty()) {
                 let (answers, step_traces) = split(ran, &mut warnings);
                 traces.extend(step_traces);
-                let (step_stop, message) =
-                    walk.gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
+                let (step_stop, message) = walk.gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
                 stop = stop.or(step_stop);
                 messages.extend(message);
             }
@@ -359,20 +358,18 @@ impl Inner {
         let contexts: Vec<Option<DialectContext>> =
             views.iter().map(|v| v.as_deref().map(|view| DialectContext { base: &cx, view })).collect();
         // A dialect hook that did not run: `why`, traced like one that did.
-        let unrun = |i: usize, why: &str, late: bool| {
-            Ran {
-                answer: Answer { failure: Some(why.into()), ..Answer::default() },
-                trace: Trace {
-                    index: offset + i,
-                    kind: hooks[i].type_name(),
-                    dialect: Some(hooks[i].dialect().name()),
-                    result: Verdict::None,
-                    timed_out: late.then_some(true),
-                    error: late.then(|| why.to_string()),
-                    ..Trace::default()
-                },
-                warning: None,
-            }
+        let unrun = |i: usize, why: &str, late: bool| Ran {
+            answer: Answer { failure: Some(why.into()), ..Answer::default() },
+            trace: Trace {
+                index: offset + i,
+                kind: hooks[i].type_name(),
+                dialect: Some(hooks[i].dialect().name()),
+                result: Verdict::None,
+                timed_out: late.then_some(true),
+                error: late.then(|| why.to_string()),
+                ..Trace::default()
+            },
+            warning: None,
         };
         let run_in = |i: usize, dcx: &DialectContext| {
             let mut ran = dialect_run::run(&hooks[i], offset + i, dcx);
@@ -616,11 +613,7 @@ impl Inner {
 /// What `run_together` did, as the walk's start: the openHarness hooks' results gathered (rule
 /// 4 of docs/config.md "Merging": these events cannot block) and their traces, and the dialect hooks'
 /// picks and runs by dialect (registry position), in job order.
-fn gather(
-    done: Vec<Ran>,
-    jobs: &[Pick],
-    hooks: &[Hook],
-) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<Ran>)>) {
+fn gather(done: Vec<Ran>, jobs: &[Pick], hooks: &[Hook]) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<Ran>)>) {
     let mut walk = Walk::new();
     let mut traces = Vec::with_capacity(done.len());
     let mut steps: Vec<(Vec<Pick>, Vec<Ran>)> = REGISTRY.iter().map(|_| Default::default()).collect();

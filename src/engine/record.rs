@@ -2,10 +2,10 @@
 //! each of its background hooks, and handed to the observer by the last of them.
 
 use super::Inner;
+use crate::dialect::openharness::merge::decision as native_step;
 use crate::envelope::{self, Envelope};
 use crate::error::Error;
 use crate::event::Event;
-use crate::dialect::openharness::merge::decision as native_step;
 use crate::merge::Walk;
 use crate::outcome::Outcome;
 use crate::run::Ran;

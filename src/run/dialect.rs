@@ -201,13 +201,7 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     finish(answer, trace, start, cx, warning)
 }
 
-fn finish(
-    mut answer: Answer,
-    mut trace: Trace,
-    start: Instant,
-    cx: &DialectContext,
-    warning: Option<String>,
-) -> Ran {
+fn finish(mut answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
     answer.finished = Some(Instant::now());
     trace.duration_ms = millis(start.elapsed());
     trace.result = super::cancelled_or(cx.base.cancel, answer.label());

@@ -17,13 +17,13 @@ mod http_tcp;
 pub mod persistent;
 
 use crate::config::{Handler, HookSpec};
+use crate::dialect::openharness::answer::{self, Response};
+use crate::dialect::Answer;
 use crate::envelope::Envelope;
 use crate::host::Host;
 use crate::os::cancel;
 use crate::os::spawn::EnvTemplate;
 use crate::outcome::{millis, Trace, Verdict};
-use crate::dialect::openharness::answer::{self, Response};
-use crate::dialect::Answer;
 use command::{Exit, Spawn};
 use http::{HttpClient, Reply};
 use persistent::{Launch, ProcessPoolTable};

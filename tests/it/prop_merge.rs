@@ -50,8 +50,11 @@ fn result() -> impl Strategy<Value = Answer> {
 
 /// Results biased towards "no decision", so that walks often run long.
 fn results() -> impl Strategy<Value = Vec<Answer>> {
-    let quiet = (prop::option::of("[a-z]{1,3}"), prop::option::of("[a-z]{0,3}")).prop_map(|(reason, context)| {
-        Answer { permission: None, reason, context, ..Answer::default() }
+    let quiet = (prop::option::of("[a-z]{1,3}"), prop::option::of("[a-z]{0,3}")).prop_map(|(reason, context)| Answer {
+        permission: None,
+        reason,
+        context,
+        ..Answer::default()
     });
     prop::collection::vec(prop_oneof![2 => quiet, 3 => result()], 0..8)
 }

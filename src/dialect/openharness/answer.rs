@@ -132,7 +132,10 @@ pub fn http_body(body: &[u8]) -> (Answer, Option<String>) {
         Response::Malformed(why) => (deny(HTTP_MALFORMED), Some(why)),
         Response::Parsed { answer, legacy_denied } => {
             if legacy_denied && !answer.block && !answer.allow && answer.permission.is_none() {
-                (Answer { reason: answer.reason.or_else(|| Some(LEGACY_DENIED.to_string())), ..deny(LEGACY_DENIED) }, None)
+                (
+                    Answer { reason: answer.reason.or_else(|| Some(LEGACY_DENIED.to_string())), ..deny(LEGACY_DENIED) },
+                    None,
+                )
             } else {
                 (answer, None)
             }
