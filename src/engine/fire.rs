@@ -46,6 +46,10 @@ enum Pick {
 /// that dialect is configured for the event).
 type Views = Vec<Option<Arc<View>>>;
 
+/// Each registered dialect's hooks that ran in a fire, by registry position: their picks and
+/// what each did, in job order.
+type Steps = Vec<(Vec<Pick>, Vec<Ran>)>;
+
 /// What a fire hands its background hooks.
 struct Background<'a> {
     snapshot: &'a Arc<Snapshot>,
@@ -613,10 +617,10 @@ impl Inner {
 /// What `run_together` did, as the walk's start: the openHarness hooks' results gathered (rule
 /// 4 of docs/config.md "Merging": these events cannot block) and their traces, and the dialect hooks'
 /// picks and runs by dialect (registry position), in job order.
-fn gather(done: Vec<Ran>, jobs: &[Pick], hooks: &[Hook]) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<Ran>)>) {
+fn gather(done: Vec<Ran>, jobs: &[Pick], hooks: &[Hook]) -> (Walk, Vec<Trace>, Steps) {
     let mut walk = Walk::new();
     let mut traces = Vec::with_capacity(done.len());
-    let mut steps: Vec<(Vec<Pick>, Vec<Ran>)> = REGISTRY.iter().map(|_| Default::default()).collect();
+    let mut steps: Steps = REGISTRY.iter().map(|_| Default::default()).collect();
     for (ran, pick) in done.into_iter().zip(jobs) {
         match *pick {
             Pick::Native(_) => {

@@ -129,7 +129,6 @@ fn model(results: &[Answer]) -> (Merged, usize) {
             permission: ask.then_some(Permission::Ask),
             reason: first_reason,
             context: join(&contexts),
-            ..Merged::default()
         },
         results.len(),
     )

@@ -30,7 +30,9 @@ pub fn is_deny(answer: &Answer) -> bool {
     answer.block || answer.permission == Some(Permission::Deny)
 }
 
-/// A parsed response body.
+/// A parsed response body. Made once per answer and taken apart at once: boxing the answer
+/// would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, PartialEq)]
 pub enum Response {
     /// Empty or blank: no decision.
