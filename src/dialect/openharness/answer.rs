@@ -226,4 +226,34 @@ mod tests {
         assert_eq!(parsed(r#"{"reason":"a","reason":"b"}"#).reason.as_deref(), Some("b"));
         assert_eq!(parsed(r#"{"hookSpecificOutput":{"decision":"ask","decision":"allow"}}"#).label(), "allow");
     }
+
+    /// The rules that lived in the run path before they were the reader's: env mode's exit
+    /// status, `strict` on a malformed answer, the legacy HTTP verdict.
+    #[test]
+    fn exit_codes_strict_and_legacy() {
+        assert_eq!(env_mode(Event::PreToolUse, true), Answer::default());
+        assert_eq!(env_mode(Event::PreToolUse, false), deny(ENV_DENIED));
+        assert_eq!(env_mode(Event::PermissionRequest, true).permission, Some(Permission::Ask));
+        let refused = env_mode(Event::PermissionRequest, false);
+        assert!(refused.block && refused.permission == Some(Permission::Deny));
+        assert_eq!(refused.label(), "deny");
+
+        assert_eq!(json_io(Event::PreToolUse, b" \n", true), (Answer::default(), None));
+        let (lenient, why) = json_io(Event::PreToolUse, b"{nope", false);
+        assert_eq!(lenient, Answer::default());
+        assert!(why.is_some_and(|w| w.contains("not valid JSON")));
+        assert_eq!(json_io(Event::PreToolUse, b"[1]", true).0, deny(MALFORMED));
+        assert_eq!(
+            json_io(Event::SessionStart, b"[1]", true).0,
+            Answer::default(),
+            "strict denies only what can block"
+        );
+
+        assert_eq!(http_body(br#"{"allowed":false}"#), (deny(LEGACY_DENIED), None));
+        let (legacy, _) = http_body(br#"{"allowed":false,"reason":"closed"}"#);
+        assert_eq!((legacy.block, legacy.reason.as_deref()), (true, Some("closed")));
+        assert_eq!(http_body(br#"{"allowed":false,"decision":"allow"}"#).0.label(), "allow", "a decision overrides it");
+        let (malformed, why) = http_body(b"<html>");
+        assert_eq!((malformed, why.is_some()), (deny(HTTP_MALFORMED), true));
+    }
 }
