@@ -46,18 +46,19 @@ pub fn run(f: &dyn HostFunction, request: &str, timeout: Duration, cx: &Context,
     // The commonest answer of a host that lets the call through: an empty object says nothing,
     // as the reader would conclude (a test pins that both agree).
     if answer == b"{}" {
-        return HookResult::default();
+        return Answer::default();
     }
     super::json_io_result(&answer, cx, trace)
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::response::{self, HookResult, Response};
+    use crate::dialect::openharness::answer::{self, Response};
+    use crate::dialect::Answer;
 
     /// `run` answers `{}` without the reader: it must be what the reader says of it.
     #[test]
     fn an_empty_object_is_what_the_reader_says() {
-        assert_eq!(response::parse(b"{}"), Response::Parsed { result: HookResult::default(), legacy_denied: false });
+        assert_eq!(answer::parse(b"{}"), Response::Parsed { answer: Answer::default(), legacy_denied: false });
     }
 }
