@@ -155,16 +155,37 @@ struct Head<'a> {
 fn scan(b: &[u8]) -> Option<Head<'_>> {
     #[cfg(target_arch = "x86_64")]
     {
-        let mut quotes = Quotes { base: 0, bits: 0, escaped_next: 0, non_ascii: false, control: false };
-        let head = quotes.classify(b).and_then(|bits| {
-            quotes.bits = bits;
-            walk(b, &mut quotes)
-        });
-        // Whitespace other than spaces: the byte scanner tells it from a control character
-        // inside a string.
-        if head.is_some() || !quotes.control {
-            return head;
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { scan_avx2(b) };
         }
+        scan_blocks::<false>(b)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    walk(b, &mut Bytes { non_ascii: false })
+}
+
+/// [`scan_blocks`] with AVX2: the walk is compiled again, so that the classification it
+/// inlines uses 32-byte registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_avx2(b: &[u8]) -> Option<Head<'_>> {
+    scan_blocks::<true>(b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn scan_blocks<const AVX2: bool>(b: &[u8]) -> Option<Head<'_>> {
+    let mut quotes =
+        Quotes::<AVX2> { base: 0, bits: 0, backslash: 0, escaped_next: 0, non_ascii: false, control: false };
+    let head = quotes.classify(b).and_then(|bits| {
+        quotes.bits = bits;
+        walk(b, &mut quotes)
+    });
+    // Whitespace other than spaces: the byte scanner tells it from a control character
+    // inside a string.
+    if head.is_some() || !quotes.control {
+        return head;
     }
     walk(b, &mut Bytes { non_ascii: false })
 }
@@ -178,8 +199,14 @@ trait Strings {
     fn string(&mut self, b: &[u8], open: usize) -> Option<usize>;
     /// Whether a byte above 0x7f may be in a string seen so far.
     fn non_ascii(&self) -> bool;
+    /// Whether the string just found, from `open` to `close`, has no backslash.
+    #[inline(always)]
+    fn plain(&self, b: &[u8], open: usize, close: usize) -> bool {
+        !b[open..close].contains(&b'\\')
+    }
 }
 
+#[inline(always)]
 fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
     let mut i = ws(b, 0);
     if b.get(i) != Some(&b'{') {
@@ -195,17 +222,24 @@ fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
         let key = &b[i + 1..end];
         // Compact JSON first: no whitespace around the colon and the comma.
         i = end + 1;
-        if b.get(i) != Some(&b':') {
+        if b.get(i..i + 2) == Some(b":\"") {
+            i += 1;
+        } else {
             i = ws(b, i);
             if b.get(i) != Some(&b':') {
                 return None;
             }
+            i = ws(b, i + 1);
         }
-        i = ws(b, i + 1);
         let is_event = key == b"event";
         if is_event || key == b"toolName" || key == b"tool_name" {
             // Only a plain string is read here; anything else is the general path's to judge.
             let end = s.string(b, i)?;
+            // The event and the tool name are compared as written, so escapes in them are
+            // the general path's to decode.
+            if !s.plain(b, i, end) {
+                return None;
+            }
             let value = &b[i + 1..end];
             let slot = if is_event { &mut event } else { &mut tool };
             if slot.is_some() {
@@ -222,27 +256,21 @@ fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
         } else {
             i = value(b, i, 1, s)?;
         }
-        if b.get(i) != Some(&b',') {
-            i = ws(b, i);
-            match b.get(i) {
-                Some(b',') => {}
-                Some(b'}') => break,
-                _ => return None,
-            }
+        if b.get(i..i + 2) == Some(b",\"") {
+            i += 1;
+            continue;
         }
-        i = ws(b, i + 1);
+        i = ws(b, i);
+        match b.get(i) {
+            Some(b',') => i = ws(b, i + 1),
+            Some(b'}') => break,
+            _ => return None,
+        }
     }
     if ws(b, i + 1) != b.len() {
         return None;
     }
-    // The event and the tool name are compared as written, so escapes in them are the general
-    // path's to decode.
-    let event = event?;
-    let escaped = |t: &[u8]| t.iter().any(|c| *c == b'\\');
-    if escaped(event) || tool.is_some_and(escaped) {
-        return None;
-    }
-    Some(Head { event, tool, non_ascii: s.non_ascii() })
+    Some(Head { event: event?, tool, non_ascii: s.non_ascii() })
 }
 
 /// Skips JSON whitespace (exactly these four bytes) from `i`.
@@ -359,11 +387,13 @@ fn number(b: &[u8], start: usize) -> Option<usize> {
 /// the walk reads their bytes itself, and it accepts no backslash, control or non-ASCII byte
 /// outside a string.
 #[cfg(target_arch = "x86_64")]
-struct Quotes {
+struct Quotes<const AVX2: bool> {
     /// Where the current block starts.
     base: usize,
     /// The current block's unescaped quotes not yet passed.
     bits: u64,
+    /// The current block's backslashes.
+    backslash: u64,
     /// 1 when the next block's first byte is escaped by a backslash at the end of this one.
     escaped_next: u64,
     non_ascii: bool,
@@ -372,30 +402,31 @@ struct Quotes {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Quotes {
+impl<const AVX2: bool> Quotes<AVX2> {
     /// The unescaped quotes of the block at `self.base`.
     #[inline(always)]
     fn classify(&mut self, b: &[u8]) -> Option<u64> {
         let len = b.len();
         let rest = len.checked_sub(self.base).filter(|r| *r > 0)?;
         let m = if rest >= 64 {
-            masks(&b[self.base..self.base + 64])
+            masks::<AVX2>(&b[self.base..self.base + 64])
         } else if len >= 64 {
             // The last block: the text's last 64 bytes, shifted to start at `base` (the bytes
             // before it were classified with the block before).
-            let m = masks(&b[len - 64..]);
+            let m = masks::<AVX2>(&b[len - 64..]);
             let shift = 64 - rest;
-            Masks { quote: m.quote >> shift, backslash: m.backslash >> shift, ..m }
+            Masks { quote: m.quote >> shift, backslash: m.backslash >> shift, escapable: m.escapable >> shift, ..m }
         } else {
             let mut block = [b' '; 64];
             block[..rest].copy_from_slice(&b[self.base..]);
-            masks(&block)
+            masks::<AVX2>(&block)
         };
         if m.control {
             self.control = true;
             return None;
         }
         self.non_ascii |= m.high;
+        self.backslash = m.backslash;
         let mut quote = m.quote;
         if m.backslash != 0 || self.escaped_next != 0 {
             // Which bytes a backslash escapes, runs of backslashes included (simdjson's
@@ -406,10 +437,14 @@ impl Quotes {
             let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
             let escaped = code ^ (backslash | self.escaped_next);
             self.escaped_next = (code & backslash) >> 63;
-            let mut e = escaped;
-            while e != 0 {
-                escape(b.get(self.base + e.trailing_zeros() as usize).copied())?;
-                e &= e - 1;
+            // With AVX2 the escapes were classified with the block (not the first byte, when a
+            // backslash ends the block before): a closer look only when one is not plainly fine.
+            if !AVX2 || escaped & !m.escapable != 0 {
+                let mut e = escaped;
+                while e != 0 {
+                    escape(b.get(self.base + e.trailing_zeros() as usize).copied())?;
+                    e &= e - 1;
+                }
             }
             quote &= !escaped;
         }
@@ -418,7 +453,7 @@ impl Quotes {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Quotes {
+impl<const AVX2: bool> Quotes<AVX2> {
     /// The next unescaped quote.
     #[inline(always)]
     fn next(&mut self, b: &[u8]) -> Option<usize> {
@@ -433,7 +468,7 @@ impl Quotes {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Strings for Quotes {
+impl<const AVX2: bool> Strings for Quotes<AVX2> {
     #[inline(always)]
     fn string(&mut self, b: &[u8], open: usize) -> Option<usize> {
         // The walk asks for every string in order, so its opening quote is the first quote
@@ -447,12 +482,23 @@ impl Strings for Quotes {
     fn non_ascii(&self) -> bool {
         self.non_ascii
     }
+
+    #[inline(always)]
+    fn plain(&self, b: &[u8], open: usize, close: usize) -> bool {
+        // `close` is in the current block; when `open` is too, its backslashes tell.
+        match open.checked_sub(self.base) {
+            Some(at) => self.backslash >> at & !(!0u64 << (close - open)) == 0,
+            None => !b[open..close].contains(&b'\\'),
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 struct Masks {
     quote: u64,
     backslash: u64,
+    /// With AVX2, when there is a backslash: the bytes that may follow one (`"\\/bfnrt`).
+    escapable: u64,
     control: bool,
     high: bool,
 }
@@ -461,7 +507,11 @@ struct Masks {
 /// any of them is a control character or above 0x7f.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn masks(block: &[u8]) -> Masks {
+fn masks<const AVX2: bool>(block: &[u8]) -> Masks {
+    if AVX2 {
+        // SAFETY: `AVX2` is true only below `scan_avx2`, called when the CPU has AVX2.
+        return unsafe { masks_avx2(block) };
+    }
     use std::arch::x86_64::*;
     assert!(block.len() >= 64);
     // SAFETY: SSE2 is part of x86_64; the loads read 64 bytes of `block`, which has them.
@@ -480,8 +530,59 @@ fn masks(block: &[u8]) -> Masks {
         Masks {
             quote: bits(b'"'),
             backslash: bits(b'\\'),
+            escapable: 0,
             control: _mm_movemask_epi8(control) != 0,
             high: _mm_movemask_epi8(all) != 0,
+        }
+    }
+}
+
+/// [`masks`] with 32-byte registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn masks_avx2(block: &[u8]) -> Masks {
+    use std::arch::x86_64::*;
+    assert!(block.len() >= 64);
+    // SAFETY: the caller's CPU has AVX2; the loads read 64 bytes of `block`, which has them.
+    unsafe {
+        let p = block.as_ptr().cast::<__m256i>();
+        let v = [_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))];
+        let bits = |c: u8| {
+            let c = _mm256_set1_epi8(c as i8);
+            let m = |k: usize| _mm256_movemask_epi8(_mm256_cmpeq_epi8(v[k], c)) as u32 as u64;
+            m(0) | m(1) << 32
+        };
+        let low = _mm256_set1_epi8(0x1f);
+        let control = |k: usize| _mm256_cmpeq_epi8(_mm256_min_epu8(v[k], low), v[k]);
+        let backslash = bits(b'\\');
+        let mut escapable = 0;
+        if backslash != 0 {
+            // `"\\/bfnrt` by their two nibbles, as simdjson classifies bytes: each high nibble
+            // one bit (2: `"/` 1, 5: `\\` 2, 6: `bfn` 4, 7: `rt` 8), each low nibble the bits of
+            // the high nibbles it goes with (2: `"` `b` `r` 1|4|8 = 13, 4: `t`, 6: `f`, c: `\\`,
+            // e: `n`, f: `/`).
+            let high = _mm256_setr_epi8(
+                0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+            );
+            let low = _mm256_setr_epi8(
+                0, 0, 13, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1, 0, 0, 13, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1,
+            );
+            let nibble = _mm256_set1_epi8(0x0f);
+            let m = |k: usize| {
+                let h = _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(v[k], 4), nibble));
+                let l = _mm256_shuffle_epi8(low, _mm256_and_si256(v[k], nibble));
+                let none = _mm256_cmpeq_epi8(_mm256_and_si256(h, l), _mm256_setzero_si256());
+                !(_mm256_movemask_epi8(none) as u32) as u64
+            };
+            escapable = m(0) | m(1) << 32;
+        }
+        Masks {
+            quote: bits(b'"'),
+            backslash,
+            escapable,
+            control: _mm256_movemask_epi8(_mm256_or_si256(control(0), control(1))) != 0,
+            high: _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1])) != 0,
         }
     }
 }
@@ -591,6 +692,92 @@ mod tests {
     #[test]
     fn allowed_is_the_general_paths_text() {
         assert_eq!(ALLOWED.to_str().unwrap(), Outcome::allowed(vec![]).to_json());
+    }
+
+    /// The three ways to find strings (SSE2 blocks, AVX2 blocks, the byte scanner) accept the
+    /// same texts and read the same event and tool name from them, whatever this CPU has (the
+    /// engine runs only one of the block scanners here).
+    #[test]
+    fn block_scanners_agree_with_the_byte_scanner() {
+        const BENCH: &str = concat!(
+            r#"{"event":"preToolUse","toolName":"Bash","#,
+            r#""toolArgs":"{\"command\":\"ls -la /tmp\",\"description\":\"List files\"}","#,
+            r#""sessionId":"5f0c2e9a-8b1d-4c3e-9f7a-2d6b1e0c4a11","model":"claude-sonnet-4","#,
+            r#""provider":"anthropic","permissionMode":"default","turnNumber":3,"cwd":"/work/project"}"#
+        );
+        let pieces = [
+            "",
+            "\"",
+            "\\",
+            "\\\\",
+            "\\\\\\",
+            "\\\"",
+            "\\u0041",
+            "\\n",
+            "\\/",
+            "\\x",
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\t",
+            "\n",
+            "1",
+            "-",
+            ".",
+            "e",
+            "0",
+            "null",
+            "true",
+            "é",
+            "\u{1}",
+            "\u{7f}",
+            "\"event\":\"preToolUse\",",
+            "\"toolName\":\"Read\",",
+            "\"tool_name\":\"x\",",
+            "\"a\\\"b\":1,",
+            "\"k\":[1,{\"a\":\"\\\\\"}],",
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+        ];
+        let read = |h: Option<Head>| h.map(|h| (h.event.to_vec(), h.tool.map(<[u8]>::to_vec)));
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut accepted, mut total) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = BENCH.as_bytes().to_vec();
+            if next(4) == 0 {
+                // Shorter texts: the last block is padded, or the text is one block.
+                let cut = next(text.len());
+                text.drain(1..cut.max(1));
+                text.insert(1, b'"');
+            }
+            for _ in 0..1 + next(4) {
+                let at = next(text.len() + 1);
+                let end = (at + next(3)).min(text.len());
+                text.splice(at..end, pieces[next(pieces.len())].bytes());
+            }
+            let bytes = read(walk(&text, &mut Bytes { non_ascii: false }));
+            #[cfg(target_arch = "x86_64")]
+            {
+                assert_eq!(read(scan_blocks::<false>(&text)), bytes, "SSE2: {:?}", String::from_utf8_lossy(&text));
+                if std::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2.
+                    assert_eq!(read(unsafe { scan_avx2(&text) }), bytes, "AVX2: {:?}", String::from_utf8_lossy(&text));
+                }
+            }
+            accepted += bytes.is_some() as usize;
+            total += 1;
+        }
+        assert!(accepted > total / 20, "the edits leave some texts acceptable: {accepted} of {total}");
     }
 
     #[test]

@@ -329,14 +329,22 @@ fn a_fire_during_free_is_cancelled_not_the_constant() {
         // SAFETY: `call` is this call's, answered once.
         unsafe { ffi::oh_hooks_respond(call, std::ptr::null()) };
     }
-    let options = CString::new(r#"{"trusted":true,"config":{"hooks":{"postToolUse":[{"callback":"forward"}]}}}"#).unwrap();
+    let options =
+        CString::new(r#"{"trusted":true,"config":{"hooks":{"postToolUse":[{"callback":"forward"}]}}}"#).unwrap();
     // SAFETY: NUL-terminated options; no error slot.
     let h = unsafe { ffi::oh_hooks_new(options.as_ptr(), std::ptr::null_mut()) };
     assert!(!h.is_null());
     let d = During { h: h.into(), freeing: AtomicBool::new(false), outcome: Mutex::new(None) };
     // SAFETY: a live engine, a NUL-terminated name, `d` outlives the engine.
     let registered = unsafe {
-        ffi::oh_hooks_register(h, c"forward".as_ptr(), Some(forward), &d as *const During as *mut c_void, None, std::ptr::null_mut())
+        ffi::oh_hooks_register(
+            h,
+            c"forward".as_ptr(),
+            Some(forward),
+            &d as *const During as *mut c_void,
+            None,
+            std::ptr::null_mut(),
+        )
     };
     assert_eq!(registered, 0);
     // postToolUse does not block: its callback hook runs in the background.
