@@ -8,8 +8,9 @@
 //! the general path runs as if this module did not exist, so the shortcut cannot change an
 //! outcome; it can only be missed. What it leaves to the general path:
 //! - text that is not a plain JSON object (every syntax error, so the error message stays the
-//!   general path's), `\u` escapes anywhere, escapes in a key or in the `event` / `toolName`
-//!   values, a repeated `event` / `toolName` / `tool_name`, a `toolName` that is not a string,
+//!   general path's), `\u` escapes anywhere, escapes in the `event` / `toolName` values (a key
+//!   with escapes is none of the keys read here: decoded, it holds a quote, a backslash, a slash
+//!   or a control character), a repeated `event` / `toolName` / `tool_name`, a `toolName` that is not a string,
 //!   no `event`, an unknown event, a `dialect` key (an event named in a dialect's terms), nesting deeper than 64, and numbers with an exponent or more
 //!   than 20 characters (see [`MAX_DEPTH`]);
 //! - an engine whose outcomes carry warnings, or that has an observer (each fire is a record),
@@ -152,48 +153,112 @@ struct Head<'a> {
 /// Reads a whole JSON object, validating it strictly (a subset of what serde_json accepts), and
 /// returns its `event` and tool name; `None` for anything the general path should look at.
 fn scan(b: &[u8]) -> Option<Head<'_>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { scan_avx2(b) };
+        }
+        scan_blocks::<false>(b)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    walk(b, &mut Bytes { non_ascii: false })
+}
+
+/// [`scan_blocks`] with AVX2: the walk is compiled again, so that the classification it
+/// inlines uses 32-byte registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_avx2(b: &[u8]) -> Option<Head<'_>> {
+    scan_blocks::<true>(b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn scan_blocks<const AVX2: bool>(b: &[u8]) -> Option<Head<'_>> {
+    let mut quotes =
+        Quotes::<AVX2> { base: 0, bits: 0, backslash: 0, escaped_next: 0, non_ascii: false, control: false };
+    let head = quotes.classify(b).and_then(|bits| {
+        quotes.bits = bits;
+        walk(b, &mut quotes)
+    });
+    // Whitespace other than spaces: the byte scanner tells it from a control character
+    // inside a string.
+    if head.is_some() || !quotes.control {
+        return head;
+    }
+    walk(b, &mut Bytes { non_ascii: false })
+}
+
+/// How the walk finds the end of a string.
+trait Strings {
+    /// The index of the closing quote of the string whose opening quote is at `open`; `None`
+    /// when there is no string at `open`, or one JSON does not allow or that is left to the
+    /// general path: no closing quote, a control character, a `\u` escape (the general path's
+    /// handling of surrogates is its own) or an unknown escape.
+    fn string(&mut self, b: &[u8], open: usize) -> Option<usize>;
+    /// Whether a byte above 0x7f may be in a string seen so far.
+    fn non_ascii(&self) -> bool;
+    /// Whether the string just found, from `open` to `close`, has no backslash.
+    #[inline(always)]
+    fn plain(&self, b: &[u8], open: usize, close: usize) -> bool {
+        !b[open..close].contains(&b'\\')
+    }
+}
+
+#[inline(always)]
+fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
     let mut i = ws(b, 0);
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    let mut head = Head { event: &[], tool: None, non_ascii: false };
+    let mut tool: Option<&[u8]> = None;
     let mut event = None;
     i = ws(b, i + 1);
     loop {
-        if b.get(i) != Some(&b'"') {
-            return None;
+        let end = s.string(b, i)?;
+        // A key with escapes is none of the four read here (their decoded text would hold a
+        // quote, a backslash, a slash or a control character): compared as written.
+        let key = &b[i + 1..end];
+        // Compact JSON first: no whitespace around the colon and the comma.
+        i = end + 1;
+        if b.get(i..i + 2) == Some(b":\"") {
+            i += 1;
+        } else {
+            i = ws(b, i);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = ws(b, i + 1);
         }
-        let (key, escaped, next) = string(b, i + 1, &mut head.non_ascii)?;
-        if escaped {
-            return None;
-        }
-        i = ws(b, next);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = ws(b, i + 1);
         let is_event = key == b"event";
         if is_event || key == b"toolName" || key == b"tool_name" {
             // Only a plain string is read here; anything else is the general path's to judge.
-            if b.get(i) != Some(&b'"') {
+            let end = s.string(b, i)?;
+            // The event and the tool name are compared as written, so escapes in them are
+            // the general path's to decode.
+            if !s.plain(b, i, end) {
                 return None;
             }
-            let (value, escaped, next) = string(b, i + 1, &mut head.non_ascii)?;
-            let slot = if is_event { &mut event } else { &mut head.tool };
-            if escaped || slot.is_some() {
+            let value = &b[i + 1..end];
+            let slot = if is_event { &mut event } else { &mut tool };
+            if slot.is_some() {
                 return None;
             }
             *slot = Some(value);
-            i = next;
+            i = end + 1;
         } else if key == b"dialect" {
             // An event named in a dialect's terms (docs/envelope.md "Dialect event names"): the
-            // general path maps it and checks it. (Of the ways to write this test, measured with
-            // bench [0], this one costs the bench envelope the fewest instructions: +36.)
+            // general path maps it and checks it.
             return None;
         } else if b.get(i) == Some(&b'"') {
-            i = string(b, i + 1, &mut head.non_ascii)?.2;
+            i = s.string(b, i)? + 1;
         } else {
-            i = value(b, i, 1, &mut head.non_ascii)?;
+            i = value(b, i, 1, s)?;
+        }
+        if b.get(i..i + 2) == Some(b",\"") {
+            i += 1;
+            continue;
         }
         i = ws(b, i);
         match b.get(i) {
@@ -205,8 +270,7 @@ fn scan(b: &[u8]) -> Option<Head<'_>> {
     if ws(b, i + 1) != b.len() {
         return None;
     }
-    head.event = event?;
-    Some(head)
+    Some(Head { event: event?, tool, non_ascii: s.non_ascii() })
 }
 
 /// Skips JSON whitespace (exactly these four bytes) from `i`.
@@ -222,63 +286,6 @@ fn ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// A string's contents from just after its opening quote at `start`: the contents, whether
-/// they had escapes, and the index after the closing quote; `non_ascii` is set when a byte above
-/// 0x7f may be among them. `None` for a control character, a `\u` escape (left to the general
-/// path, whose handling of surrogates is its own), an unknown escape or no closing quote.
-#[inline(always)]
-fn string<'a>(b: &'a [u8], start: usize, non_ascii: &mut bool) -> Option<(&'a [u8], bool, usize)> {
-    let mut i = start;
-    let mut escaped = false;
-    // Strings are most of an envelope: 16 bytes at a time, visiting only the quotes,
-    // backslashes and control characters.
-    while i < b.len() && b.len() >= 16 {
-        // The last block of the text is its last 16 bytes, shifted to start at `i`.
-        let base = i.min(b.len() - 16);
-        let shift = i - base;
-        let (hits, high) = specials(&b[base..base + 16]);
-        let mut hits = hits >> shift;
-        // Bytes outside the string are counted too: outside a string a byte above 0x7f is a
-        // syntax error anyway, so this only ever asks for a UTF-8 check that was not needed.
-        *non_ascii |= high;
-        let width = 16 - shift;
-        let mut next = i + width;
-        while hits != 0 {
-            let k = hits.trailing_zeros() as usize;
-            match b[i + k] {
-                b'"' => return Some((&b[start..i + k], escaped, i + k + 1)),
-                b'\\' => {
-                    escape(b.get(i + k + 1).copied())?;
-                    escaped = true;
-                    // The escaped byte may itself be a quote or a backslash: skip both.
-                    if k + 2 >= width {
-                        next = i + k + 2;
-                        break;
-                    }
-                    hits &= !0u32 << (k + 2);
-                }
-                _ => return None,
-            }
-        }
-        i = next;
-    }
-    loop {
-        match *b.get(i)? {
-            b'"' => return Some((&b[start..i], escaped, i + 1)),
-            b'\\' => {
-                escape(b.get(i + 1).copied())?;
-                escaped = true;
-                i += 2;
-            }
-            c if c < 0x20 => return None,
-            c => {
-                *non_ascii |= c > 0x7f;
-                i += 1;
-            }
-        }
-    }
-}
-
 /// The byte after a backslash: one of JSON's escapes other than `\u`.
 #[inline(always)]
 fn escape(c: Option<u8>) -> Option<()> {
@@ -286,37 +293,6 @@ fn escape(c: Option<u8>) -> Option<()> {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(()),
         _ => None,
     }
-}
-/// One bit per byte of `block` that is a quote, a backslash or a control character, and
-/// whether any byte is above 0x7f.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn specials(block: &[u8]) -> (u32, bool) {
-    use std::arch::x86_64::*;
-    assert!(block.len() >= 16);
-    // SAFETY: SSE2 is part of x86_64; the load reads 16 bytes of `block`, which has them.
-    unsafe {
-        let v = _mm_loadu_si128(block.as_ptr().cast());
-        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-        let hits = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control));
-        (hits as u32, _mm_movemask_epi8(v) != 0)
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn specials(block: &[u8]) -> (u32, bool) {
-    let mut hits = 0;
-    let mut high = false;
-    for (k, c) in block[..16].iter().enumerate() {
-        if *c == b'"' || *c == b'\\' || *c < 0x20 {
-            hits |= 1 << k;
-        }
-        high |= *c > 0x7f;
-    }
-    (hits, high)
 }
 
 /// Deeper than this is left to the general path. With 128 or more brackets anywhere in the
@@ -328,26 +304,23 @@ const MAX_DEPTH: usize = 64;
 const MAX_NUMBER: usize = 20;
 
 /// Any JSON value at `i` (no leading whitespace), nested `depth` deep; the index after it.
-fn value(b: &[u8], i: usize, depth: usize, non_ascii: &mut bool) -> Option<usize> {
+fn value<S: Strings>(b: &[u8], i: usize, depth: usize, s: &mut S) -> Option<usize> {
     if depth > MAX_DEPTH {
         return None;
     }
     match *b.get(i)? {
-        b'"' => string(b, i + 1, non_ascii).map(|(_, _, next)| next),
+        b'"' => s.string(b, i).map(|end| end + 1),
         b'{' => {
             let mut i = ws(b, i + 1);
             if b.get(i) == Some(&b'}') {
                 return Some(i + 1);
             }
             loop {
-                if b.get(i) != Some(&b'"') {
-                    return None;
-                }
-                i = ws(b, string(b, i + 1, non_ascii)?.2);
+                i = ws(b, s.string(b, i)? + 1);
                 if b.get(i) != Some(&b':') {
                     return None;
                 }
-                i = ws(b, value(b, ws(b, i + 1), depth + 1, non_ascii)?);
+                i = ws(b, value(b, ws(b, i + 1), depth + 1, s)?);
                 match b.get(i) {
                     Some(b',') => i = ws(b, i + 1),
                     Some(b'}') => return Some(i + 1),
@@ -361,7 +334,7 @@ fn value(b: &[u8], i: usize, depth: usize, non_ascii: &mut bool) -> Option<usize
                 return Some(i + 1);
             }
             loop {
-                i = ws(b, value(b, i, depth + 1, non_ascii)?);
+                i = ws(b, value(b, i, depth + 1, s)?);
                 match b.get(i) {
                     Some(b',') => i = ws(b, i + 1),
                     Some(b']') => return Some(i + 1),
@@ -405,6 +378,312 @@ fn number(b: &[u8], start: usize) -> Option<usize> {
     (i - start <= MAX_NUMBER).then_some(i)
 }
 
+/// Strings found from the text's quotes, 64 bytes at a time (the first stage of simdjson,
+/// Langdale and Lemire, "Parsing Gigabytes of JSON per Second"): each block is classified
+/// once, when the walk first needs a quote in it, into one bit per quote that no backslash
+/// escapes; every escape is checked on the way. A control character anywhere in a block
+/// stops it ([`Quotes::control`]): only the byte scanner tells whitespace between values from
+/// a control character inside a string. Blocks after the last string are never classified:
+/// the walk reads their bytes itself, and it accepts no backslash, control or non-ASCII byte
+/// outside a string.
+#[cfg(target_arch = "x86_64")]
+struct Quotes<const AVX2: bool> {
+    /// Where the current block starts.
+    base: usize,
+    /// The current block's unescaped quotes not yet passed.
+    bits: u64,
+    /// The current block's backslashes.
+    backslash: u64,
+    /// 1 when the next block's first byte is escaped by a backslash at the end of this one.
+    escaped_next: u64,
+    non_ascii: bool,
+    /// A block had a control character: the walk stopped, and the byte scanner decides.
+    control: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<const AVX2: bool> Quotes<AVX2> {
+    /// The unescaped quotes of the block at `self.base`.
+    #[inline(always)]
+    fn classify(&mut self, b: &[u8]) -> Option<u64> {
+        let len = b.len();
+        let rest = len.checked_sub(self.base).filter(|r| *r > 0)?;
+        let m = if rest >= 64 {
+            masks::<AVX2>(&b[self.base..self.base + 64])
+        } else if len >= 64 {
+            // The last block: the text's last 64 bytes, shifted to start at `base` (the bytes
+            // before it were classified with the block before).
+            let m = masks::<AVX2>(&b[len - 64..]);
+            let shift = 64 - rest;
+            Masks { quote: m.quote >> shift, backslash: m.backslash >> shift, escapable: m.escapable >> shift, ..m }
+        } else {
+            let mut block = [b' '; 64];
+            block[..rest].copy_from_slice(&b[self.base..]);
+            masks::<AVX2>(&block)
+        };
+        if m.control {
+            self.control = true;
+            return None;
+        }
+        self.non_ascii |= m.high;
+        self.backslash = m.backslash;
+        let mut quote = m.quote;
+        if m.backslash != 0 || self.escaped_next != 0 {
+            // Which bytes a backslash escapes, runs of backslashes included (simdjson's
+            // `json_escape_scanner`): a run's odd-numbered backslashes escape the byte after them.
+            const ODD: u64 = 0xaaaa_aaaa_aaaa_aaaa;
+            let backslash = m.backslash;
+            let potential = backslash & !self.escaped_next;
+            let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
+            let escaped = code ^ (backslash | self.escaped_next);
+            self.escaped_next = (code & backslash) >> 63;
+            // With AVX2 the escapes were classified with the block (not the first byte, when a
+            // backslash ends the block before): a closer look only when one is not plainly fine.
+            if !AVX2 || escaped & !m.escapable != 0 {
+                let mut e = escaped;
+                while e != 0 {
+                    escape(b.get(self.base + e.trailing_zeros() as usize).copied())?;
+                    e &= e - 1;
+                }
+            }
+            quote &= !escaped;
+        }
+        Some(quote)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<const AVX2: bool> Quotes<AVX2> {
+    /// The next unescaped quote.
+    #[inline(always)]
+    fn next(&mut self, b: &[u8]) -> Option<usize> {
+        while self.bits == 0 {
+            self.base += 64;
+            self.bits = self.classify(b)?;
+        }
+        let k = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.base + k)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<const AVX2: bool> Strings for Quotes<AVX2> {
+    #[inline(always)]
+    fn string(&mut self, b: &[u8], open: usize) -> Option<usize> {
+        // The walk asks for every string in order, so its opening quote is the first quote
+        // not yet passed, unless there is no unescaped quote at `open`.
+        if self.next(b)? != open {
+            return None;
+        }
+        self.next(b)
+    }
+
+    fn non_ascii(&self) -> bool {
+        self.non_ascii
+    }
+
+    #[inline(always)]
+    fn plain(&self, b: &[u8], open: usize, close: usize) -> bool {
+        // `close` is in the current block; when `open` is too, its backslashes tell.
+        match open.checked_sub(self.base) {
+            Some(at) => self.backslash >> at & !(!0u64 << (close - open)) == 0,
+            None => !b[open..close].contains(&b'\\'),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    /// With AVX2, when there is a backslash: the bytes that may follow one (`"\\/bfnrt`).
+    escapable: u64,
+    control: bool,
+    high: bool,
+}
+
+/// One bit per quote and per backslash of the 64 bytes at the start of `block`, and whether
+/// any of them is a control character or above 0x7f.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn masks<const AVX2: bool>(block: &[u8]) -> Masks {
+    if AVX2 {
+        // SAFETY: `AVX2` is true only below `scan_avx2`, called when the CPU has AVX2.
+        return unsafe { masks_avx2(block) };
+    }
+    use std::arch::x86_64::*;
+    assert!(block.len() >= 64);
+    // SAFETY: SSE2 is part of x86_64; the loads read 64 bytes of `block`, which has them.
+    unsafe {
+        let p = block.as_ptr().cast::<__m128i>();
+        let v = [_mm_loadu_si128(p), _mm_loadu_si128(p.add(1)), _mm_loadu_si128(p.add(2)), _mm_loadu_si128(p.add(3))];
+        let bits = |c: u8| {
+            let c = _mm_set1_epi8(c as i8);
+            let m = |k: usize| _mm_movemask_epi8(_mm_cmpeq_epi8(v[k], c)) as u16 as u64;
+            m(0) | m(1) << 16 | m(2) << 32 | m(3) << 48
+        };
+        let low = _mm_set1_epi8(0x1f);
+        let control = |k: usize| _mm_cmpeq_epi8(_mm_min_epu8(v[k], low), v[k]);
+        let control = _mm_or_si128(_mm_or_si128(control(0), control(1)), _mm_or_si128(control(2), control(3)));
+        let all = _mm_or_si128(_mm_or_si128(v[0], v[1]), _mm_or_si128(v[2], v[3]));
+        Masks {
+            quote: bits(b'"'),
+            backslash: bits(b'\\'),
+            escapable: 0,
+            control: _mm_movemask_epi8(control) != 0,
+            high: _mm_movemask_epi8(all) != 0,
+        }
+    }
+}
+
+/// [`masks`] with 32-byte registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn masks_avx2(block: &[u8]) -> Masks {
+    use std::arch::x86_64::*;
+    assert!(block.len() >= 64);
+    // SAFETY: the caller's CPU has AVX2; the loads read 64 bytes of `block`, which has them.
+    unsafe {
+        let p = block.as_ptr().cast::<__m256i>();
+        let v = [_mm256_loadu_si256(p), _mm256_loadu_si256(p.add(1))];
+        let bits = |c: u8| {
+            let c = _mm256_set1_epi8(c as i8);
+            let m = |k: usize| _mm256_movemask_epi8(_mm256_cmpeq_epi8(v[k], c)) as u32 as u64;
+            m(0) | m(1) << 32
+        };
+        let low = _mm256_set1_epi8(0x1f);
+        let control = |k: usize| _mm256_cmpeq_epi8(_mm256_min_epu8(v[k], low), v[k]);
+        let backslash = bits(b'\\');
+        let mut escapable = 0;
+        if backslash != 0 {
+            // `"\\/bfnrt` by their two nibbles, as simdjson classifies bytes: each high nibble
+            // one bit (2: `"/` 1, 5: `\\` 2, 6: `bfn` 4, 7: `rt` 8), each low nibble the bits of
+            // the high nibbles it goes with (2: `"` `b` `r` 1|4|8 = 13, 4: `t`, 6: `f`, c: `\\`,
+            // e: `n`, f: `/`).
+            let high = _mm256_setr_epi8(
+                0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+            );
+            let low = _mm256_setr_epi8(
+                0, 0, 13, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1, 0, 0, 13, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1,
+            );
+            let nibble = _mm256_set1_epi8(0x0f);
+            let m = |k: usize| {
+                let h = _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(v[k], 4), nibble));
+                let l = _mm256_shuffle_epi8(low, _mm256_and_si256(v[k], nibble));
+                let none = _mm256_cmpeq_epi8(_mm256_and_si256(h, l), _mm256_setzero_si256());
+                !(_mm256_movemask_epi8(none) as u32) as u64
+            };
+            escapable = m(0) | m(1) << 32;
+        }
+        Masks {
+            quote: bits(b'"'),
+            backslash,
+            escapable,
+            control: _mm256_movemask_epi8(_mm256_or_si256(control(0), control(1))) != 0,
+            high: _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1])) != 0,
+        }
+    }
+}
+
+/// The byte scanner: each string read from its opening quote, 16 bytes at a time.
+struct Bytes {
+    non_ascii: bool,
+}
+
+impl Strings for Bytes {
+    #[inline(always)]
+    fn string(&mut self, b: &[u8], open: usize) -> Option<usize> {
+        if b.get(open) != Some(&b'"') {
+            return None;
+        }
+        let mut i = open + 1;
+        // Strings are most of an envelope: 16 bytes at a time, visiting only the quotes,
+        // backslashes and control characters.
+        while i < b.len() && b.len() >= 16 {
+            // The last block of the text is its last 16 bytes, shifted to start at `i`.
+            let base = i.min(b.len() - 16);
+            let shift = i - base;
+            let (hits, high) = specials(&b[base..base + 16]);
+            let mut hits = hits >> shift;
+            // Bytes outside the string are counted too: outside a string a byte above 0x7f is
+            // a syntax error anyway, so this only ever asks for a UTF-8 check that was not
+            // needed.
+            self.non_ascii |= high;
+            let width = 16 - shift;
+            let mut next = i + width;
+            while hits != 0 {
+                let k = hits.trailing_zeros() as usize;
+                match b[i + k] {
+                    b'"' => return Some(i + k),
+                    b'\\' => {
+                        escape(b.get(i + k + 1).copied())?;
+                        // The escaped byte may itself be a quote or a backslash: skip both.
+                        if k + 2 >= width {
+                            next = i + k + 2;
+                            break;
+                        }
+                        hits &= !0u32 << (k + 2);
+                    }
+                    _ => return None,
+                }
+            }
+            i = next;
+        }
+        loop {
+            match *b.get(i)? {
+                b'"' => return Some(i),
+                b'\\' => {
+                    escape(b.get(i + 1).copied())?;
+                    i += 2;
+                }
+                c if c < 0x20 => return None,
+                c => {
+                    self.non_ascii |= c > 0x7f;
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    fn non_ascii(&self) -> bool {
+        self.non_ascii
+    }
+}
+
+/// One bit per byte of `block` that is a quote, a backslash or a control character, and
+/// whether any byte is above 0x7f.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn specials(block: &[u8]) -> (u32, bool) {
+    use std::arch::x86_64::*;
+    assert!(block.len() >= 16);
+    // SAFETY: SSE2 is part of x86_64; the load reads 16 bytes of `block`, which has them.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let hits = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control));
+        (hits as u32, _mm_movemask_epi8(v) != 0)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn specials(block: &[u8]) -> (u32, bool) {
+    let mut hits = 0;
+    let mut high = false;
+    for (k, c) in block[..16].iter().enumerate() {
+        if *c == b'"' || *c == b'\\' || *c < 0x20 {
+            hits |= 1 << k;
+        }
+        high |= *c > 0x7f;
+    }
+    (hits, high)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,6 +692,92 @@ mod tests {
     #[test]
     fn allowed_is_the_general_paths_text() {
         assert_eq!(ALLOWED.to_str().unwrap(), Outcome::allowed(vec![]).to_json());
+    }
+
+    /// The three ways to find strings (SSE2 blocks, AVX2 blocks, the byte scanner) accept the
+    /// same texts and read the same event and tool name from them, whatever this CPU has (the
+    /// engine runs only one of the block scanners here).
+    #[test]
+    fn block_scanners_agree_with_the_byte_scanner() {
+        const BENCH: &str = concat!(
+            r#"{"event":"preToolUse","toolName":"Bash","#,
+            r#""toolArgs":"{\"command\":\"ls -la /tmp\",\"description\":\"List files\"}","#,
+            r#""sessionId":"5f0c2e9a-8b1d-4c3e-9f7a-2d6b1e0c4a11","model":"claude-sonnet-4","#,
+            r#""provider":"anthropic","permissionMode":"default","turnNumber":3,"cwd":"/work/project"}"#
+        );
+        let pieces = [
+            "",
+            "\"",
+            "\\",
+            "\\\\",
+            "\\\\\\",
+            "\\\"",
+            "\\u0041",
+            "\\n",
+            "\\/",
+            "\\x",
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\t",
+            "\n",
+            "1",
+            "-",
+            ".",
+            "e",
+            "0",
+            "null",
+            "true",
+            "é",
+            "\u{1}",
+            "\u{7f}",
+            "\"event\":\"preToolUse\",",
+            "\"toolName\":\"Read\",",
+            "\"tool_name\":\"x\",",
+            "\"a\\\"b\":1,",
+            "\"k\":[1,{\"a\":\"\\\\\"}],",
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+        ];
+        let read = |h: Option<Head>| h.map(|h| (h.event.to_vec(), h.tool.map(<[u8]>::to_vec)));
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut accepted, mut total) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = BENCH.as_bytes().to_vec();
+            if next(4) == 0 {
+                // Shorter texts: the last block is padded, or the text is one block.
+                let cut = next(text.len());
+                text.drain(1..cut.max(1));
+                text.insert(1, b'"');
+            }
+            for _ in 0..1 + next(4) {
+                let at = next(text.len() + 1);
+                let end = (at + next(3)).min(text.len());
+                text.splice(at..end, pieces[next(pieces.len())].bytes());
+            }
+            let bytes = read(walk(&text, &mut Bytes { non_ascii: false }));
+            #[cfg(target_arch = "x86_64")]
+            {
+                assert_eq!(read(scan_blocks::<false>(&text)), bytes, "SSE2: {:?}", String::from_utf8_lossy(&text));
+                if std::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2.
+                    assert_eq!(read(unsafe { scan_avx2(&text) }), bytes, "AVX2: {:?}", String::from_utf8_lossy(&text));
+                }
+            }
+            accepted += bytes.is_some() as usize;
+            total += 1;
+        }
+        assert!(accepted > total / 20, "the edits leave some texts acceptable: {accepted} of {total}");
     }
 
     #[test]

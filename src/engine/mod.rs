@@ -405,8 +405,9 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 impl Inner {
     /// [`Engine::fire_quick`].
     fn fire_quick(self: &Arc<Self>, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
-        // Each fire is a record for the observer: the general path builds it.
-        if self.host.observing() {
+        // Each fire is a record for the observer: the general path builds it; and a fire during
+        // free is `cancelled`, which the general path answers.
+        if self.host.observing() || self.closing() {
             return None;
         }
         // The same change check as the general path, first; it is due at most once per

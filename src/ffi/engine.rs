@@ -5,6 +5,7 @@ use super::{boundary, into_c_string, null_argument, null_engine, report};
 use crate::engine::Engine;
 use crate::error::{Error, ErrorCode};
 use crate::outcome::Outcome;
+use crate::quick;
 use std::ffi::{c_char, c_int, CStr, CString};
 
 /// An oh-hooks engine: its options, its validated config and the hooks it runs in the
@@ -64,7 +65,9 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 ///
 /// Ownership: `envelope_json` is borrowed for the call. Always returns an outcome JSON that the
 /// caller owns and frees with `oh_hooks_string_free`, even for bad input; NULL only if memory
-/// runs out.
+/// runs out. The outcome is read-only: the most common one, `{"allowed":true,"hooks":[]}` of a
+/// fire that runs nothing, is static storage that `oh_hooks_string_free` recognises and leaves
+/// alone (copy an outcome before changing it in place, as an in-situ JSON parser would).
 ///
 /// Errors: reported inside the outcome, as `"error": {"code","message"}` with `allowed: false`:
 /// `null_argument` (`hooks` or `envelope_json` is NULL), `invalid_utf8`, `invalid_envelope`
@@ -98,8 +101,8 @@ pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *co
         let envelope = unsafe { CStr::from_ptr(envelope_json) };
         // Nothing can run: the constant outcome, without building one (src/quick.rs, which
         // also checks the text is UTF-8).
-        if let Some(constant) = hooks.engine.fire_quick(envelope.to_bytes()) {
-            return Ok(constant);
+        if hooks.engine.fire_quick(envelope.to_bytes()).is_some() {
+            return Ok(());
         }
         Err(match envelope.to_str() {
             Ok(json) => hooks.engine.fire(json),
@@ -111,7 +114,8 @@ pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *co
         .to_json())
     });
     match outcome {
-        Ok(Ok(constant)) => constant.to_owned().into_raw(),
+        // Handed out as it is, not copied: `oh_hooks_string_free` knows its address.
+        Ok(Ok(())) => ALLOWED.as_ptr().cast_mut(),
         Ok(Err(json)) => into_c_string(json),
         Err(e) => into_c_string(Outcome::error(e).to_json()),
     }
@@ -193,7 +197,8 @@ pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
 }
 
 /// Frees a string returned by this library (an outcome, or an error written to `error_out`).
-/// NULL does nothing.
+/// NULL does nothing, and so does the static outcome `oh_hooks_fire` returns for a fire that runs
+/// nothing (passing it here is right: every string this library returns is freed here).
 ///
 /// Ownership: takes back a string the caller owned. Strings from anywhere else must not be passed here, and these strings
 /// must not be freed any other way.
@@ -204,7 +209,7 @@ pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
 /// `s` is NULL or a string returned by this library, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
-    if s.is_null() {
+    if s.is_null() || std::ptr::eq(s.cast_const(), ALLOWED.as_ptr()) {
         return;
     }
     let _ = boundary(|| {
@@ -212,6 +217,10 @@ pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
         drop(unsafe { CString::from_raw(s) });
     });
 }
+
+/// The outcome of a fire that ran nothing, as `oh_hooks_fire` hands it out: one address (a
+/// `static`, unlike the `const` it is copied from), which `oh_hooks_string_free` recognises.
+static ALLOWED: &CStr = quick::ALLOWED;
 
 /// The library's version, e.g. "0.1.0": the same as the `OH_HOOKS_VERSION_*` macros of the
 /// header it was built with. Static storage: never freed. Thread safety: any thread.

@@ -113,9 +113,13 @@ pub(crate) fn boundary<T>(f: impl FnOnce() -> T) -> Result<T, Error> {
             }
         }));
     });
-    let outer = IN_BOUNDARY.with(|b| b.replace(true));
-    let result = catch_unwind(AssertUnwindSafe(f));
-    IN_BOUNDARY.with(|b| b.set(outer));
+    // One thread-local lookup for both touches (in a shared library each is a call).
+    let result = IN_BOUNDARY.with(|in_boundary| {
+        let outer = in_boundary.replace(true);
+        let result = catch_unwind(AssertUnwindSafe(f));
+        in_boundary.set(outer);
+        result
+    });
     result.map_err(|panic| {
         let what = panic
             .downcast_ref::<&str>()

@@ -262,6 +262,11 @@ proptest! {
     fn mutated_envelopes_agree(edits in prop::collection::vec((0usize..300, prop::sample::select(vec![
         "", "\"", "\\", "\\u0041", "\\n", "{", "}", "[", "]", ",", ":", " ", "\t", "1", "-", ".", "e", "0",
         "null", "true", "é", "\u{1}", "\"event\":\"preToolUse\",", "\"toolName\":\"Read\",", "\"tool_name\":\"x\",",
+        // The 64-byte classification (src/quick.rs): runs of backslashes, escaped quotes and
+        // keys with escapes, at every offset of a block (the runs below shift the text by 31 and
+        // 63 bytes), and whitespace the byte scanner judges.
+        "\\\\", "\\\\\\", "\\\"", "\\/", "\n", "\r\n", "\"a\\\"b\":1,", "\"\\\\\":\"\\\\\\\"\",",
+        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
     ]), 0usize..3), 1..4)) {
         thread_local! {
             static ENGINES: (Pair, Pair) = (engine(r#"{"postToolUse":[{"command":"true"}]}"#), twenty());
@@ -290,4 +295,66 @@ fn remembered_tool_names_answer_as_the_matchers_would() {
             assert_eq!(matches, general != ALLOWED, "round {round}, {tool}: {general}");
         }
     }
+}
+
+/// A fire arriving while its engine is being freed is `cancelled` (docs/abi.md: fires arriving
+/// during `oh_hooks_free` are refused), also one the shortcut could answer: here from a
+/// background hook's callback, on an engine without an observer (with one, the shortcut
+/// stands aside anyway).
+#[test]
+fn a_fire_during_free_is_cancelled_not_the_constant() {
+    use std::ffi::{c_char, c_void};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Mutex;
+    struct During {
+        h: std::sync::atomic::AtomicPtr<ffi::OhHooks>,
+        freeing: AtomicBool,
+        outcome: Mutex<Option<String>>,
+    }
+    unsafe extern "C" fn forward(user: *mut c_void, _request: *const c_char, call: *mut ffi::OhHooksCall) {
+        // SAFETY: `user` is the `During` below, alive until after free returns.
+        let d = unsafe { &*(user as *const During) };
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !d.freeing.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100)); // free is under way
+        let h = d.h.load(Ordering::SeqCst);
+        // SAFETY: the engine is being freed, and free waits for this callback; a no-match
+        // envelope (preToolUse has no hook).
+        let out = unsafe { ffi::oh_hooks_fire(h, c"{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}".as_ptr()) };
+        // SAFETY: the library's NUL-terminated outcome, freed once.
+        *d.outcome.lock().unwrap() = Some(unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string());
+        unsafe { ffi::oh_hooks_string_free(out) };
+        // SAFETY: `call` is this call's, answered once.
+        unsafe { ffi::oh_hooks_respond(call, std::ptr::null()) };
+    }
+    let options =
+        CString::new(r#"{"trusted":true,"config":{"hooks":{"postToolUse":[{"callback":"forward"}]}}}"#).unwrap();
+    // SAFETY: NUL-terminated options; no error slot.
+    let h = unsafe { ffi::oh_hooks_new(options.as_ptr(), std::ptr::null_mut()) };
+    assert!(!h.is_null());
+    let d = During { h: h.into(), freeing: AtomicBool::new(false), outcome: Mutex::new(None) };
+    // SAFETY: a live engine, a NUL-terminated name, `d` outlives the engine.
+    let registered = unsafe {
+        ffi::oh_hooks_register(
+            h,
+            c"forward".as_ptr(),
+            Some(forward),
+            &d as *const During as *mut c_void,
+            None,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(registered, 0);
+    // postToolUse does not block: its callback hook runs in the background.
+    // SAFETY: a live engine and a NUL-terminated envelope; the outcome is freed once.
+    unsafe { ffi::oh_hooks_string_free(ffi::oh_hooks_fire(h, c"{\"event\":\"postToolUse\"}".as_ptr())) };
+    d.freeing.store(true, Ordering::SeqCst);
+    // SAFETY: freed once; the callback above fires on it from inside free, as allowed.
+    unsafe { ffi::oh_hooks_free(h) };
+    let outcome = d.outcome.lock().unwrap().clone().expect("the callback fired during free");
+    let v: Value = serde_json::from_str(&outcome).unwrap();
+    assert_eq!(v["error"]["code"], "cancelled", "{outcome}");
+    assert_eq!(v["allowed"], false, "{outcome}");
 }
