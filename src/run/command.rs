@@ -12,7 +12,7 @@ use crate::os::pipe::{drain, set_nonblocking};
 use crate::os::sigpipe::SigpipeBlock;
 use crate::os::spawn::{self, EnvTemplate, Process, Request};
 pub use crate::words::plain_words;
-use std::ffi::{CStr, CString, OsStr};
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -79,7 +79,7 @@ impl Finished {
 pub fn run(spawn: &Spawn) -> Finished {
     let start = Instant::now();
     if spawn.exec_form {
-        let found = spawn.argv.and_then(|w| find_program(w.first()?, spawn.env.path.as_deref()?, spawn.cwd));
+        let found = spawn.argv.and_then(|w| find_program(w.first()?, spawn.env, spawn.cwd));
         if found.is_none() {
             let program = spawn.argv.and_then(|w| w.first()).map_or("", String::as_str);
             return Finished::failed(format!(
@@ -93,14 +93,13 @@ pub fn run(spawn: &Spawn) -> Finished {
         spawn.cwd,
         spawn.env,
         spawn.vars,
-        spawn.stdin.is_some(),
+        spawn.stdin,
         spawn.capture_stdout,
     );
     let (process, is_direct) = match started {
         Ok(p) => p,
         Err(e) => return Finished::failed(e),
     };
-    let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
     let mut finished = ChildLoop::new(process, spawn, start).run();
     finished.direct = is_direct;
     finished
@@ -115,9 +114,10 @@ pub fn start_process(
     cwd: &Path,
     template: &EnvTemplate,
     vars: &[(&str, String)],
-    pipe_stdin: bool,
+    stdin: Option<&[u8]>,
     pipe_stdout: bool,
 ) -> Result<(Process, bool), String> {
+    let (pipe_stdin, preload) = (stdin.is_some(), stdin.unwrap_or_default());
     let env = template.with(vars).map_err(|var| {
         format!("{var} contains a NUL byte, which an environment variable cannot hold; the hook was not started")
     })?;
@@ -125,12 +125,12 @@ pub fn start_process(
         return Err("the working directory contains a NUL byte".to_string());
     };
     let start_program = |program: &CStr, argv: &[CString]| {
-        spawn::spawn(&Request { program, argv, env: &env, cwd: &cwd_c, pipe_stdin, pipe_stdout })
+        spawn::spawn(&Request { program, argv, env: &env, cwd: &cwd_c, pipe_stdin, preload, pipe_stdout })
     };
     // Direct when possible; on any doubt (program not found, not executable, a script without
     // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
     let direct = words.and_then(|words| {
-        let program = find_program(&words[0], template.path.as_deref()?, cwd)?;
+        let program = find_program(&words[0], template, cwd)?;
         let program = CString::new(program.into_os_string().into_vec()).ok()?;
         let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
         start_program(&program, &argv).ok()
@@ -152,17 +152,33 @@ pub fn start_process(
 /// file in `PATH` (an empty entry is the current directory). Returns the path as the shell would
 /// pass it to execve — relative ones stay relative and resolve in `cwd`, where the child starts —
 /// so the program sees the same `$0`.
-fn find_program(name: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
+///
+/// A name found in an absolute `PATH` directory is remembered by the engine (as a shell's `hash`
+/// does) and checked with one `stat` the next time; when it is no longer an executable there,
+/// `PATH` is walked again. So a program that later appears in an earlier `PATH` directory is
+/// not picked up while the one found first still exists (docs/config.md "Command hooks").
+fn find_program(name: &str, template: &EnvTemplate, cwd: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable =
         |p: &Path| std::fs::metadata(cwd.join(p)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    let path = template.path.as_deref()?;
     if name.contains('/') {
         let p = PathBuf::from(name);
         return executable(&p).then_some(p);
     }
-    std::env::split_paths(path)
+    if let Some(p) = template.found(name) {
+        if executable(&p) {
+            return Some(p);
+        }
+    }
+    let found = std::env::split_paths(path)
         .map(|dir| if dir.as_os_str().is_empty() { PathBuf::from(".").join(name) } else { dir.join(name) })
-        .find(|p| executable(p))
+        .find(|p| executable(p))?;
+    // A relative directory resolves in `cwd`, which another hook's may not be.
+    if found.is_absolute() {
+        template.remember(name, &found);
+    }
+    Some(found)
 }
 
 /// Watches one child until it is reaped.
@@ -179,12 +195,16 @@ struct ChildLoop<'a> {
     deadline: Instant,
     cancel: Option<&'a Cancel>,
     cancel_fd: Option<RawFd>,
+    /// While there is stdin to feed (an envelope too large to preload, see [`spawn::Request`]).
+    sigpipe: Option<SigpipeBlock>,
     out: Finished,
 }
 
 impl<'a> ChildLoop<'a> {
     fn new(process: Process, spawn: &Spawn<'a>, start: Instant) -> ChildLoop<'a> {
         let own = |fd: Option<OwnedFd>| fd.inspect(|fd| set_nonblocking(fd.as_raw_fd()));
+        let input = spawn.stdin.unwrap_or(&[]);
+        let sigpipe = (process.stdin.is_some() && !input.is_empty()).then(SigpipeBlock::tracked);
         ChildLoop {
             pid: process.pid,
             pgid: process.pid,
@@ -192,12 +212,13 @@ impl<'a> ChildLoop<'a> {
             stdin: own(process.stdin),
             stdout: own(process.stdout),
             stderr: own(Some(process.stderr)),
-            input: spawn.stdin.unwrap_or(&[]),
+            input,
             written: 0,
             max_stdout: spawn.max_stdout,
             deadline: start.checked_add(spawn.timeout).unwrap_or_else(|| start + Duration::from_secs(86_400)),
             cancel: spawn.cancel,
             cancel_fd: spawn.cancel.and_then(Cancel::fd),
+            sigpipe,
             out: Finished::default(),
         }
     }
@@ -350,7 +371,10 @@ impl<'a> ChildLoop<'a> {
             match io::Error::last_os_error().kind() {
                 io::ErrorKind::Interrupted => continue,
                 io::ErrorKind::WouldBlock => return,
-                _ => {
+                kind => {
+                    if kind == io::ErrorKind::BrokenPipe {
+                        self.sigpipe.as_mut().map(SigpipeBlock::epipe);
+                    }
                     self.stdin = None;
                     return;
                 }

@@ -321,7 +321,7 @@ impl ProcessPool {
 
     fn start(self: &Arc<Self>, launch: &Launch) -> Result<Worker, Failure> {
         let started =
-            command::start_process(&self.command, self.argv.as_deref(), launch.cwd, launch.env, &[], true, true);
+            command::start_process(&self.command, self.argv.as_deref(), launch.cwd, launch.env, &[], Some(&[]), true);
         let (process, _direct) = started.map_err(Failure::CannotStart)?;
         let (Some(stdin), Some(stdout)) = (process.stdin, process.stdout) else {
             unreachable!("both pipes were asked for")
