@@ -13,6 +13,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use super::fallback;
 
@@ -26,9 +27,14 @@ pub struct EnvTemplate {
     defaults: Vec<(String, CString)>,
     /// `PATH`, where directly executed hooks are looked up.
     pub path: Option<OsString>,
-    /// Programs already found in `PATH` ([`EnvTemplate::found`]).
-    found: Mutex<Vec<(String, PathBuf)>>,
+    /// Programs found in `PATH` lately, and when ([`EnvTemplate::found`]).
+    found: Mutex<Vec<(String, PathBuf, Instant)>>,
 }
+
+/// How long a program found in `PATH` is taken from [`EnvTemplate::found`] without walking `PATH`
+/// again: a program installed meanwhile in an earlier `PATH` directory is used from at most this
+/// much later (a hook fired in a loop walks `PATH` once per this, not once per spawn).
+pub const FOUND_FOR: Duration = Duration::from_secs(1);
 
 /// How many program names [`EnvTemplate::remember`] keeps; past it the list starts again, so a
 /// config that names ever new programs (a reloaded file) cannot grow it without bound.
@@ -64,21 +70,23 @@ impl EnvTemplate {
         EnvTemplate { fixed, defaults, path, found: Mutex::new(Vec::new()) }
     }
 
-    /// Where `name` was found in `PATH` before, if it was. The caller checks that the file is
-    /// still an executable there (one `stat`) instead of walking `PATH` again (one failed
-    /// `stat` per directory before it: ten with this machine's `PATH`, on every spawn).
+    /// Where `name` was found in `PATH` less than [`FOUND_FOR`] ago, if it was. The caller
+    /// checks that the file is still an executable there (one `stat`) instead of walking `PATH`
+    /// again (one failed `stat` per directory before it, on every spawn: ten for `true` with a
+    /// PATH of thirteen directories).
     pub fn found(&self, name: &str) -> Option<PathBuf> {
         let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
-        found.iter().find(|(n, _)| n == name).map(|(_, p)| p.clone())
+        let (_, path, at) = found.iter().find(|(n, _, _)| n == name)?;
+        (at.elapsed() < FOUND_FOR).then(|| path.clone())
     }
 
-    pub fn remember(&self, name: &str, at: &Path) {
+    pub fn remember(&self, name: &str, path: &Path) {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.retain(|(n, _, _)| n != name);
         if found.len() >= FOUND_KEPT {
             found.clear();
         }
-        found.retain(|(n, _)| n != name);
-        found.push((name.to_string(), at.to_path_buf()));
+        found.push((name.to_string(), path.to_path_buf(), Instant::now()));
     }
 
     /// A variable of the template (host environment and options `env`), for Claude Code's
@@ -517,6 +525,37 @@ mod tests {
                     && std::fs::read_link(e.path()).is_ok_and(|t| t.to_string_lossy().starts_with("pipe:"))
             })
             .count()
+    }
+
+    /// Up to PIPE_BUF bytes of input go into the pipe before the child starts: nothing is left
+    /// to feed (no stdin end is returned) and the child reads all of it, then EOF. Past
+    /// PIPE_BUF the caller feeds it.
+    #[test]
+    fn a_small_input_is_in_the_pipe_before_the_child_starts() {
+        let env = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/")).with(&[]).unwrap();
+        let argv = [c"cat".to_owned()];
+        for len in [1, PIPE_BUF, PIPE_BUF + 1] {
+            let input: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let req = Request {
+                program: c"/bin/cat",
+                argv: &argv,
+                env: &env,
+                cwd: c"/",
+                pipe_stdin: true,
+                preload: &input,
+                pipe_stdout: true,
+            };
+            let child = spawn(&req).unwrap();
+            let fed = child.stdin.is_some();
+            assert_eq!(fed, len > PIPE_BUF, "{len} bytes: fed by the caller?");
+            if let Some(stdin) = child.stdin {
+                std::io::Write::write_all(&mut std::fs::File::from(stdin), &input).unwrap();
+            }
+            let mut echoed = Vec::new();
+            std::fs::File::from(child.stdout.unwrap()).read_to_end(&mut echoed).unwrap();
+            crate::os::child::reap(child.pid);
+            assert_eq!(echoed, input, "{len} bytes");
+        }
     }
 
     /// A hook never inherits a pipe end made for another one, even while other threads make

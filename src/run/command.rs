@@ -87,15 +87,8 @@ pub fn run(spawn: &Spawn) -> Finished {
             ));
         }
     }
-    let started = start_process(
-        spawn.command,
-        spawn.argv,
-        spawn.cwd,
-        spawn.env,
-        spawn.vars,
-        spawn.stdin,
-        spawn.capture_stdout,
-    );
+    let started =
+        start_process(spawn.command, spawn.argv, spawn.cwd, spawn.env, spawn.vars, spawn.stdin, spawn.capture_stdout);
     let (process, is_direct) = match started {
         Ok(p) => p,
         Err(e) => return Finished::failed(e),
@@ -153,10 +146,10 @@ pub fn start_process(
 /// pass it to execve — relative ones stay relative and resolve in `cwd`, where the child starts —
 /// so the program sees the same `$0`.
 ///
-/// A name found in an absolute `PATH` directory is remembered by the engine (as a shell's `hash`
-/// does) and checked with one `stat` the next time; when it is no longer an executable there,
-/// `PATH` is walked again. So a program that later appears in an earlier `PATH` directory is
-/// not picked up while the one found first still exists (docs/config.md "Command hooks").
+/// A name found in an absolute `PATH` directory is remembered by the engine for
+/// [`spawn::FOUND_FOR`] and checked with one `stat` meanwhile; when it is no longer an executable
+/// there, `PATH` is walked again. So a program installed in an earlier `PATH` directory is used
+/// from at most a second later (docs/config.md "Command hooks").
 fn find_program(name: &str, template: &EnvTemplate, cwd: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable =
