@@ -650,15 +650,16 @@ impl Worker {
             if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
                 return Err(Failure::NotOneResponse(format!("poll failed: {}", io::Error::last_os_error())));
             }
-            if fds[3].revents != 0 {
-                self.proc.drain_stderr(&mut lock(&self.proc.kept));
-            }
             if fds[0].revents != 0 && written > 0 && !unread_at_wake && !read_at_wake {
                 match self.unread_request() {
                     Some(unread) if unread == written => unread_at_wake = true,
                     Some(_) => read_at_wake = true,
                     None => {}
                 }
+            }
+            // After the look above, which must come first (see `unread_at_wake`).
+            if fds[3].revents != 0 {
+                self.proc.drain_stderr(&mut lock(&self.proc.kept));
             }
             if fds[0].revents != 0 && self.read_stdout(max_bytes)? {
                 // EOF: a line already read was taken above; whatever is left is no answer.
