@@ -20,6 +20,12 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// A hook still running this long after its start gets a pidfd to wait on. A short one (most
+/// hooks) exits before it: its stderr reaching EOF wakes the loop, which reaps it, and the
+/// pidfd's two system calls (open, close) are never made. Until then the loop also wakes at this
+/// time to look (`waitpid`), so a hook whose pipes a background child keeps open is still seen
+/// to exit at most this late.
+pub const PIDFD_AFTER: Duration = Duration::from_millis(10);
 /// SIGKILL follows SIGTERM after this long if anything in the group is still alive.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
 /// After the shell exits, what it printed is read for at most this much longer.
@@ -179,6 +185,8 @@ struct ChildLoop<'a> {
     pid: libc::pid_t,
     pgid: i32,
     pidfd: Option<OwnedFd>,
+    /// When to open `pidfd` if the hook is still running ([`PIDFD_AFTER`]); `None` once tried.
+    pidfd_at: Option<Instant>,
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
@@ -201,7 +209,8 @@ impl<'a> ChildLoop<'a> {
         ChildLoop {
             pid: process.pid,
             pgid: process.pid,
-            pidfd: pidfd_open(process.pid),
+            pidfd: None,
+            pidfd_at: Some(Instant::now() + PIDFD_AFTER),
             stdin: own(process.stdin),
             stdout: own(process.stdout),
             stderr: own(Some(process.stderr)),
@@ -269,6 +278,8 @@ impl<'a> ChildLoop<'a> {
                 if self.out.timed_out && !killed {
                     at(now + Duration::from_millis(10)); // notice an emptied group promptly
                 }
+            } else if let Some(t) = self.pidfd_at {
+                at(t);
             } else if self.pidfd.is_none() {
                 at(now + Duration::from_millis(5)); // no pidfd: poll for the exit
             }
@@ -334,6 +345,17 @@ impl<'a> ChildLoop<'a> {
                             Some(format!("cannot read the hook's exit status ({e}); is SIGCHLD ignored by the host?"));
                         exited = Some(Instant::now());
                         self.stdin = None;
+                    }
+                }
+            }
+            // Still running: past PIDFD_AFTER, or its stderr closed (it is exiting, a moment
+            // before it can be reaped, or it closed stderr and goes on), it is waited for on a
+            // pidfd from now on.
+            if exited.is_none() {
+                if let Some(t) = self.pidfd_at {
+                    if self.stderr.is_none() || Instant::now() >= t {
+                        self.pidfd = pidfd_open(self.pid);
+                        self.pidfd_at = None;
                     }
                 }
             }
