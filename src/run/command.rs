@@ -155,7 +155,8 @@ pub fn start_process(
 /// A name found in an absolute `PATH` directory is remembered by the engine for
 /// [`spawn::FOUND_FOR`] and checked with one `stat` meanwhile; when it is no longer an executable
 /// there, `PATH` is walked again. So a program installed in an earlier `PATH` directory is used
-/// from at most a second later (docs/config.md "Command hooks").
+/// from at most a second later (docs/decisions.md, "Commands without shell syntax run without
+/// `/bin/sh`").
 fn find_program(name: &str, template: &EnvTemplate, cwd: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable =
