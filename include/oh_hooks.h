@@ -106,9 +106,8 @@ OhHooks *oh_hooks_new(const char *options_json,
  *
  * Ownership: `envelope_json` is borrowed for the call. Always returns an outcome JSON that the
  * caller owns and frees with `oh_hooks_string_free`, even for bad input; NULL only if memory
- * runs out. The outcome is read-only: the most common one, `{"allowed":true,"hooks":[]}` of a
- * fire that runs nothing, is static storage that `oh_hooks_string_free` recognises and leaves
- * alone (copy an outcome before changing it in place, as an in-situ JSON parser would).
+ * runs out. The outcome is the caller's to read or change in place (an in-situ JSON parser may
+ * write into it).
  *
  * Errors: reported inside the outcome, as `"error": {"code","message"}` with `allowed: false`:
  * `null_argument` (`hooks` or `envelope_json` is NULL), `invalid_utf8`, `invalid_envelope`
@@ -188,8 +187,7 @@ void oh_hooks_free(OhHooks *hooks);
 
 /**
  * Frees a string returned by this library (an outcome, or an error written to `error_out`).
- * NULL does nothing, and so does the static outcome `oh_hooks_fire` returns for a fire that runs
- * nothing (passing it here is right: every string this library returns is freed here).
+ * NULL does nothing.
  *
  * Ownership: takes back a string the caller owned. Strings from anywhere else must not be passed here, and these strings
  * must not be freed any other way.

@@ -125,3 +125,58 @@ fn true_and_false() {
         assert_eq!(d.exit, Some(oh_hooks::run::command::Exit::Code(code)));
     }
 }
+
+/// Where PATH found a program is remembered for a second (one `stat` of it per spawn instead of
+/// one per PATH directory before it): a program installed meanwhile in an earlier directory is
+/// used from at most a second later, and a remembered program that is gone is looked up again
+/// at once. On a build that walks PATH on every spawn the second run already takes `early`.
+#[test]
+fn a_program_found_in_path_is_remembered_for_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let (early, late) = (dir.path().join("early"), dir.path().join("late"));
+    std::fs::create_dir(&early).unwrap();
+    std::fs::create_dir(&late).unwrap();
+    let out = dir.path().join("which.out");
+    let install = |d: &Path, word: &str| {
+        let p = d.join("which-prog");
+        std::fs::write(&p, format!("#!/bin/sh\necho {word} > \"$OUT\"\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    install(&late, "late");
+    let env = EnvTemplate::new(
+        [
+            (OsString::from("PATH"), OsString::from(format!("{}:{}:/usr/bin:/bin", early.display(), late.display()))),
+            (OsString::from("OUT"), out.as_os_str().to_owned()),
+        ]
+        .into_iter(),
+        &[],
+        &[],
+        dir.path(),
+    );
+    let argv = plain_words("which-prog").unwrap();
+    let which = || {
+        let _ = std::fs::remove_file(&out);
+        let f = run(&Spawn {
+            command: "which-prog",
+            argv: Some(&argv),
+            exec_form: false,
+            cwd: dir.path(),
+            env: &env,
+            vars: &[],
+            stdin: None,
+            capture_stdout: false,
+            max_stdout: 1 << 20,
+            timeout: Duration::from_secs(10),
+            cancel: None,
+        });
+        assert!(f.succeeded() && f.direct, "{f:?}");
+        std::fs::read_to_string(&out).unwrap().trim().to_string()
+    };
+    assert_eq!(which(), "late");
+    install(&early, "early");
+    assert_eq!(which(), "late", "within the second, the program found first");
+    std::thread::sleep(oh_hooks::os::spawn::FOUND_FOR + Duration::from_millis(100));
+    assert_eq!(which(), "early", "after it, PATH is walked again");
+    std::fs::remove_file(early.join("which-prog")).unwrap();
+    assert_eq!(which(), "late", "a remembered program that is gone is looked up again at once");
+}

@@ -506,3 +506,37 @@ fn blank_lines_before_a_deny_are_skipped() {
         assert_eq!(o["reason"], "late deny", "{o}");
     }
 }
+
+/// The read system calls of the firing thread per request, from /proc/thread-self/io (a count,
+/// whatever the machine's load): one, the answer. stderr is read only when a poll of the request
+/// saw bytes there (the supervisor drains it between requests); it used to be read before and
+/// after every request, three reads a request.
+#[test]
+fn a_request_reads_its_answer_and_nothing_else() {
+    let _g = serial();
+    let Ok(_) = std::fs::read_to_string("/proc/thread-self/io") else {
+        eprintln!("skipped: no /proc/thread-self/io (no task I/O accounting)");
+        return;
+    };
+    let syscr = || -> u64 {
+        let io = std::fs::read_to_string("/proc/thread-self/io").unwrap();
+        io.lines().find_map(|l| l.strip_prefix("syscr: ")).unwrap().trim().parse().unwrap()
+    };
+    let f = fixture();
+    let e = one_hook(persistent("cat", json!({})), json!({ "cwd": f.dir.path() }));
+    let o = fire(&e, pre("Read"));
+    assert_eq!(trace(&o)["persistent"], true, "{o}");
+    // Reading /proc/thread-self/io is itself one read (or two) of this thread: measured empty.
+    let (a, b) = (syscr(), syscr());
+    let own = b - a;
+    let before = syscr();
+    for _ in 0..50 {
+        let o = fire(&e, pre("Read"));
+        assert_eq!(o["allowed"], true, "{o}");
+    }
+    let reads = syscr() - before - own;
+    assert!(
+        reads <= 60,
+        "{reads} read calls for 50 requests (one each expected, a few more if an answer came in parts)"
+    );
+}

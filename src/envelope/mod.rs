@@ -675,6 +675,26 @@ pub fn alias(key: &str) -> Option<String> {
 }
 
 /// `toolName` → `tool_name`; snake_case stays.
+/// Whether `key` is [`to_snake`] of `camel`, without building it.
+fn is_snake_of(key: &str, camel: &str) -> bool {
+    let mut k = key.bytes();
+    let mut first = true;
+    for c in camel.bytes() {
+        if c.is_ascii_uppercase() {
+            if !first && k.next() != Some(b'_') {
+                return false;
+            }
+            if k.next() != Some(c.to_ascii_lowercase()) {
+                return false;
+            }
+        } else if k.next() != Some(c) {
+            return false;
+        }
+        first = false;
+    }
+    k.next().is_none()
+}
+
 pub fn to_snake(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
     for c in key.chars() {
@@ -718,16 +738,27 @@ fn variables<'a>(
             fields
                 .clone()
                 .find(|(k, _)| *k == name)
-                .or_else(|| {
-                    let snake = to_snake(name);
-                    fields.clone().find(|(k, _)| *k == snake)
-                })
+                .or_else(|| fields.clone().find(|(k, _)| is_snake_of(k, name)))
                 .map(|(_, v)| v)
         };
-        let mut vars = vec![("OH_EVENT", event.name().to_string())];
-        for (field, var) in FIELD_VARS {
-            if let Some(text) = get(field).and_then(variable_text) {
-                vars.push((var, text));
+        // One pass over the fields for the table (a lookup per name, each building the snake_case
+        // spelling, was most of a command hook's per-fire work in the engine).
+        let mut camel: [Option<&str>; FIELD_VARS.len()] = [None; FIELD_VARS.len()];
+        let mut snake: [Option<&str>; FIELD_VARS.len()] = [None; FIELD_VARS.len()];
+        for (key, value) in fields.clone() {
+            for (i, (name, _)) in FIELD_VARS.iter().enumerate() {
+                if key == *name {
+                    camel[i].get_or_insert(value);
+                } else if is_snake_of(key, name) {
+                    snake[i].get_or_insert(value);
+                }
+            }
+        }
+        let mut vars = Vec::with_capacity(FIELD_VARS.len() + 3);
+        vars.push(("OH_EVENT", event.name().to_string()));
+        for (i, (_, var)) in FIELD_VARS.iter().enumerate() {
+            if let Some(text) = camel[i].or(snake[i]).and_then(variable_text) {
+                vars.push((*var, text));
             }
         }
         if let Some(raw) = get("prompt") {
@@ -854,6 +885,30 @@ mod tests {
 
     /// Every view of the envelope comes from the spans of the one parse (docs/envelope.md "One envelope"):
     /// verbatim and rebuilt alike, and a rewrite keeps every other field as written.
+    #[test]
+    fn is_snake_of_agrees_with_to_snake() {
+        let keys = [
+            "tool_name",
+            "toolName",
+            "tool_args",
+            "_tool_name",
+            "tool__name",
+            "toolname",
+            "tool_name_",
+            "model",
+            "Model",
+            "turn_number",
+            "t",
+            "",
+        ];
+        for (camel, _) in FIELD_VARS.iter().chain(&[("prompt", ""), ("effort", ""), ("A", "")]) {
+            assert!(is_snake_of(&to_snake(camel), camel), "{camel}");
+            for key in keys {
+                assert_eq!(is_snake_of(key, camel), to_snake(camel) == key, "{key} vs {camel}");
+            }
+        }
+    }
+
     #[test]
     fn fields_are_spans_of_the_one_parse() {
         for text in [

@@ -65,9 +65,8 @@ pub unsafe extern "C" fn oh_hooks_new(options_json: *const c_char, error_out: *m
 ///
 /// Ownership: `envelope_json` is borrowed for the call. Always returns an outcome JSON that the
 /// caller owns and frees with `oh_hooks_string_free`, even for bad input; NULL only if memory
-/// runs out. The outcome is read-only: the most common one, `{"allowed":true,"hooks":[]}` of a
-/// fire that runs nothing, is static storage that `oh_hooks_string_free` recognises and leaves
-/// alone (copy an outcome before changing it in place, as an in-situ JSON parser would).
+/// runs out. The outcome is the caller's to read or change in place (an in-situ JSON parser may
+/// write into it).
 ///
 /// Errors: reported inside the outcome, as `"error": {"code","message"}` with `allowed: false`:
 /// `null_argument` (`hooks` or `envelope_json` is NULL), `invalid_utf8`, `invalid_envelope`
@@ -114,8 +113,9 @@ pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *co
         .to_json())
     });
     match outcome {
-        // Handed out as it is, not copied: `oh_hooks_string_free` knows its address.
-        Ok(Ok(())) => ALLOWED.as_ptr().cast_mut(),
+        // A copy of the constant, never the constant itself: the caller owns what it gets and may
+        // write into it (docs/decisions.md "The no-match outcome is a copy").
+        Ok(Ok(())) => quick::ALLOWED.to_owned().into_raw(),
         Ok(Err(json)) => into_c_string(json),
         Err(e) => into_c_string(Outcome::error(e).to_json()),
     }
@@ -197,8 +197,7 @@ pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
 }
 
 /// Frees a string returned by this library (an outcome, or an error written to `error_out`).
-/// NULL does nothing, and so does the static outcome `oh_hooks_fire` returns for a fire that runs
-/// nothing (passing it here is right: every string this library returns is freed here).
+/// NULL does nothing.
 ///
 /// Ownership: takes back a string the caller owned. Strings from anywhere else must not be passed here, and these strings
 /// must not be freed any other way.
@@ -209,7 +208,7 @@ pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
 /// `s` is NULL or a string returned by this library, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
-    if s.is_null() || std::ptr::eq(s.cast_const(), ALLOWED.as_ptr()) {
+    if s.is_null() {
         return;
     }
     let _ = boundary(|| {
@@ -217,10 +216,6 @@ pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
         drop(unsafe { CString::from_raw(s) });
     });
 }
-
-/// The outcome of a fire that ran nothing, as `oh_hooks_fire` hands it out: one address (a
-/// `static`, unlike the `const` it is copied from), which `oh_hooks_string_free` recognises.
-static ALLOWED: &CStr = quick::ALLOWED;
 
 /// The library's version, e.g. "0.1.0": the same as the `OH_HOOKS_VERSION_*` macros of the
 /// header it was built with. Static storage: never freed. Thread safety: any thread.

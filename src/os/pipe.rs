@@ -57,7 +57,10 @@ pub fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: 
     let mut scratch = [std::mem::MaybeUninit::<u8>::uninit(); 16384];
     for _ in 0..256 {
         let room = cap.saturating_sub(buf.len());
-        let target = if room > 0 {
+        // Nothing kept yet: read into the scratch buffer first, so an empty stream (most hooks'
+        // stderr) costs no allocation.
+        let into_buf = room > 0 && buf.capacity() > 0;
+        let target = if into_buf {
             buf.reserve(room.min(1 << 16));
             let spare = buf.spare_capacity_mut();
             let len = spare.len().min(room);
@@ -77,9 +80,14 @@ pub fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: 
                 _ => true,
             };
         }
-        if room > 0 {
+        if into_buf {
             // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
             unsafe { buf.set_len(buf.len() + n as usize) };
+        } else if room > 0 {
+            // SAFETY: read(2) initialised the first `n` bytes of `scratch`.
+            let got = unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), n as usize) };
+            buf.extend_from_slice(&got[..got.len().min(room)]);
+            *overflow |= got.len() > room;
         } else {
             *overflow = true;
         }
@@ -87,12 +95,11 @@ pub fn drain(fd: &mut Option<OwnedFd>, buf: &mut Vec<u8>, cap: usize, overflow: 
     false
 }
 
+/// For an fd this crate just made (a pipe end, an eventfd): no other status flag is set on it,
+/// so one `F_SETFL` does it without the `F_GETFL` first (the access mode is ignored by F_SETFL).
 pub fn set_nonblocking(fd: RawFd) {
     // SAFETY: fcntl on an fd we own.
     unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags >= 0 {
-            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
+        libc::fcntl(fd, libc::F_SETFL, libc::O_NONBLOCK);
     }
 }

@@ -11,8 +11,9 @@ use std::ffi::{c_char, c_int, CStr, CString, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use super::fallback;
 
@@ -26,7 +27,18 @@ pub struct EnvTemplate {
     defaults: Vec<(String, CString)>,
     /// `PATH`, where directly executed hooks are looked up.
     pub path: Option<OsString>,
+    /// Programs found in `PATH` lately, and when ([`EnvTemplate::found`]).
+    found: Mutex<Vec<(String, PathBuf, Instant)>>,
 }
+
+/// How long a program found in `PATH` is taken from [`EnvTemplate::found`] without walking `PATH`
+/// again: a program installed meanwhile in an earlier `PATH` directory is used from at most this
+/// much later (a hook fired in a loop walks `PATH` once per this, not once per spawn).
+pub const FOUND_FOR: Duration = Duration::from_secs(1);
+
+/// How many program names [`EnvTemplate::remember`] keeps; past it the list starts again, so a
+/// config that names ever new programs (a reloaded file) cannot grow it without bound.
+const FOUND_KEPT: usize = 64;
 
 impl EnvTemplate {
     pub fn new(
@@ -55,7 +67,26 @@ impl EnvTemplate {
         }
         let path = vars.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone());
         let fixed = vars.iter().map(|(k, v)| entry(k.as_bytes(), v.as_bytes())).collect();
-        EnvTemplate { fixed, defaults, path }
+        EnvTemplate { fixed, defaults, path, found: Mutex::new(Vec::new()) }
+    }
+
+    /// Where `name` was found in `PATH` less than [`FOUND_FOR`] ago, if it was. The caller
+    /// checks that the file is still an executable there (one `stat`) instead of walking `PATH`
+    /// again (one failed `stat` per directory before it, on every spawn: ten for `true` with a
+    /// PATH of thirteen directories).
+    pub fn found(&self, name: &str) -> Option<PathBuf> {
+        let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        let (_, path, at) = found.iter().find(|(n, _, _)| n == name)?;
+        (at.elapsed() < FOUND_FOR).then(|| path.clone())
+    }
+
+    pub fn remember(&self, name: &str, path: &Path) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.retain(|(n, _, _)| n != name);
+        if found.len() >= FOUND_KEPT {
+            found.clear();
+        }
+        found.push((name.to_string(), path.to_path_buf(), Instant::now()));
     }
 
     /// A variable of the template (host environment and options `env`), for Claude Code's
@@ -114,6 +145,11 @@ pub struct Request<'a> {
     pub cwd: &'a CStr,
     /// A pipe to the child's stdin; otherwise `/dev/null`.
     pub pipe_stdin: bool,
+    /// With `pipe_stdin`: the child's whole input, when it has one. Up to [`PIPE_BUF`] bytes it
+    /// is written into the pipe before the child starts and our end is closed, so the child
+    /// reads it, then EOF; [`Process::stdin`] is then `None`, and nothing is left to feed or to
+    /// watch (no SIGPIPE can come of it: the pipe's read end is still ours while we write).
+    pub preload: &'a [u8],
     /// A pipe from the child's stdout; otherwise `/dev/null`.
     pub pipe_stdout: bool,
 }
@@ -126,8 +162,19 @@ pub struct Process {
     pub stderr: OwnedFd,
 }
 
+/// What a pipe always takes at once: POSIX's PIPE_BUF (Linux 4096, the BSDs 512), and on Linux a
+/// pipe holds at least one page even when the user's pipe buffer limit is exceeded.
+#[cfg(not(oh_portable))]
+pub const PIPE_BUF: usize = 4096;
+#[cfg(oh_portable)]
+pub const PIPE_BUF: usize = 512;
+
 pub fn spawn(req: &Request) -> io::Result<Process> {
     let stdin = req.pipe_stdin.then(pipe).transpose()?;
+    let preloaded = match &stdin {
+        Some((_, ours)) if !req.preload.is_empty() && req.preload.len() <= PIPE_BUF => preload(ours, req.preload),
+        _ => false,
+    };
     let stdout = req.pipe_stdout.then(pipe).transpose()?;
     let (stderr_read, stderr_write) = pipe()?;
     let null = dev_null();
@@ -144,7 +191,27 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
         None => fork_exec(req.program, &argv, envp, req.cwd, stdio, null)?,
     };
     // The child's ends close here; ours stay.
-    Ok(Process { pid, stdin: stdin.map(|(_, ours)| ours), stdout: stdout.map(|(ours, _)| ours), stderr: stderr_read })
+    Ok(Process {
+        pid,
+        stdin: stdin.filter(|_| !preloaded).map(|(_, ours)| ours),
+        stdout: stdout.map(|(ours, _)| ours),
+        stderr: stderr_read,
+    })
+}
+
+/// Writes `data` (at most [`PIPE_BUF`] bytes) into a new, empty pipe whose read end we hold: one
+/// atomic write that cannot block. False when it did not go through (then nothing was written).
+fn preload(fd: &OwnedFd, data: &[u8]) -> bool {
+    loop {
+        // SAFETY: writes from a valid slice to a pipe end we own.
+        let n = unsafe { libc::write(fd.as_raw_fd(), data.as_ptr().cast(), data.len()) };
+        if n >= 0 {
+            return n as usize == data.len();
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return false;
+        }
+    }
 }
 
 /// Where a child's fd 0, 1 or 2 comes from.
@@ -460,6 +527,37 @@ mod tests {
             .count()
     }
 
+    /// Up to PIPE_BUF bytes of input go into the pipe before the child starts: nothing is left
+    /// to feed (no stdin end is returned) and the child reads all of it, then EOF. Past
+    /// PIPE_BUF the caller feeds it.
+    #[test]
+    fn a_small_input_is_in_the_pipe_before_the_child_starts() {
+        let env = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/")).with(&[]).unwrap();
+        let argv = [c"cat".to_owned()];
+        for len in [1, PIPE_BUF, PIPE_BUF + 1] {
+            let input: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let req = Request {
+                program: c"/bin/cat",
+                argv: &argv,
+                env: &env,
+                cwd: c"/",
+                pipe_stdin: true,
+                preload: &input,
+                pipe_stdout: true,
+            };
+            let child = spawn(&req).unwrap();
+            let fed = child.stdin.is_some();
+            assert_eq!(fed, len > PIPE_BUF, "{len} bytes: fed by the caller?");
+            if let Some(stdin) = child.stdin {
+                std::io::Write::write_all(&mut std::fs::File::from(stdin), &input).unwrap();
+            }
+            let mut echoed = Vec::new();
+            std::fs::File::from(child.stdout.unwrap()).read_to_end(&mut echoed).unwrap();
+            crate::os::child::reap(child.pid);
+            assert_eq!(echoed, input, "{len} bytes");
+        }
+    }
+
     /// A hook never inherits a pipe end made for another one, even while other threads make
     /// pipes as fast as they can: pipe2(O_CLOEXEC) on Linux; in the portable build (pipe, then
     /// FD_CLOEXEC) because every spawn waits for the pipes being made. Without that lock the
@@ -485,6 +583,7 @@ mod tests {
                     env: &env,
                     cwd: c"/",
                     pipe_stdin: false,
+                    preload: &[],
                     pipe_stdout: true,
                 };
                 let child = spawn(&req).unwrap();

@@ -12,7 +12,7 @@ use crate::os::pipe::{drain, set_nonblocking};
 use crate::os::sigpipe::SigpipeBlock;
 use crate::os::spawn::{self, EnvTemplate, Process, Request};
 pub use crate::words::plain_words;
-use std::ffi::{CStr, CString, OsStr};
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -20,6 +20,12 @@ use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// A hook still running this long after its start gets a pidfd to wait on. A short one (most
+/// hooks) exits before it: its stderr reaching EOF wakes the loop, which reaps it, and the
+/// pidfd's two system calls (open, close) are never made. Until then the loop also wakes at this
+/// time to look (`waitpid`), so a hook whose pipes a background child keeps open is still seen
+/// to exit at most this late.
+pub const PIDFD_AFTER: Duration = Duration::from_millis(10);
 /// SIGKILL follows SIGTERM after this long if anything in the group is still alive.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
 /// After the shell exits, what it printed is read for at most this much longer.
@@ -79,7 +85,7 @@ impl Finished {
 pub fn run(spawn: &Spawn) -> Finished {
     let start = Instant::now();
     if spawn.exec_form {
-        let found = spawn.argv.and_then(|w| find_program(w.first()?, spawn.env.path.as_deref()?, spawn.cwd));
+        let found = spawn.argv.and_then(|w| find_program(w.first()?, spawn.env, spawn.cwd));
         if found.is_none() {
             let program = spawn.argv.and_then(|w| w.first()).map_or("", String::as_str);
             return Finished::failed(format!(
@@ -87,20 +93,12 @@ pub fn run(spawn: &Spawn) -> Finished {
             ));
         }
     }
-    let started = start_process(
-        spawn.command,
-        spawn.argv,
-        spawn.cwd,
-        spawn.env,
-        spawn.vars,
-        spawn.stdin.is_some(),
-        spawn.capture_stdout,
-    );
+    let started =
+        start_process(spawn.command, spawn.argv, spawn.cwd, spawn.env, spawn.vars, spawn.stdin, spawn.capture_stdout);
     let (process, is_direct) = match started {
         Ok(p) => p,
         Err(e) => return Finished::failed(e),
     };
-    let _sigpipe = spawn.stdin.map(|_| SigpipeBlock::new());
     let mut finished = ChildLoop::new(process, spawn, start).run();
     finished.direct = is_direct;
     finished
@@ -115,9 +113,10 @@ pub fn start_process(
     cwd: &Path,
     template: &EnvTemplate,
     vars: &[(&str, String)],
-    pipe_stdin: bool,
+    stdin: Option<&[u8]>,
     pipe_stdout: bool,
 ) -> Result<(Process, bool), String> {
+    let (pipe_stdin, preload) = (stdin.is_some(), stdin.unwrap_or_default());
     let env = template.with(vars).map_err(|var| {
         format!("{var} contains a NUL byte, which an environment variable cannot hold; the hook was not started")
     })?;
@@ -125,12 +124,12 @@ pub fn start_process(
         return Err("the working directory contains a NUL byte".to_string());
     };
     let start_program = |program: &CStr, argv: &[CString]| {
-        spawn::spawn(&Request { program, argv, env: &env, cwd: &cwd_c, pipe_stdin, pipe_stdout })
+        spawn::spawn(&Request { program, argv, env: &env, cwd: &cwd_c, pipe_stdin, preload, pipe_stdout })
     };
     // Direct when possible; on any doubt (program not found, not executable, a script without
     // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
     let direct = words.and_then(|words| {
-        let program = find_program(&words[0], template.path.as_deref()?, cwd)?;
+        let program = find_program(&words[0], template, cwd)?;
         let program = CString::new(program.into_os_string().into_vec()).ok()?;
         let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
         start_program(&program, &argv).ok()
@@ -152,17 +151,34 @@ pub fn start_process(
 /// file in `PATH` (an empty entry is the current directory). Returns the path as the shell would
 /// pass it to execve — relative ones stay relative and resolve in `cwd`, where the child starts —
 /// so the program sees the same `$0`.
-fn find_program(name: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
+///
+/// A name found in an absolute `PATH` directory is remembered by the engine for
+/// [`spawn::FOUND_FOR`] and checked with one `stat` meanwhile; when it is no longer an executable
+/// there, `PATH` is walked again. So a program installed in an earlier `PATH` directory is used
+/// from at most a second later (docs/decisions.md, "Commands without shell syntax run without
+/// `/bin/sh`").
+fn find_program(name: &str, template: &EnvTemplate, cwd: &Path) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable =
         |p: &Path| std::fs::metadata(cwd.join(p)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    let path = template.path.as_deref()?;
     if name.contains('/') {
         let p = PathBuf::from(name);
         return executable(&p).then_some(p);
     }
-    std::env::split_paths(path)
+    if let Some(p) = template.found(name) {
+        if executable(&p) {
+            return Some(p);
+        }
+    }
+    let found = std::env::split_paths(path)
         .map(|dir| if dir.as_os_str().is_empty() { PathBuf::from(".").join(name) } else { dir.join(name) })
-        .find(|p| executable(p))
+        .find(|p| executable(p))?;
+    // A relative directory resolves in `cwd`, which another hook's may not be.
+    if found.is_absolute() {
+        template.remember(name, &found);
+    }
+    Some(found)
 }
 
 /// Watches one child until it is reaped.
@@ -170,6 +186,8 @@ struct ChildLoop<'a> {
     pid: libc::pid_t,
     pgid: i32,
     pidfd: Option<OwnedFd>,
+    /// When to open `pidfd` if the hook is still running ([`PIDFD_AFTER`]); `None` once tried.
+    pidfd_at: Option<Instant>,
     stdin: Option<OwnedFd>,
     stdout: Option<OwnedFd>,
     stderr: Option<OwnedFd>,
@@ -179,25 +197,31 @@ struct ChildLoop<'a> {
     deadline: Instant,
     cancel: Option<&'a Cancel>,
     cancel_fd: Option<RawFd>,
+    /// While there is stdin to feed (an envelope too large to preload, see [`spawn::Request`]).
+    sigpipe: Option<SigpipeBlock>,
     out: Finished,
 }
 
 impl<'a> ChildLoop<'a> {
     fn new(process: Process, spawn: &Spawn<'a>, start: Instant) -> ChildLoop<'a> {
         let own = |fd: Option<OwnedFd>| fd.inspect(|fd| set_nonblocking(fd.as_raw_fd()));
+        let input = spawn.stdin.unwrap_or(&[]);
+        let sigpipe = (process.stdin.is_some() && !input.is_empty()).then(SigpipeBlock::tracked);
         ChildLoop {
             pid: process.pid,
             pgid: process.pid,
-            pidfd: pidfd_open(process.pid),
+            pidfd: None,
+            pidfd_at: Some(Instant::now() + PIDFD_AFTER),
             stdin: own(process.stdin),
             stdout: own(process.stdout),
             stderr: own(Some(process.stderr)),
-            input: spawn.stdin.unwrap_or(&[]),
+            input,
             written: 0,
             max_stdout: spawn.max_stdout,
             deadline: start.checked_add(spawn.timeout).unwrap_or_else(|| start + Duration::from_secs(86_400)),
             cancel: spawn.cancel,
             cancel_fd: spawn.cancel.and_then(Cancel::fd),
+            sigpipe,
             out: Finished::default(),
         }
     }
@@ -255,6 +279,8 @@ impl<'a> ChildLoop<'a> {
                 if self.out.timed_out && !killed {
                     at(now + Duration::from_millis(10)); // notice an emptied group promptly
                 }
+            } else if let Some(t) = self.pidfd_at {
+                at(t);
             } else if self.pidfd.is_none() {
                 at(now + Duration::from_millis(5)); // no pidfd: poll for the exit
             }
@@ -323,6 +349,17 @@ impl<'a> ChildLoop<'a> {
                     }
                 }
             }
+            // Still running: past PIDFD_AFTER, or its stderr closed (it is exiting, a moment
+            // before it can be reaped, or it closed stderr and goes on), it is waited for on a
+            // pidfd from now on.
+            if exited.is_none() {
+                if let Some(t) = self.pidfd_at {
+                    if self.stderr.is_none() || Instant::now() >= t {
+                        self.pidfd = pidfd_open(self.pid);
+                        self.pidfd_at = None;
+                    }
+                }
+            }
         }
         if cancelled {
             self.out.timed_out = false;
@@ -350,7 +387,10 @@ impl<'a> ChildLoop<'a> {
             match io::Error::last_os_error().kind() {
                 io::ErrorKind::Interrupted => continue,
                 io::ErrorKind::WouldBlock => return,
-                _ => {
+                kind => {
+                    if kind == io::ErrorKind::BrokenPipe {
+                        self.sigpipe.as_mut().map(SigpipeBlock::epipe);
+                    }
                     self.stdin = None;
                     return;
                 }

@@ -150,6 +150,9 @@ struct ProcessPoolState {
     streak: u32,
     /// While backing off: no new worker before this.
     retry_at: Option<Instant>,
+    /// Requests waiting on `freed`: std's `notify_one` is a futex call even when nobody waits,
+    /// which was one system call on every request.
+    waiting: usize,
     last_death: String,
 }
 
@@ -210,9 +213,9 @@ impl ProcessPool {
                 self.lost(answered, why);
                 continue;
             }
-            worker.proc.capture(true);
+            worker.proc.capture(true, std::mem::take(&mut worker.stderr_ready));
             let result = worker.exchange(envelope, deadline, max_bytes, cancel);
-            let stderr = worker.proc.capture(false);
+            let stderr = worker.proc.capture(false, result.is_err());
             // A worker that answered before and then exited without reading a byte of this
             // request ended between requests; its exit merely became visible too late. The
             // request is sent to a fresh worker, once.
@@ -303,7 +306,9 @@ impl ProcessPool {
                 return Err(Failure::QueueTimedOut);
             }
             let wait = if cancel.is_some() { (deadline - now).min(CANCEL_CHECK) } else { deadline - now };
+            st.waiting += 1;
             st = self.freed.wait_timeout(st, wait).unpoisoned().0;
+            st.waiting -= 1;
         }
     }
 
@@ -321,7 +326,7 @@ impl ProcessPool {
 
     fn start(self: &Arc<Self>, launch: &Launch) -> Result<Worker, Failure> {
         let started =
-            command::start_process(&self.command, self.argv.as_deref(), launch.cwd, launch.env, &[], true, true);
+            command::start_process(&self.command, self.argv.as_deref(), launch.cwd, launch.env, &[], Some(&[]), true);
         let (process, _direct) = started.map_err(Failure::CannotStart)?;
         let (Some(stdin), Some(stdout)) = (process.stdin, process.stdout) else {
             unreachable!("both pipes were asked for")
@@ -339,7 +344,7 @@ impl ProcessPool {
             kept: Mutex::new(Kept::default()),
             pool: Arc::downgrade(self),
         });
-        let worker = Worker { proc, stdin, stdout, buf: Vec::new(), answered: 0 };
+        let worker = Worker { proc, stdin, stdout, buf: Vec::new(), answered: 0, stderr_ready: false };
         if let Err(e) = self.supervisor.adopt(&worker.proc) {
             // Nobody could reap it later: end it here.
             signal_group(worker.proc.pid, libc::SIGKILL);
@@ -365,8 +370,12 @@ impl ProcessPool {
             return;
         }
         st.idle.push(worker);
+        // Checked under the lock: a request that starts waiting after it finds this worker idle.
+        let wake = st.waiting > 0;
         drop(st);
-        self.freed.notify_one();
+        if wake {
+            self.freed.notify_one();
+        }
     }
 
     /// A worker is gone: counts toward the restart delay when it never answered.
@@ -389,11 +398,14 @@ impl ProcessPool {
     /// the grace to exit on its own; otherwise its group gets SIGTERM now. SIGKILL follows after
     /// [`KILL_GRACE`] either way if anything in the group is left.
     fn retire(&self, worker: Worker, graceful: bool) {
-        {
+        let wake = {
             let mut st = lock(&self.state);
             st.live = st.live.saturating_sub(1);
+            st.waiting > 0
+        };
+        if wake {
+            self.freed.notify_one();
         }
-        self.freed.notify_one();
         self.supervisor.bury(worker, graceful);
     }
 
@@ -461,14 +473,17 @@ impl Proc {
         if self.stderr_eof.load(Ordering::Relaxed) {
             return;
         }
-        let mut scratch = [0u8; 4096];
+        // Not zeroed: that was 4 KiB of memset twice a request (a fifth of its instructions).
+        let mut scratch = [std::mem::MaybeUninit::<u8>::uninit(); 4096];
         for _ in 0..64 {
             // SAFETY: reading into a local buffer from an fd this Proc owns.
             let n = unsafe { libc::read(self.stderr.as_raw_fd(), scratch.as_mut_ptr().cast(), scratch.len()) };
             if n > 0 {
                 if kept.capturing {
                     let room = STDERR_KEPT.saturating_sub(kept.bytes.len());
-                    kept.bytes.extend_from_slice(&scratch[..(n as usize).min(room)]);
+                    // SAFETY: read(2) initialised the first `n` bytes.
+                    let got = unsafe { std::slice::from_raw_parts(scratch.as_ptr().cast::<u8>(), n as usize) };
+                    kept.bytes.extend_from_slice(&got[..got.len().min(room)]);
                 }
                 continue;
             }
@@ -483,9 +498,15 @@ impl Proc {
     }
 
     /// Starts (`true`) or ends keeping stderr for a request; ending returns what was kept.
-    fn capture(&self, on: bool) -> Vec<u8> {
+    /// `drain`: read stderr first. A request's polls watch stderr and read it when it has bytes,
+    /// so this is needed only where no poll looked last: before a request when the idle check
+    /// saw bytes (which are dropped), and after a request that failed. A worker writes its
+    /// stderr before the answer that wakes the request, so that poll sees and reads both.
+    fn capture(&self, on: bool, drain: bool) -> Vec<u8> {
         let mut kept = lock(&self.kept);
-        self.drain_stderr(&mut kept);
+        if drain {
+            self.drain_stderr(&mut kept);
+        }
         kept.capturing = on;
         std::mem::take(&mut kept.bytes)
     }
@@ -509,10 +530,13 @@ struct Worker {
     /// stdout bytes read and not yet part of an answer.
     buf: Vec<u8>,
     answered: u64,
+    /// A poll of this worker's saw bytes (or EOF) on its stderr that are not read yet.
+    stderr_ready: bool,
 }
 
 impl Worker {
-    /// Whether the worker died or wrote to stdout while idle: `Some(why)`. One `poll`.
+    /// Whether the worker died or wrote to stdout while idle: `Some(why)`. One `poll`, which
+    /// also tells whether stderr has bytes to drain ([`Worker::stderr_ready`]).
     fn stale(&mut self) -> Option<String> {
         let mut fds = [
             libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
@@ -521,9 +545,11 @@ impl Worker {
                 events: libc::POLLIN,
                 revents: 0,
             },
+            libc::pollfd { fd: self.stderr_fd(), events: libc::POLLIN, revents: 0 },
         ];
         // SAFETY: polls valid pollfds (a negative fd is skipped) without waiting.
-        unsafe { libc::poll(fds.as_mut_ptr(), 2, 0) };
+        unsafe { libc::poll(fds.as_mut_ptr(), 3, 0) };
+        self.stderr_ready |= fds[2].revents != 0;
         if fds[0].revents & libc::POLLIN != 0 || !self.buf.is_empty() {
             return Some("the worker wrote to stdout between requests".to_string());
         }
@@ -540,6 +566,15 @@ impl Worker {
             };
         }
         None
+    }
+
+    /// The stderr pipe while it may still have bytes, else -1 (which poll skips).
+    fn stderr_fd(&self) -> RawFd {
+        if self.proc.stderr_eof.load(Ordering::Relaxed) {
+            -1
+        } else {
+            self.proc.stderr.as_raw_fd()
+        }
     }
 
     /// Writes `envelope` and a newline, and reads one answer line.
@@ -561,6 +596,9 @@ impl Worker {
         // request does both within microseconds, and every call between the wake and the check
         // in `in_step` (a waitid where there is no pidfd, a busy machine) widens that window.
         let mut unread_at_wake = false;
+        // The worker had read some of the request by a wake: it is in step, whatever comes next
+        // (so [`Self::in_step`] needs no second look).
+        let mut read_at_wake = false;
         loop {
             if stdin_open && written < total {
                 match write_line(&self.stdin, envelope, written) {
@@ -573,7 +611,7 @@ impl Worker {
                 }
             }
             if let Some(answer) = self.take_line(max_bytes)? {
-                return self.in_step(answer, written, unread_at_wake);
+                return self.in_step(answer, written, unread_at_wake, read_at_wake);
             }
             if let Some(exit) = exited {
                 return Err(self.exited(exit, written));
@@ -585,8 +623,8 @@ impl Worker {
             if now >= deadline {
                 return Err(Failure::TimedOut);
             }
-            // stdout, the pidfd and the cancel fd (-1: none, skipped), stdin while the line is
-            // not all written.
+            // stdout, the pidfd, the cancel fd (-1: none, skipped) and stderr, stdin while the
+            // line is not all written.
             let mut fds = [
                 libc::pollfd { fd: self.stdout.as_raw_fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd {
@@ -595,9 +633,10 @@ impl Worker {
                     revents: 0,
                 },
                 libc::pollfd { fd: cancel_fd.unwrap_or(-1), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: self.stderr_fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.stdin.as_raw_fd(), events: libc::POLLOUT, revents: 0 },
             ];
-            let nfds = if stdin_open && written < total { 4 } else { 3 };
+            let nfds = if stdin_open && written < total { 5 } else { 4 };
             let mut wait = deadline - now;
             if self.proc.pidfd.is_none() {
                 wait = wait.min(EXIT_POLL);
@@ -611,13 +650,21 @@ impl Worker {
             if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
                 return Err(Failure::NotOneResponse(format!("poll failed: {}", io::Error::last_os_error())));
             }
-            if fds[0].revents != 0 && written > 0 && !unread_at_wake {
-                unread_at_wake = self.unread_request() == Some(written);
+            if fds[0].revents != 0 && written > 0 && !unread_at_wake && !read_at_wake {
+                match self.unread_request() {
+                    Some(unread) if unread == written => unread_at_wake = true,
+                    Some(_) => read_at_wake = true,
+                    None => {}
+                }
+            }
+            // After the look above, which must come first (see `unread_at_wake`).
+            if fds[3].revents != 0 {
+                self.proc.drain_stderr(&mut lock(&self.proc.kept));
             }
             if fds[0].revents != 0 && self.read_stdout(max_bytes)? {
                 // EOF: a line already read was taken above; whatever is left is no answer.
                 if let Some(answer) = self.take_line(max_bytes)? {
-                    return self.in_step(answer, written, unread_at_wake);
+                    return self.in_step(answer, written, unread_at_wake, read_at_wake);
                 }
                 // A process closes its fds a moment before it becomes waitable: EOF is often
                 // the first sign of an exit.
@@ -684,8 +731,15 @@ impl Worker {
     /// while every byte written is still in the stdin pipe, the line belongs to an earlier
     /// request (a late or second answer) and would otherwise be taken as this one's.
     /// `unread_at_wake`: the same seen when poll woke for stdout (see [`Self::exchange`]).
-    fn in_step(&self, answer: Vec<u8>, written: usize, unread_at_wake: bool) -> Result<Vec<u8>, Failure> {
-        if unread_at_wake || (written > 0 && self.unread_request() == Some(written)) {
+    /// `read_at_wake`: a wake found some of it read already.
+    fn in_step(
+        &self,
+        answer: Vec<u8>,
+        written: usize,
+        unread_at_wake: bool,
+        read_at_wake: bool,
+    ) -> Result<Vec<u8>, Failure> {
+        if unread_at_wake || (!read_at_wake && written > 0 && self.unread_request() == Some(written)) {
             return Err(Failure::OutOfStep);
         }
         Ok(answer)

@@ -340,6 +340,28 @@ static void test_strings_are_independent(void) {
     CHECK_JSTR(o, "reason", "r");
 }
 
+/* The outcome of a fire that runs nothing (the shortcut's constant) is the caller's own copy
+ * too: a host that parses in place writes into it (docs/decisions.md "The no-match outcome is a
+ * copy"). Handing out one static string would crash here. */
+static void test_no_match_outcome_is_writable(void) {
+    OhHooks *h = ENG(cfg("postToolUse", hkr("{}"), NULL), NULL);
+    if (!h) return;
+    const char *env = "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}";
+    char *a = oh_hooks_fire(h, env);
+    char *b = oh_hooks_fire(h, env);
+    CHECK(a && b && a != b, "each no-match fire returns its own string");
+    if (a && b) {
+        CHECK(streq(a, "{\"allowed\":true,\"hooks\":[]}"), "the no-match outcome: %s", a);
+        memset(a, 'x', strlen(a));
+        CHECK(streq(b, "{\"allowed\":true,\"hooks\":[]}"), "writing one outcome changed another: %s", b);
+    }
+    oh_hooks_string_free(a);
+    oh_hooks_string_free(b);
+    char *c = oh_hooks_fire(h, env);
+    CHECK(c && streq(c, "{\"allowed\":true,\"hooks\":[]}"), "the next no-match outcome: %s", c ? c : "(null)");
+    oh_hooks_string_free(c);
+}
+
 int main(void) {
     setup("test_abi");
     setenv("HOME", g_dir, 1);
@@ -356,5 +378,6 @@ int main(void) {
     RUN(test_no_host_output);
     RUN(test_host_state_unchanged);
     RUN(test_strings_are_independent);
+    RUN(test_no_match_outcome_is_writable);
     return DONE();
 }
