@@ -101,11 +101,14 @@ grep -q <<<"$(readelf -d "$built/liboh_hooks.so")" "SONAME.*\[liboh_hooks.so.$ma
 
 # The static library gets an LTO build of its own: built in one rustc run with the cdylib and the
 # rlib, the archive keeps every crate's objects un-optimised across crates (55 MiB stripped against
-# 11 MiB). Its own target dir, so neither build invalidates the other.
+# 11 MiB). In the same target dir, so the dependencies are compiled once for both: cargo names a
+# `--crate-type staticlib` build's archive apart (a hash in deps/), so neither build invalidates
+# the other. The same OH_HOOKS_SONAME, or build.rs would run again and dirty both. Cargo copies
+# this build's archive to $built/liboh_hooks.a (over the first build's), where it is stripped
+# below before any other cargo run.
 echo "== cargo zigbuild rustc --profile dist --lib --crate-type staticlib --target $triple.$glibc_floor (LTO)"
-zigbuild rustc --profile dist --locked --lib --crate-type staticlib --target "$triple.$glibc_floor" \
-  --target-dir "$root/target/dist-static"
-static_built=$root/target/dist-static/$triple/dist/liboh_hooks.a
+OH_HOOKS_SONAME=1 zigbuild rustc --profile dist --locked --lib --crate-type staticlib --target "$triple.$glibc_floor"
+static_built=$built/liboh_hooks.a
 
 # glibc_needed FILE: the newest GLIBC_x.y symbol version an ELF file needs ("none" if none).
 glibc_needed() {

@@ -28,8 +28,26 @@ for tool in cargo gcc; do
   fi
 done
 
+# timed NAME COMMAND...: runs COMMAND in a subshell and writes NAME's wall time and CPU time
+# (user+sys of the subshell and every descendant it waited for, from bash's `times`) to
+# $logs/NAME.time as "<wall> <cpu>" in seconds. CPU time is the figure that does not depend on how
+# busy the machine is; the wall time does.
+timed() {
+  local name=$1 t0 t1 status
+  shift
+  t0=$(date +%s%N)
+  ( "$@"; status=$?; times >"$logs/$name.times"; exit $status )
+  status=$?
+  t1=$(date +%s%N)
+  awk -v w=$(((t1 - t0) / 1000000)) '{ for (i = 1; i <= NF; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] } }
+    END { printf "%.0f %.0f\n", w / 1000, c }' "$logs/$name.times" >"$logs/$name.time"
+  return $status
+}
+start_load=$(cut -d' ' -f1-3 /proc/loadavg)
+t_start=$(date +%s%N)
+
 echo "== build: cargo build --release --locked"
-if ! cargo build --release --locked; then
+if ! timed build cargo build --release --locked; then
   echo "build: 0 passed, 1 failed"
   exit 1
 fi
@@ -40,7 +58,7 @@ run_suite() { # name command...
   suites+=("$name")
   echo
   echo "================ $name: $*"
-  "$@" 2>&1 | tee "$logs/$name.log"
+  timed "$name" "$@" 2>&1 | tee "$logs/$name.log"
   local status=${PIPESTATUS[0]}
   echo "$status" > "$logs/$name.status"
 }
@@ -77,5 +95,13 @@ for name in "${suites[@]}"; do
   read -r p f < <(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$logs/$name.log" | tail -1 | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
   total_pass=$((total_pass + ${p:-0})); total_fail=$((total_fail + ${f:-1}))
 done
+# Where the time went: wall and CPU seconds per step (not a result: CI reads the lines above).
+cpu_total=0
+for name in build "${suites[@]}"; do
+  read -r w c <"$logs/$name.time"
+  echo "time: $name $w s wall, $c s CPU"
+  cpu_total=$((cpu_total + c))
+done
+echo "time: total $((($(date +%s%N) - t_start) / 1000000000)) s wall, $cpu_total s CPU on $(nproc) cores; load average $start_load at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo "all: $total_pass passed, $total_fail failed"
 exit $failed
