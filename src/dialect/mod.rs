@@ -24,7 +24,8 @@ pub mod gemini;
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
-use crate::matcher::claude::{ClaudeMatcher, PermissionRule};
+use crate::matcher::claude::PermissionRule;
+use crate::matcher::field::FieldMatcher;
 use crate::outcome::Verdict;
 use crate::response::Permission;
 use serde_json::{Map, Value};
@@ -149,7 +150,7 @@ pub struct Hook {
     pub dialect: usize,
     pub handler: Handler,
     /// Tested against the value the dialect's view names for the event.
-    pub matcher: ClaudeMatcher,
+    pub matcher: FieldMatcher,
     /// The matcher as written (`None`: absent).
     pub matcher_text: Option<String>,
     /// A permission rule over the tool call (`Bash(git *)`): the hook runs only when it may match.

@@ -13,7 +13,8 @@
 use super::events;
 use crate::dialect::{kind, string_field, File, Handler, Hook, Kind, Parsed, Place, Plugin, MAX_FILE_BYTES};
 use crate::event::Event;
-use crate::matcher::claude::{takes_if, ClaudeMatcher, PermissionRule};
+use crate::matcher::claude::{takes_if, PermissionRule};
+use crate::matcher::field::FieldMatcher;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -76,17 +77,17 @@ pub const MAX_REGEX_MATCHERS: usize = 1000;
 /// many groups costs one compilation).
 #[derive(Default)]
 pub struct Matchers {
-    compiled: std::collections::HashMap<String, ClaudeMatcher>,
+    compiled: std::collections::HashMap<String, FieldMatcher>,
     regexes: usize,
 }
 
 impl Matchers {
-    fn get(&mut self, text: &str) -> Result<ClaudeMatcher, String> {
+    fn get(&mut self, text: &str) -> Result<FieldMatcher, String> {
         if let Some(m) = self.compiled.get(text) {
             return Ok(m.clone());
         }
-        let m = ClaudeMatcher::parse(text)?;
-        if matches!(m, ClaudeMatcher::Regex(_)) {
+        let m = FieldMatcher::parse(text)?;
+        if matches!(m, FieldMatcher::Regex(_)) {
             if self.regexes >= MAX_REGEX_MATCHERS {
                 return Err(format!(
                     "more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Claude Code files; this one is not compiled"
@@ -375,7 +376,7 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
     Ok(Hook {
         dialect: 0,
         handler,
-        matcher: ClaudeMatcher::Any,
+        matcher: FieldMatcher::Any,
         matcher_text: None,
         if_rule,
         if_text,

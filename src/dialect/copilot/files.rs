@@ -17,7 +17,7 @@ use crate::dialect::MAX_FILE_BYTES;
 use crate::dialect::{kind, string_field};
 use crate::dialect::{File, Kind, Place, Plugin};
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -88,7 +88,7 @@ pub enum Handler {
 #[derive(Debug, Clone)]
 pub struct Matcher {
     pub text: String,
-    pub compiled: ClaudeMatcher,
+    pub compiled: FieldMatcher,
 }
 
 /// One Copilot hook entry.
@@ -291,24 +291,24 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
 /// The matchers of one load's files, each distinct text compiled once.
 #[derive(Default)]
 pub struct Matchers {
-    compiled: HashMap<(String, bool), ClaudeMatcher>,
+    compiled: HashMap<(String, bool), FieldMatcher>,
     regexes: usize,
 }
 
 impl Matchers {
-    fn get(&mut self, text: &str, mode: Mode) -> Result<ClaudeMatcher, String> {
+    fn get(&mut self, text: &str, mode: Mode) -> Result<FieldMatcher, String> {
         let camel = mode == Mode::Camel;
         if let Some(m) = self.compiled.get(&(text.to_string(), camel)) {
             return Ok(m.clone());
         }
         let m = if camel {
             // The whole value must match: the pattern anchored, as Copilot compiles it.
-            ClaudeMatcher::parse(&format!("^(?:{text})$"))
+            FieldMatcher::parse(&format!("^(?:{text})$"))
                 .map_err(|_| format!("matcher `{text}` is not a valid regular expression; the entry is skipped"))?
         } else {
-            ClaudeMatcher::parse(text)?
+            FieldMatcher::parse(text)?
         };
-        if matches!(m, ClaudeMatcher::Regex(_)) {
+        if matches!(m, FieldMatcher::Regex(_)) {
             if self.regexes >= MAX_REGEX_MATCHERS {
                 return Err(format!("more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Copilot files"));
             }

@@ -22,7 +22,7 @@ use super::{Answer, Decision, Dialect, File, Handler, Hook, Parsed, Parser, Plac
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use crate::response::json;
 use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -148,7 +148,7 @@ fn hook(h: files::Hook) -> Hook {
     };
     let (matcher, matcher_text) = match h.matcher {
         Some(m) => (m.compiled, Some(m.text)),
-        None => (ClaudeMatcher::Any, None),
+        None => (FieldMatcher::Any, None),
     };
     Hook {
         dialect: 0,

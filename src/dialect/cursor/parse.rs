@@ -12,7 +12,7 @@
 use super::events::{self, CursorEvent};
 use super::matcher::CursorMatcher;
 use crate::dialect::{kind, string_field, File, Handler, Hook, Kind, Parsed, Parser, Place, MAX_FILE_BYTES};
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::Read;
@@ -311,8 +311,8 @@ fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParse
         dialect: 0,
         handler,
         matcher: match matcher {
-            CursorMatcher::Any => ClaudeMatcher::Any,
-            CursorMatcher::Regex(re) => ClaudeMatcher::Regex(re),
+            CursorMatcher::Any => FieldMatcher::Any,
+            CursorMatcher::Regex(re) => FieldMatcher::Regex(re),
         },
         matcher_text,
         if_rule: None,
@@ -338,9 +338,9 @@ fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParse
 /// event has no matcher, and it runs).
 pub fn matches(hook: &Hook, value: Option<&str>) -> bool {
     match (&hook.matcher, value) {
-        (_, None) | (ClaudeMatcher::Any, _) => true,
-        (ClaudeMatcher::Regex(re), Some(v)) => CursorMatcher::Regex(re.clone()).matches(Some(v)),
-        (ClaudeMatcher::Names(names), Some(v)) => names.iter().any(|n| n == v),
+        (_, None) | (FieldMatcher::Any, _) => true,
+        (FieldMatcher::Regex(re), Some(v)) => CursorMatcher::Regex(re.clone()).matches(Some(v)),
+        (FieldMatcher::Names(names), Some(v)) => names.iter().any(|n| n == v),
     }
 }
 

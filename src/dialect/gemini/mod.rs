@@ -17,7 +17,7 @@ use crate::dialect::{self as seam, Dialect, File, Hook, Kind, Parsed, Parser, Pl
 use crate::envelope::tools::{self, HostTools};
 use crate::envelope::Envelope;
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use crate::response::json;
 use crate::response::Permission;
 use files::{FileKind, GeminiHook, ToolMatcher};
@@ -317,15 +317,15 @@ fn to_seam(v: &view::View) -> seam::View {
 }
 
 /// Whether a hook selects this fire (see [`files::GeminiHook::selects`]): its matcher was made
-/// into a [`ClaudeMatcher`] at load — `Any`, `Names([text])` for an exact comparison (and a tool
+/// into a [`FieldMatcher`] at load — `Any`, `Names([text])` for an exact comparison (and a tool
 /// matcher that is not a valid regex), `Regex` for a tool regex.
 fn selects(hook: &Hook, event: Event, value: Option<&str>) -> bool {
     match (match_on(event), value, &hook.matcher) {
-        (_, _, ClaudeMatcher::Any) | (MatchOn::Nothing, _, _) | (_, None, _) => true,
-        (_, Some(v), ClaudeMatcher::Names(names)) => names.iter().any(|n| n == v),
+        (_, _, FieldMatcher::Any) | (MatchOn::Nothing, _, _) | (_, None, _) => true,
+        (_, Some(v), FieldMatcher::Names(names)) => names.iter().any(|n| n == v),
         // A regex that gives up (backtracking limit) matches: a guard is never skipped because
         // its matcher was hard to evaluate.
-        (_, Some(v), ClaudeMatcher::Regex(re)) => re.is_match(v).unwrap_or(true),
+        (_, Some(v), FieldMatcher::Regex(re)) => re.is_match(v).unwrap_or(true),
     }
 }
 
@@ -399,9 +399,9 @@ impl Parser for GeminiParser {
 
 fn to_hook(g: GeminiHook, file: &File) -> Hook {
     let matcher = match (&g.matcher, &g.tool_matcher) {
-        (None, _) => ClaudeMatcher::Any,
-        (Some(_), Some(ToolMatcher::Regex(re))) => ClaudeMatcher::Regex(re.clone()),
-        (Some(m), _) => ClaudeMatcher::Names(vec![m.clone()]),
+        (None, _) => FieldMatcher::Any,
+        (Some(_), Some(ToolMatcher::Regex(re))) => FieldMatcher::Regex(re.clone()),
+        (Some(m), _) => FieldMatcher::Names(vec![m.clone()]),
     };
     let identity = g.key();
     Hook {
