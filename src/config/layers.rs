@@ -13,7 +13,7 @@
 //!
 //! Every dialect's files go through this one loader, so every dialect gets the same read-error
 //! rule (docs/reliability.md "Reliability", no read error is a verdict): a file that exists and cannot be read
-//! is [`Failure::Read`] — `io_error` at creation, the old config kept and the file retried on a
+//! is [`LoadFailure::Read`] — `io_error` at creation, the old config kept and the file retried on a
 //! reload — never a file silently left out.
 //!
 //! A new dialect needs nothing here: its [`crate::dialect::Dialect::files`] are more entries.
@@ -129,7 +129,7 @@ pub fn files(options: &Options) -> Vec<PathBuf> {
 
 /// Why a load produced no config.
 #[derive(Debug)]
-pub enum Failure {
+pub enum LoadFailure {
     /// A file exists but could not be read right now (EMFILE, EACCES, EIO...): nothing about
     /// its content is known, so nothing may be concluded; the caller keeps what it had and
     /// reads again later.
@@ -138,16 +138,16 @@ pub enum Failure {
     Invalid(Error),
 }
 
-impl Failure {
+impl LoadFailure {
     pub fn into_error(self) -> Error {
         match self {
-            Failure::Read(e) | Failure::Invalid(e) => e,
+            LoadFailure::Read(e) | LoadFailure::Invalid(e) => e,
         }
     }
 }
 
 /// Reads and combines the layers; `trust` decides whether the project layers are read at all.
-pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
+pub fn load(options: &Options, trust: &Trust) -> Result<Config, LoadFailure> {
     let mut config = Config::default();
     // `disableAllHooks` per dialect and layer kind: the last layer that sets it decides.
     let mut disabled: Vec<(Dialect, Kind, bool)> = Vec::new();
@@ -267,16 +267,16 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
 }
 
 /// A file's bytes; `None` when it does not exist (and need not). A file that exists and cannot
-/// be read right now is [`Failure::Read`]: never "no hooks"; one that is not a regular file (a
-/// FIFO, a directory) is [`Failure::Invalid`].
+/// be read right now is [`LoadFailure::Read`]: never "no hooks"; one that is not a regular file (a
+/// FIFO, a directory) is [`LoadFailure::Invalid`].
 /// A directory holds at most this many files of an entry (real ones hold a handful); more are
 /// left out with a warning, so a hostile directory costs a bounded load.
 pub const MAX_DIR_FILES: usize = 256;
 
 /// The files of a directory entry whose names end with `suffix`, in name order. A missing
-/// directory has none; one that exists and cannot be listed is [`Failure::Read`] (no read
+/// directory has none; one that exists and cannot be listed is [`LoadFailure::Read`] (no read
 /// error is a verdict); an entry that is not a regular file is left out with a warning.
-fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, Failure> {
+fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, LoadFailure> {
     let listing = match std::fs::read_dir(dir) {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -284,11 +284,11 @@ fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Resu
             warnings.push(format!("{} is not a directory; nothing in it was loaded", dir.display()));
             return Ok(Vec::new());
         }
-        Err(e) => return Err(Failure::Read(io_error(dir, &e))),
+        Err(e) => return Err(LoadFailure::Read(io_error(dir, &e))),
     };
     let mut names = Vec::new();
     for item in listing {
-        let item = item.map_err(|e| Failure::Read(io_error(dir, &e)))?;
+        let item = item.map_err(|e| LoadFailure::Read(io_error(dir, &e)))?;
         let name = item.file_name();
         if name.to_str().is_some_and(|n| n.ends_with(suffix)) {
             names.push(name);
@@ -312,20 +312,20 @@ fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Resu
             Ok(_) => warnings.push(format!("{} is not a regular file; not loaded", path.display())),
             // Gone since the listing, or a dangling link: nothing to read.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Failure::Read(io_error(&path, &e))),
+            Err(e) => return Err(LoadFailure::Read(io_error(&path, &e))),
         }
     }
     Ok(files)
 }
 
-fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, Failure> {
+fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, LoadFailure> {
     match super::read_regular_file(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.kind() == std::io::ErrorKind::InvalidInput => {
-            Err(Failure::Invalid(io_error(path, &e)))
+            Err(LoadFailure::Invalid(io_error(path, &e)))
         }
-        Err(e) => Err(Failure::Read(io_error(path, &e))),
+        Err(e) => Err(LoadFailure::Read(io_error(path, &e))),
     }
 }
 
@@ -362,14 +362,14 @@ fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
 }
 
 /// One openHarness entry's layer; `None` when its file does not exist.
-fn parse_entry(options: &Options, entry: &Entry) -> Result<Option<Layer>, Failure> {
+fn parse_entry(options: &Options, entry: &Entry) -> Result<Option<Layer>, LoadFailure> {
     match &entry.origin {
         Origin::Inline => {
             let Source::Inline(value) = &options.source else { return Ok(None) };
-            openharness::parse_value(value).map(Some).map_err(Failure::Invalid)
+            openharness::parse_value(value).map(Some).map_err(LoadFailure::Invalid)
         }
         Origin::File(path) => match read_entry(path, entry.required)? {
-            Some(bytes) => openharness::parse_file(path, &bytes).map(Some).map_err(Failure::Invalid),
+            Some(bytes) => openharness::parse_file(path, &bytes).map(Some).map_err(LoadFailure::Invalid),
             None => Ok(None),
         },
     }

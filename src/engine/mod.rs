@@ -11,7 +11,7 @@ mod fire;
 mod record;
 mod state;
 
-use crate::config::layers::{self, Failure};
+use crate::config::layers::{self, LoadFailure};
 use crate::config::trust::{self, Trust};
 use crate::config::watch::Watch;
 use crate::config::{self, Config};
@@ -104,7 +104,7 @@ impl Engine {
         let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
         let watch = Watch::new(layers::files(&options), store);
         let (trust, unread) = evaluate_trust(&options);
-        let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
+        let config = layers::load(&options, &trust).map_err(LoadFailure::into_error)?;
         watch.set_retry(&mut watch.lock(), unread.is_some());
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
