@@ -1,6 +1,6 @@
 //! Which config sources an engine reads and how they combine (docs/options.md "Options", docs/config.md "Trust and the kill switch", version 1.1).
 //!
-//! Every source is an [`Entry`]: where it is, whose it is ([`Kind`]) and which dialect it is
+//! Every source is an [`Entry`]: where it is, whose it is ([`LayerKind`]) and which dialect it is
 //! written in (openHarness's own, or one of `crate::dialect::REGISTRY`, which says which files it
 //! reads and parses them; this module does everything else). The **own** layers (the user's `<home>/.oh/config.yaml`, an inline `config`, a
 //! `configPath` file) were written by the user or the host and always apply. The **project**
@@ -26,7 +26,7 @@ use crate::event::Event;
 use crate::options::{Options, Source};
 use std::path::{Path, PathBuf};
 
-pub use crate::dialect::Kind;
+pub use crate::dialect::LayerKind;
 
 /// Which dialect a source is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub origin: Origin,
-    pub kind: Kind,
+    pub kind: LayerKind,
     pub dialect: Dialect,
     /// A missing file is simply absent, except the `configPath` the host named.
     pub required: bool,
@@ -75,18 +75,18 @@ pub fn entries(options: &Options) -> Vec<Entry> {
         Source::Layers { user, project, local } => {
             let mut list = Vec::new();
             if let (true, Some(home)) = (*user, &options.home) {
-                list.push(file(home.join(".oh").join("config.yaml"), Kind::Own));
+                list.push(file(home.join(".oh").join("config.yaml"), LayerKind::Own));
             }
             if *project {
-                list.push(file(options.cwd.join(".oh").join("config.yaml"), Kind::Project));
+                list.push(file(options.cwd.join(".oh").join("config.yaml"), LayerKind::Project));
             }
             if *local {
-                list.push(file(options.cwd.join(".oh").join("config.local.yaml"), Kind::Project));
+                list.push(file(options.cwd.join(".oh").join("config.local.yaml"), LayerKind::Project));
             }
             list
         }
-        Source::Path(p) => vec![Entry { required: true, ..file(p.clone(), Kind::Own) }],
-        Source::Inline(_) => vec![Entry { origin: Origin::Inline, ..file(PathBuf::new(), Kind::Own) }],
+        Source::Path(p) => vec![Entry { required: true, ..file(p.clone(), LayerKind::Own) }],
+        Source::Inline(_) => vec![Entry { origin: Origin::Inline, ..file(PathBuf::new(), LayerKind::Own) }],
     };
     // Every dialect reads its user and project files by the same `layers` choice (`configPath`
     // and `config` replace only openHarness's own files).
@@ -150,15 +150,15 @@ impl LoadFailure {
 pub fn load(options: &Options, trust: &Trust) -> Result<Config, LoadFailure> {
     let mut config = Config::default();
     // `disableAllHooks` per dialect and layer kind: the last layer that sets it decides.
-    let mut disabled: Vec<(Dialect, Kind, bool)> = Vec::new();
+    let mut disabled: Vec<(Dialect, LayerKind, bool)> = Vec::new();
     let mut set_disabled = |dialect, kind, value: Option<bool>| {
         if let Some(value) = value {
             disabled.retain(|(d, k, _)| (*d, *k) != (dialect, kind));
             disabled.push((dialect, kind, value));
         }
     };
-    let mut layers: Vec<(Kind, EventHooks)> = Vec::new();
-    let mut dialect_hooks: Vec<(Kind, usize, Event, Hook)> = Vec::new();
+    let mut layers: Vec<(LayerKind, EventHooks)> = Vec::new();
+    let mut dialect_hooks: Vec<(LayerKind, usize, Event, Hook)> = Vec::new();
     // One parser per dialect per load, made when its first file is read.
     let mut parsers: Vec<Option<Box<dyn dialect::Parser>>> = REGISTRY.iter().map(|_| None).collect();
     let entries = entries(options);
@@ -166,7 +166,7 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, LoadFailure> {
         if is_also_own(entry, &entries) {
             continue;
         }
-        if let (Kind::Project, Trust::Untrusted(why), Origin::File(path)) = (entry.kind, trust, &entry.origin) {
+        if let (LayerKind::Project, Trust::Untrusted(why), Origin::File(path)) = (entry.kind, trust, &entry.origin) {
             // lstat only: the file is not opened, so a symlink to a secret or a FIFO costs nothing.
             if std::fs::symlink_metadata(path).is_ok() {
                 config.warnings.push(match entry.dialect {
@@ -227,14 +227,14 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, LoadFailure> {
     }
     let is_disabled = |dialect, kind| disabled.iter().any(|(d, k, v)| (*d, *k) == (dialect, kind) && *v);
     // An own layer's switch, of any dialect, turns every hook off.
-    config.disable_all_hooks = disabled.iter().any(|(_, k, v)| *k == Kind::Own && *v);
+    config.disable_all_hooks = disabled.iter().any(|(_, k, v)| *k == LayerKind::Own && *v);
     for &event in Event::ALL {
         let list = config.hooks.list_mut(event);
         for (kind, hooks) in &mut layers {
-            if *kind == Kind::Project && is_disabled(Dialect::OpenHarness, Kind::Project) {
+            if *kind == LayerKind::Project && is_disabled(Dialect::OpenHarness, LayerKind::Project) {
                 continue;
             }
-            if *kind == Kind::Project {
+            if *kind == LayerKind::Project {
                 hooks.list_mut(event).iter_mut().for_each(|spec| spec.from_project = true);
             }
             list.append(hooks.list_mut(event));
@@ -247,16 +247,16 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, LoadFailure> {
     // The other dialects' hooks in walk order: the own files' (user settings, the host's files,
     // plugins) first, dialect by dialect, then the project's, each in file order.
     let mut hooks = DialectHooks::default();
-    for want in [Kind::Own, Kind::Project] {
+    for want in [LayerKind::Own, LayerKind::Project] {
         for d in 0..REGISTRY.len() {
-            if want == Kind::Project && is_disabled(Dialect::Registered(d), Kind::Project) {
+            if want == LayerKind::Project && is_disabled(Dialect::Registered(d), LayerKind::Project) {
                 continue;
             }
             for (kind, dialect, event, hook) in &dialect_hooks {
                 if (*kind, *dialect) == (want, d) {
                     let mut hook = hook.clone();
                     hook.dialect = d;
-                    hook.from_project = want == Kind::Project;
+                    hook.from_project = want == LayerKind::Project;
                     hooks.push(*event, hook);
                 }
             }
@@ -350,7 +350,7 @@ fn dialect_warnings(origin: &Origin, hooks: &EventHooks) -> Vec<String> {
 /// user's, read once as such, not a second time as the project's.
 fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
     let Origin::File(path) = &entry.origin else { return false };
-    if entry.kind != Kind::Project {
+    if entry.kind != LayerKind::Project {
         return false;
     }
     let real = |p: &Path| {
@@ -358,7 +358,7 @@ fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
     };
     let mine = real(path);
     mine.is_some()
-        && entries.iter().any(|e| matches!(&e.origin, Origin::File(p) if e.kind == Kind::Own && real(p) == mine))
+        && entries.iter().any(|e| matches!(&e.origin, Origin::File(p) if e.kind == LayerKind::Own && real(p) == mine))
 }
 
 /// One openHarness entry's layer; `None` when its file does not exist.

@@ -79,7 +79,7 @@ pub enum Alias {
 
 /// Whose a layer is, which decides whether trust gates it (docs/config.md "Trust and the kill switch").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum LayerKind {
     /// The user's and the host's: always read, hooks run in every directory.
     Own,
     /// The repository's in `cwd`: read only when `cwd` is trusted.
@@ -101,7 +101,7 @@ pub struct Place<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct File {
     pub path: PathBuf,
-    pub kind: Kind,
+    pub kind: LayerKind,
     /// A plugin's hooks file: its hooks get the plugin's variables; it cannot set
     /// `disableAllHooks` (only the user's own settings and the host switch hooks off).
     pub plugin: Option<Plugin>,

@@ -12,7 +12,7 @@
 use super::record::Record;
 use super::state::Snapshot;
 use super::{cancelled_error, Inner};
-use crate::config::layers::{self, Kind, Origin};
+use crate::config::layers::{self, LayerKind, Origin};
 use crate::config::{self, HookSpec};
 use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View, REGISTRY};
 use crate::envelope::tools::HostTools;
@@ -279,8 +279,8 @@ impl Inner {
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(natives.len() + dialects.len());
         let mut warnings = Vec::new();
-        'walk: for kind in [Kind::Own, Kind::Project] {
-            let project = kind == Kind::Project;
+        'walk: for kind in [LayerKind::Own, LayerKind::Project] {
+            let project = kind == LayerKind::Project;
             for pick in natives {
                 let Pick::Native(i) = *pick else { continue };
                 if specs[i].from_project != project {

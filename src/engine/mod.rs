@@ -324,7 +324,7 @@ impl Engine {
     pub fn is_project_file(&self, file: &std::path::Path) -> bool {
         layers::entries(&self.inner.options)
             .iter()
-            .any(|e| e.kind == layers::Kind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
+            .any(|e| e.kind == layers::LayerKind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
     }
 
     /// Waits for the hooks running (or queued) in the background.

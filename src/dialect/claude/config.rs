@@ -11,7 +11,7 @@
 //! `disableAllHooks` are read; every other key belongs to Claude Code.
 
 use super::events;
-use crate::dialect::{kind, string_field, File, Handler, Hook, Kind, Parsed, Place, Plugin, MAX_FILE_BYTES};
+use crate::dialect::{kind, string_field, File, Handler, Hook, LayerKind, Parsed, Place, Plugin, MAX_FILE_BYTES};
 use crate::event::Event;
 use crate::matcher::claude::{takes_if, PermissionRule};
 use crate::matcher::field::FieldMatcher;
@@ -47,20 +47,20 @@ pub fn files(place: &Place) -> Vec<File> {
     let mut files = Vec::new();
     if place.chosen.on {
         if let (true, Some(home)) = (place.user, place.home) {
-            files.push(file(home.join(".claude/settings.json"), Kind::Own, Some("user_settings")));
+            files.push(file(home.join(".claude/settings.json"), LayerKind::Own, Some("user_settings")));
         }
         if place.project {
-            files.push(file(place.cwd.join(".claude/settings.json"), Kind::Project, Some("project_settings")));
+            files.push(file(place.cwd.join(".claude/settings.json"), LayerKind::Project, Some("project_settings")));
         }
         if place.local {
-            files.push(file(place.cwd.join(".claude/settings.local.json"), Kind::Project, Some("local_settings")));
+            files.push(file(place.cwd.join(".claude/settings.local.json"), LayerKind::Project, Some("local_settings")));
         }
     }
-    files.extend(place.chosen.files.iter().map(|path| file(path.clone(), Kind::Own, None)));
+    files.extend(place.chosen.files.iter().map(|path| file(path.clone(), LayerKind::Own, None)));
     for plugin in &place.chosen.plugins {
         files.push(File {
             path: plugin.root.join("hooks/hooks.json"),
-            kind: Kind::Own,
+            kind: LayerKind::Own,
             plugin: Some(plugin.clone()),
             change_source: None,
             dir: None,

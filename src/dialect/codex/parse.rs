@@ -423,11 +423,11 @@ fn from_toml(v: toml::Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::Kind;
+    use crate::dialect::LayerKind;
     use std::path::Path;
 
     fn file(path: &str) -> File {
-        File { path: PathBuf::from(path), kind: Kind::Own, plugin: None, change_source: None, dir: None }
+        File { path: PathBuf::from(path), kind: LayerKind::Own, plugin: None, change_source: None, dir: None }
     }
 
     fn parse(file: &File, bytes: &[u8]) -> Result<Parsed, Rejected> {
@@ -595,7 +595,7 @@ trusted_hash = "abc"
     fn plugin_placeholders_are_replaced_at_load() {
         let f = File {
             path: PathBuf::from("/p/hooks/hooks.json"),
-            kind: Kind::Own,
+            kind: LayerKind::Own,
             plugin: Some(Plugin { root: Path::new("/p").into(), data: Some(Path::new("/d").into()) }),
             change_source: None,
             dir: None,

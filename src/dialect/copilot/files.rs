@@ -15,7 +15,7 @@ use super::{event_of, Mode, DEFAULT_TIMEOUT_SECS};
 use crate::dialect::claude::config::MAX_TIMEOUT_SECS;
 use crate::dialect::MAX_FILE_BYTES;
 use crate::dialect::{kind, string_field};
-use crate::dialect::{File, Kind, Place, Plugin};
+use crate::dialect::{File, LayerKind, Place, Plugin};
 use crate::event::Event;
 use crate::matcher::field::FieldMatcher;
 use serde_json::Value;
@@ -41,23 +41,23 @@ pub fn files(place: &Place) -> Vec<File> {
     let mut list = Vec::new();
     if place.chosen.on {
         if let (true, Some(home)) = (place.user, place.home) {
-            list.push(file(home.join(".copilot/hooks"), Kind::Own, true));
-            list.push(file(home.join(".copilot/settings.json"), Kind::Own, false));
+            list.push(file(home.join(".copilot/hooks"), LayerKind::Own, true));
+            list.push(file(home.join(".copilot/settings.json"), LayerKind::Own, false));
         }
         if place.project {
-            list.push(file(place.cwd.join(".github/hooks"), Kind::Project, true));
-            list.push(file(place.cwd.join(".github/copilot/settings.json"), Kind::Project, false));
+            list.push(file(place.cwd.join(".github/hooks"), LayerKind::Project, true));
+            list.push(file(place.cwd.join(".github/copilot/settings.json"), LayerKind::Project, false));
         }
         if place.local {
-            list.push(file(place.cwd.join(".github/copilot/settings.local.json"), Kind::Project, false));
+            list.push(file(place.cwd.join(".github/copilot/settings.local.json"), LayerKind::Project, false));
         }
     }
     for f in &place.chosen.files {
-        list.push(file(f.clone(), Kind::Own, false));
+        list.push(file(f.clone(), LayerKind::Own, false));
     }
     for p in &place.chosen.plugins {
         for name in ["hooks.json", "hooks/hooks.json"] {
-            list.push(File { plugin: Some(p.clone()), ..file(p.root.join(name), Kind::Own, false) });
+            list.push(File { plugin: Some(p.clone()), ..file(p.root.join(name), LayerKind::Own, false) });
         }
     }
     list
@@ -473,7 +473,7 @@ mod tests {
 
     fn source(settings: bool) -> File {
         let name = if settings { "/p/.github/copilot/settings.json" } else { "/p/.github/hooks/guard.json" };
-        File { path: PathBuf::from(name), kind: Kind::Project, plugin: None, change_source: None, dir: None }
+        File { path: PathBuf::from(name), kind: LayerKind::Project, plugin: None, change_source: None, dir: None }
     }
 
     fn parse_text(text: &str) -> Result<Parsed, String> {
@@ -666,9 +666,12 @@ mod tests {
             ]
         );
         assert!(
-            list[0].dir.is_some() && list[1].dir.is_none() && is_settings(&list[1]) && list[2].kind == Kind::Project
+            list[0].dir.is_some()
+                && list[1].dir.is_none()
+                && is_settings(&list[1])
+                && list[2].kind == LayerKind::Project
         );
-        assert_eq!(list[5].kind, Kind::Own);
+        assert_eq!(list[5].kind, LayerKind::Own);
         let off = crate::dialect::Chosen::default();
         assert!(files(&Place { chosen: &off, ..place }).is_empty());
     }

@@ -281,13 +281,13 @@ pub fn merge(event: Event, answers: &[Answer]) -> Decision {
 mod tests {
     use super::*;
     use crate::dialect::cursor::parse::{parse, CursorParser};
-    use crate::dialect::{File, Kind};
+    use crate::dialect::{File, LayerKind};
     use std::path::PathBuf;
 
     fn hook(event: &str, extra: &str) -> Hook {
         let text = format!(r#"{{"version":1,"hooks":{{"{event}":[{{"command":"h"{extra}}}]}}}}"#);
         let file =
-            File { path: PathBuf::from("/h.json"), kind: Kind::Own, plugin: None, change_source: None, dir: None };
+            File { path: PathBuf::from("/h.json"), kind: LayerKind::Own, plugin: None, change_source: None, dir: None };
         let p = parse(&file, text.as_bytes(), &mut CursorParser::default());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         p.hooks.into_iter().next().unwrap().1

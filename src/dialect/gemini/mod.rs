@@ -13,7 +13,7 @@ pub mod files;
 pub mod merge;
 pub mod view;
 
-use crate::dialect::{self as seam, Dialect, File, Hook, Kind, Parsed, Parser, Place, Site};
+use crate::dialect::{self as seam, Dialect, File, Hook, LayerKind, Parsed, Parser, Place, Site};
 use crate::envelope::tools::{self, HostTools};
 use crate::envelope::Envelope;
 use crate::event::Event;
@@ -144,17 +144,17 @@ impl Dialect for Gemini {
         let mut out = Vec::new();
         if place.chosen.on {
             if let (true, Some(home)) = (place.user, place.home) {
-                out.push(file(home.join(".gemini/settings.json"), Kind::Own));
+                out.push(file(home.join(".gemini/settings.json"), LayerKind::Own));
             }
         }
-        out.extend(place.chosen.files.iter().map(|p| file(p.clone(), Kind::Own)));
+        out.extend(place.chosen.files.iter().map(|p| file(p.clone(), LayerKind::Own)));
         if place.chosen.on && place.project && Some(place.cwd) != place.home {
-            out.push(file(place.cwd.join(".gemini/settings.json"), Kind::Project));
+            out.push(file(place.cwd.join(".gemini/settings.json"), LayerKind::Project));
         }
         for plugin in &place.chosen.plugins {
             out.push(File {
                 path: plugin.root.join("hooks/hooks.json"),
-                kind: Kind::Own,
+                kind: LayerKind::Own,
                 plugin: Some(plugin.clone()),
                 change_source: None,
                 dir: None,
@@ -342,8 +342,8 @@ impl Parser for GeminiParser {
     fn parse(&mut self, file: &File, bytes: &[u8]) -> Parsed {
         let kind = match (&file.plugin, file.kind) {
             (Some(p), _) => FileKind::Extension(p.root.clone()),
-            (None, Kind::Own) => FileKind::Own,
-            (None, Kind::Project) => FileKind::Project,
+            (None, LayerKind::Own) => FileKind::Own,
+            (None, LayerKind::Project) => FileKind::Project,
         };
         let mut out = Parsed::default();
         if bytes.len() as u64 > seam::MAX_FILE_BYTES {
@@ -418,7 +418,7 @@ fn to_hook(g: GeminiHook, file: &File) -> Hook {
         plugin: file.plugin.clone(),
         argv: None,
         identity,
-        from_project: file.kind == Kind::Project,
+        from_project: file.kind == LayerKind::Project,
         event_name: None,
         loop_limit: None,
         cwd: None,
@@ -432,7 +432,7 @@ fn to_hook(g: GeminiHook, file: &File) -> Hook {
 mod tests {
     use super::*;
 
-    fn file(path: &str, kind: Kind, plugin: Option<&str>) -> File {
+    fn file(path: &str, kind: LayerKind, plugin: Option<&str>) -> File {
         File {
             path: PathBuf::from(path),
             kind,
@@ -455,14 +455,14 @@ mod tests {
         let mut parser = Gemini.parser();
         // The user switches off `noisy` wherever it comes from, the extension's included.
         let user = parser.parse(
-            &file("/h/.gemini/settings.json", Kind::Own, None),
+            &file("/h/.gemini/settings.json", LayerKind::Own, None),
             settings(r#""hooksConfig":{"disabled":["noisy"]},"#, &[hook("guard", "g.sh"), hook("noisy", "n.sh")])
                 .as_bytes(),
         );
         assert_eq!(commands(&user), ["g.sh"]);
         // The project's own switches reach only its own hooks.
         let project = parser.parse(
-            &file("/w/.gemini/settings.json", Kind::Project, None),
+            &file("/w/.gemini/settings.json", LayerKind::Project, None),
             settings(
                 r#""hooksConfig":{"enabled":false,"disabled":["guard","p2"]},"#,
                 &[hook("p1", "p1.sh"), hook("p2", "p2.sh")],
@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(commands(&project), ["p1.sh"]);
         assert_eq!(project.disable_all, Some(true), "the loader switches the project's gemini hooks off");
         let ext = parser.parse(
-            &file("/e/hooks/hooks.json", Kind::Own, Some("/e")),
+            &file("/e/hooks/hooks.json", LayerKind::Own, Some("/e")),
             settings(r#""hooksConfig":{"enabled":false},"#, &[hook("noisy", "n2.sh"), hook("guard", "g2.sh")])
                 .as_bytes(),
         );
@@ -480,9 +480,11 @@ mod tests {
         assert!(ext.warnings.iter().any(|w| w.contains("hooksConfig")), "{:?}", ext.warnings);
         // The user's `enabled: false` switches off every later file's hooks.
         let mut parser = Gemini.parser();
-        parser.parse(&file("/h/.gemini/settings.json", Kind::Own, None), br#"{"hooksConfig":{"enabled":false}}"#);
-        let later = parser
-            .parse(&file("/e/hooks/hooks.json", Kind::Own, Some("/e")), settings("", &[hook("x", "x.sh")]).as_bytes());
+        parser.parse(&file("/h/.gemini/settings.json", LayerKind::Own, None), br#"{"hooksConfig":{"enabled":false}}"#);
+        let later = parser.parse(
+            &file("/e/hooks/hooks.json", LayerKind::Own, Some("/e")),
+            settings("", &[hook("x", "x.sh")]).as_bytes(),
+        );
         assert!(later.hooks.is_empty());
     }
 
