@@ -73,7 +73,7 @@ fn is_settings(file: &File) -> bool {
 
 /// What a Copilot hook runs.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Handler {
+pub enum CopilotHandler {
     /// `bash` (else `command`): run by `bash -c`.
     Shell(String),
     /// `exec` + `args`: no shell.
@@ -86,21 +86,21 @@ pub enum Handler {
 /// runtime value. Pascal: Claude Code's rules (names, `*`, unanchored regex), tested against the
 /// PascalCase value and Copilot's own name ([`super::tools::Named::pascal_candidates`]).
 #[derive(Debug, Clone)]
-pub struct Matcher {
+pub struct CopilotMatcher {
     pub text: String,
     pub compiled: FieldMatcher,
 }
 
 /// One Copilot hook entry.
 #[derive(Debug, Clone)]
-pub struct Hook {
+pub struct CopilotHook {
     pub event: Event,
     pub mode: Mode,
     /// The event name as written (`preToolUse` or `PreToolUse`).
     pub event_name: String,
-    pub handler: Handler,
+    pub handler: CopilotHandler,
     /// `None`: no matcher, or one on an event that has none (ignored, as Copilot does).
-    pub matcher: Option<Matcher>,
+    pub matcher: Option<CopilotMatcher>,
     /// The working directory as written (relative to the project root, or absolute).
     pub cwd: Option<String>,
     /// The entry's `env`, in order (values may expand `$VAR`/`${VAR}` of the hook's environment).
@@ -112,10 +112,10 @@ pub struct Hook {
     pub plugin: Option<Plugin>,
 }
 
-impl Hook {
+impl CopilotHook {
     pub fn type_name(&self) -> &'static str {
         match self.handler {
-            Handler::Http { .. } => "http",
+            CopilotHandler::Http { .. } => "http",
             _ => "command",
         }
     }
@@ -123,11 +123,11 @@ impl Hook {
     /// One line for `oh-hooks check`.
     pub fn describe(&self) -> String {
         let mut s = match &self.handler {
-            Handler::Shell(c) => format!("command: {c}"),
-            Handler::Exec { program, args } => {
+            CopilotHandler::Shell(c) => format!("command: {c}"),
+            CopilotHandler::Exec { program, args } => {
                 format!("command: {program} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
             }
-            Handler::Http { url, .. } => format!("http: {url}"),
+            CopilotHandler::Http { url, .. } => format!("http: {url}"),
         };
         if let Some(m) = &self.matcher {
             s.push_str(&format!("  [matcher {}]", m.text));
@@ -143,7 +143,7 @@ impl Hook {
 pub struct Parsed {
     /// A `settings.json`'s `disableAllHooks` (a hooks file's switches off only that file).
     pub disable_all: Option<bool>,
-    pub hooks: Vec<Hook>,
+    pub hooks: Vec<CopilotHook>,
     pub warnings: Vec<String>,
 }
 
@@ -239,7 +239,7 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
             let group = entry.as_object().filter(|o| o.contains_key("hooks"));
             let Some(group) = group else {
                 match hook_of(entry, event, mode, name, None, matchers) {
-                    Ok(hook) => parsed.hooks.push(Hook { at, ..hook }),
+                    Ok(hook) => parsed.hooks.push(CopilotHook { at, ..hook }),
                     Err(why) => dropped.push(format!("{file}: skipped `{at}`: {why}")),
                 }
                 continue;
@@ -265,7 +265,7 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
                     continue;
                 }
                 match hook_of(item, event, mode, name, group_matcher, matchers) {
-                    Ok(hook) => parsed.hooks.push(Hook { at, ..hook }),
+                    Ok(hook) => parsed.hooks.push(CopilotHook { at, ..hook }),
                     Err(why) => dropped.push(format!("{file}: skipped `{at}`: {why}")),
                 }
             }
@@ -326,7 +326,7 @@ fn hook_of(
     event_name: &str,
     group_matcher: Option<&str>,
     matchers: &mut Matchers,
-) -> Result<Hook, String> {
+) -> Result<CopilotHook, String> {
     let Value::Object(h) = value else {
         return Err(format!(
             "expected a hook entry such as {{\"type\": \"command\", \"bash\": \"...\"}}, found {}",
@@ -374,9 +374,9 @@ fn hook_of(
                     return Err("specify either `exec` (with `args`) or `bash`/`powershell`/`command`, not both".into())
                 }
                 Some(program) if program.trim().is_empty() => return Err("`exec` is empty".into()),
-                Some(program) => Handler::Exec { program, args: strings("args")? },
+                Some(program) => CopilotHandler::Exec { program, args: strings("args")? },
                 None => match bash.or(command) {
-                    Some(line) => Handler::Shell(line),
+                    Some(line) => CopilotHandler::Shell(line),
                     None if powershell.is_some() => {
                         return Err(
                             "only `powershell` is given: nothing runs on Linux or macOS (add `bash` or `command`)"
@@ -390,7 +390,11 @@ fn hook_of(
         "http" => {
             let url = string("url")?.filter(|u| !u.trim().is_empty()).ok_or("`url` is missing or empty")?;
             check_url(&url)?;
-            Handler::Http { url, headers: object_of_strings("headers")?, allowed_env_vars: strings("allowedEnvVars")? }
+            CopilotHandler::Http {
+                url,
+                headers: object_of_strings("headers")?,
+                allowed_env_vars: strings("allowedEnvVars")?,
+            }
         }
         "prompt" => return Err(
             "a `prompt` entry submits its text as a user message, which is the host's to do; oh-hooks does not run it"
@@ -416,10 +420,10 @@ fn hook_of(
         None => group_matcher.map(str::to_string),
     };
     let matcher = match matcher_text.filter(|m| !m.is_empty()) {
-        Some(text) if has_matcher(event) => Some(Matcher { compiled: matchers.get(&text, mode)?, text }),
+        Some(text) if has_matcher(event) => Some(CopilotMatcher { compiled: matchers.get(&text, mode)?, text }),
         _ => None,
     };
-    Ok(Hook {
+    Ok(CopilotHook {
         event,
         mode,
         event_name: event_name.to_string(),
@@ -484,9 +488,9 @@ mod tests {
         p.hooks
             .iter()
             .map(|h| match &h.handler {
-                Handler::Shell(c) => c.clone(),
-                Handler::Exec { program, .. } => format!("exec {program}"),
-                Handler::Http { url, .. } => url.clone(),
+                CopilotHandler::Shell(c) => c.clone(),
+                CopilotHandler::Exec { program, .. } => format!("exec {program}"),
+                CopilotHandler::Http { url, .. } => url.clone(),
             })
             .collect()
     }

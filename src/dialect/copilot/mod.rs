@@ -135,16 +135,18 @@ impl Parser for CopilotParser {
 /// A parsed entry as the engine's hook. A `bash` line is the handler's command as written (what
 /// reasons and `oh-hooks check` show); [`Copilot::command`] runs it through `bash -c`, or the
 /// engine starts it directly when it is a program and plain words, as bash would.
-fn hook(h: files::Hook) -> Hook {
+fn hook(h: files::CopilotHook) -> Hook {
     let (handler, argv) = match h.handler {
-        files::Handler::Http { url, headers, allowed_env_vars } => {
+        files::CopilotHandler::Http { url, headers, allowed_env_vars } => {
             (Handler::Http { url, headers, allowed_env_vars }, None)
         }
-        files::Handler::Shell(line) => {
+        files::CopilotHandler::Shell(line) => {
             let words = crate::words::plain_words(&line);
             (Handler::Command { command: line, args: None }, words)
         }
-        files::Handler::Exec { program, args } => (Handler::Command { command: program, args: Some(args) }, None),
+        files::CopilotHandler::Exec { program, args } => {
+            (Handler::Command { command: program, args: Some(args) }, None)
+        }
     };
     let (matcher, matcher_text) = match h.matcher {
         Some(m) => (m.compiled, Some(m.text)),
