@@ -15,7 +15,7 @@
 //! "Reading answers"). An answer over `maxOutputBytes` is not read; where the hook could refuse,
 //! it refuses (docs/envelope.md "Size never decides").
 
-use super::events::{CursorEvent, Permission as Rule};
+use super::events::{CursorEvent, PermissionSupport};
 use super::parse::event_of;
 use crate::dialect::{Answer, Decision, Handler, Hook, Raw, Via};
 use crate::event::Event;
@@ -167,10 +167,10 @@ fn interpret(event: &CursorEvent, obj: &Obj, hook: &Hook, fire: Fire) -> CursorA
     let said = |p: &str| values.iter().any(|v| v.is(p));
     let (deny, ask, allow) = (said("deny"), said("ask"), said("allow"));
     match event.permission {
-        Rule::None => {}
+        PermissionSupport::None => {}
         _ if deny => answer.refuse = true,
-        Rule::AskIsDeny if ask => answer.refuse = true,
-        Rule::AllowDenyAsk if ask => answer.permission = Some(Permission::Ask),
+        PermissionSupport::AskIsDeny if ask => answer.refuse = true,
+        PermissionSupport::AllowDenyAsk if ask => answer.permission = Some(Permission::Ask),
         _ if allow => answer.permission = Some(Permission::Allow),
         _ => {}
     }
