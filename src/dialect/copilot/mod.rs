@@ -228,8 +228,8 @@ impl Dialect for Copilot {
     /// PascalCase name.
     fn view(&self, envelope: &Envelope, site: &Site) -> View {
         let now = now_ms();
-        let camel = view::View::build(envelope, Mode::Camel, site.cwd, now, site.tools);
-        let pascal = view::View::build(envelope, Mode::Pascal, site.cwd, now, site.tools);
+        let camel = view::CopilotView::build(envelope, Mode::Camel, site.cwd, now, site.tools);
+        let pascal = view::CopilotView::build(envelope, Mode::Pascal, site.cwd, now, site.tools);
         let event = envelope.event;
         let camel_values = camel.matcher_values(event);
         let mut pascal_values = pascal.matcher_values(event);

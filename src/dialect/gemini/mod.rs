@@ -6,7 +6,7 @@
 //! and where its documentation says otherwise the code wins: exit 1 is a warning, any other
 //! non-zero exit with text denies, JSON is obeyed on every exit code, `allow` approves nothing,
 //! and a `tool_input` rewrite replaces the tool's input. Everything here is pure: no I/O, no
-//! traces; the engine runs the hooks and hands each one's [`answer::Raw`] to [`answer::read`].
+//! traces; the engine runs the hooks and hands each one's [`answer::GeminiRaw`] to [`answer::read`].
 
 pub mod answer;
 pub mod files;
@@ -187,7 +187,7 @@ impl Dialect for Gemini {
 
     fn view(&self, envelope: &Envelope, site: &Site) -> seam::View {
         let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        let v = view::View::build(envelope, site.cwd, &view::iso_time(since), site.tools);
+        let v = view::GeminiView::build(envelope, site.cwd, &view::iso_time(since), site.tools);
         to_seam(&v)
     }
 
@@ -216,14 +216,14 @@ impl Dialect for Gemini {
             return None;
         }
         let tool = v.get_str("tool_name").map(str::to_string);
-        let mine = view::View::from_stdin(event, &v.stdin, tool).after(&rich);
+        let mine = view::GeminiView::from_stdin(event, &v.stdin, tool).after(&rich);
         Some(seam::View { vars: v.vars.clone(), ..to_seam(&mine) })
     }
 
     /// `bash -c` with `$GEMINI_PROJECT_DIR` and the other four replaced by their quoted values.
     fn command(&self, hook: &Hook, v: &seam::View) -> Option<Vec<String>> {
         let seam::Handler::Command { command, .. } = &hook.handler else { return None };
-        let mine = view::View::from_stdin(Event::SessionStart, &v.stdin, None);
+        let mine = view::GeminiView::from_stdin(Event::SessionStart, &v.stdin, None);
         Some(vec!["bash".into(), "-c".into(), mine.expand_command(command)])
     }
 
@@ -232,7 +232,7 @@ impl Dialect for Gemini {
         let killed = raw.exit.is_none()
             && !raw.timed_out
             && raw.failed.as_deref().is_some_and(|f| f.starts_with("killed by signal"));
-        let mine = answer::Raw {
+        let mine = answer::GeminiRaw {
             exit: if killed { Some(0) } else { raw.exit },
             failed: if killed { None } else { raw.failed.as_deref() },
             stdout: raw.stdout,
@@ -263,7 +263,7 @@ impl Dialect for Gemini {
     }
 
     fn merge(&self, event: Event, answers: &[seam::Answer]) -> seam::Decision {
-        let rich: Vec<answer::Answer> = answers.iter().map(rich).collect();
+        let rich: Vec<answer::GeminiAnswer> = answers.iter().map(rich).collect();
         let d = merge::merge(event, &rich);
         let refused = can_block(event) && (d.deny || d.stop.is_some());
         seam::Decision {
@@ -300,15 +300,15 @@ impl Dialect for Gemini {
 }
 
 /// The rich answer [`Dialect::read`] left in an answer (a hook that did not run has none).
-fn rich(answer: &seam::Answer) -> answer::Answer {
+fn rich(answer: &seam::Answer) -> answer::GeminiAnswer {
     answer
         .extra
         .get(RICH)
         .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_else(|| answer::Answer { failure: answer.failure.clone(), ..answer::Answer::default() })
+        .unwrap_or_else(|| answer::GeminiAnswer { failure: answer.failure.clone(), ..answer::GeminiAnswer::default() })
 }
 
-fn to_seam(v: &view::View) -> seam::View {
+fn to_seam(v: &view::GeminiView) -> seam::View {
     let stdin = v.stdin();
     // Matchers read the values decoded (a lone surrogate as U+FFFD).
     let fields = json::value(&stdin).and_then(json::Val::as_object).and_then(|o| o.to_map()).unwrap_or_default();
