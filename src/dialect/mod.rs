@@ -42,6 +42,9 @@ pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {
     REGISTRY.iter().copied().enumerate().find(|(_, d)| d.name() == name)
 }
 
+/// No dialect hook waits longer than this, whatever its file says (as for openHarness hooks).
+pub const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
+
 /// The largest config file (of any dialect) that is parsed. Real ones are a few KiB; a parser's
 /// memory grows with the text (an 18 MB YAML file took 350 MB before any budget applied), so the
 /// loader reads at most one byte more than this and each parser refuses a longer file unparsed.

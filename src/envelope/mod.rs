@@ -763,6 +763,23 @@ fn verbatim(text: &str, start: usize, fields: &[(Cow<'_, str>, &RawValue)]) -> b
     pos + 1 == b.len() && b[pos] == b'}'
 }
 
+/// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
+/// only this reader accepts (`NaN`, raw control characters) is written out again so that every
+/// hook's reader reads the line.
+pub fn json_in_string(raw: &str) -> Option<String> {
+    if !raw.starts_with('"') {
+        return None;
+    }
+    let inner = json::decode_string(raw);
+    let value = json::value(&inner)?;
+    if serde_json::from_str::<serde::de::IgnoredAny>(&inner).is_ok() {
+        let mut out = Vec::with_capacity(inner.len());
+        push_compact(&mut out, value.raw());
+        return String::from_utf8(out).ok();
+    }
+    value.to_value().map(|v| v.to_string())
+}
+
 /// Appends valid JSON text without its insignificant whitespace, copying the runs between
 /// whitespace whole and jumping through strings with memchr.
 pub(crate) fn push_compact(out: &mut Vec<u8>, raw: &str) {

@@ -11,16 +11,15 @@
 //! `disableAllHooks` are read; every other key belongs to Claude Code.
 
 use super::events;
-use crate::dialect::{kind, string_field, File, Handler, Hook, LayerKind, Parsed, Place, Plugin, MAX_FILE_BYTES};
+use crate::dialect::{
+    kind, string_field, File, Handler, Hook, LayerKind, Parsed, Place, Plugin, MAX_FILE_BYTES, MAX_TIMEOUT_SECS,
+};
 use crate::event::Event;
 use crate::matcher::claude::{takes_if, PermissionRule};
 use crate::matcher::field::FieldMatcher;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
-pub(crate) const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
 /// Claude Code's default timeout for this hook on `event` (the reference's "Common fields").
 pub fn default_timeout(hook: &Hook, event: Event) -> Duration {

@@ -12,10 +12,9 @@
 //! file. In a `settings.json` the `hooks` key is strict: one bad entry rejects them all.
 
 use super::{event_of, Mode, DEFAULT_TIMEOUT_SECS};
-use crate::dialect::claude::config::MAX_TIMEOUT_SECS;
-use crate::dialect::MAX_FILE_BYTES;
 use crate::dialect::{kind, string_field};
 use crate::dialect::{File, LayerKind, Place, Plugin};
+use crate::dialect::{MAX_FILE_BYTES, MAX_TIMEOUT_SECS};
 use crate::event::Event;
 use crate::matcher::field::FieldMatcher;
 use serde_json::Value;

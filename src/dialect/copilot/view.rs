@@ -13,7 +13,7 @@
 //!   field names; no `permission_mode`, `tool_use_id`, or `transcript_path` on tool events.
 
 use super::{name_of, Mode};
-use crate::dialect::claude::view::json_in_string;
+use crate::envelope::json_in_string;
 use crate::envelope::tools::{self as host_tools, HostTools, Table, COPILOT, COPILOT_PASCAL};
 use crate::envelope::{push_compact, to_camel, to_snake, Envelope};
 use crate::event::Event;

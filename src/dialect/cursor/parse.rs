@@ -11,7 +11,9 @@
 
 use super::events::{self, CursorEvent};
 use super::matcher::CursorMatcher;
-use crate::dialect::{kind, string_field, File, Handler, Hook, LayerKind, Parsed, Parser, Place, MAX_FILE_BYTES};
+use crate::dialect::{
+    kind, string_field, File, Handler, Hook, LayerKind, Parsed, Parser, Place, MAX_FILE_BYTES, MAX_TIMEOUT_SECS,
+};
 use crate::matcher::field::FieldMatcher;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -22,8 +24,6 @@ use std::time::Duration;
 /// Cursor's own default when a hook gives no `timeout` (a Cursor log: "Running hook 1 with
 /// timeout 60000ms").
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-/// No hook waits longer than this, whatever the file says (as for every dialect).
-pub const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 /// Follow-ups a `stop`/`subagentStop` hook may trigger per conversation without `loop_limit`.
 pub const DEFAULT_LOOP_LIMIT: u64 = 5;
 /// Regex matchers one load may compile (each distinct text once).

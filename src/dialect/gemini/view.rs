@@ -10,7 +10,7 @@
 //! wrote it (a lone surrogate escape, `1e999`), only the tool input's keys are renamed.
 
 use super::{match_on, name_of, MatchOn};
-use crate::dialect::claude::view::json_in_string;
+use crate::envelope::json_in_string;
 use crate::envelope::tools::{self as host_tools, HostTools, GEMINI};
 use crate::envelope::{to_snake, Envelope};
 use crate::event::Event;
