@@ -1,7 +1,7 @@
 //! Which config sources an engine reads and how they combine (docs/options.md "Options", docs/config.md "Trust and the kill switch", version 1.1).
 //!
 //! Every source is an [`Entry`]: where it is, whose it is ([`LayerKind`]) and which dialect it is
-//! written in (openHarness's own, or one of `crate::dialect::REGISTRY`, which says which files it
+//! written in (openHarness's own, or one of `crate::dialect::registry::REGISTRY`, which says which files it
 //! reads and parses them; this module does everything else). The **own** layers (the user's `<home>/.oh/config.yaml`, an inline `config`, a
 //! `configPath` file) were written by the user or the host and always apply. The **project**
 //! layers come from the repository in `cwd`, which may be hostile: they are read only when `cwd`
@@ -20,7 +20,8 @@
 
 use super::trust::Trust;
 use super::{openharness, Config, DialectHooks, EventHooks, Layer};
-use crate::dialect::{self, Hook, Place, Plugin, REGISTRY};
+use crate::dialect::registry::REGISTRY;
+use crate::dialect::{self, Hook, Place, Plugin};
 use crate::error::{Error, ErrorCode};
 use crate::event::Event;
 use crate::options::{Options, Source};

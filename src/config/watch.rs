@@ -111,7 +111,7 @@ const CLOCK: libc::clockid_t = libc::CLOCK_MONOTONIC_COARSE;
 #[cfg(oh_portable)]
 const CLOCK: libc::clockid_t = libc::CLOCK_MONOTONIC;
 
-/// Monotonic nanoseconds ([`CLOCK`]).
+/// Monotonic nanoseconds from `CLOCK`.
 pub fn coarse_now() -> u64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes the timespec; CLOCK_MONOTONIC_COARSE exists since Linux

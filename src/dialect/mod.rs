@@ -7,12 +7,12 @@
 //! one step combine. Everything with a side effect belongs to the engine and is the same for
 //! every dialect: reading the files (trust gate, bounds, reload: `config/layers.rs`), running a
 //! hook (one mechanism per way of running it: `run/dialect.rs`), the walk (`merge/`) and the
-//! traces. The engine never names a dialect; it walks [`REGISTRY`].
+//! traces. The engine never names a dialect; it walks [`registry::REGISTRY`].
 //!
 //! Adding a dialect: a folder `src/dialect/<name>/` implementing [`Dialect`], and one line in
-//! [`REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
+//! [`registry::REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
 //!
-//! openHarness's own `.oh/` hooks are the native dialect: they are not in [`REGISTRY`], they are
+//! openHarness's own `.oh/` hooks are the native dialect: they are not in [`registry::REGISTRY`], they are
 //! the first step of each layer kind (docs/config.md "Merging").
 
 pub mod claude;
@@ -20,6 +20,7 @@ pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod gemini;
+pub mod registry;
 
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
@@ -31,16 +32,6 @@ use crate::response::Permission;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
-/// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] =
-    &[&claude::Claude, &codex::Codex, &cursor::Cursor, &copilot::Copilot, &gemini::Gemini];
-
-/// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
-pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {
-    REGISTRY.iter().copied().enumerate().find(|(_, d)| d.name() == name)
-}
 
 /// No dialect hook waits longer than this, whatever its file says (as for openHarness hooks).
 pub const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
@@ -149,7 +140,7 @@ pub enum Handler {
 /// One dialect hook, as parsed from its file: the common shape of every dialect's handlers.
 #[derive(Debug, Clone)]
 pub struct Hook {
-    /// Its dialect's position in [`REGISTRY`] (set by the loader).
+    /// Its dialect's position in [`registry::REGISTRY`] (set by the loader).
     pub dialect: usize,
     pub handler: Handler,
     /// Tested against the value the dialect's view names for the event.
@@ -205,10 +196,6 @@ impl Hook {
         }
     }
 
-    pub fn dialect(&self) -> &'static dyn Dialect {
-        REGISTRY[self.dialect]
-    }
-
     /// What the hook runs, to name it in a reason (`denied by Claude Code hook `...``).
     pub fn what(&self) -> &str {
         match &self.handler {
@@ -216,41 +203,6 @@ impl Hook {
             Handler::Http { url, .. } => url,
             Handler::Callback { kind, .. } => kind,
         }
-    }
-
-    /// One line for `oh-hooks check`.
-    pub fn describe(&self) -> String {
-        let mut s = match &self.handler {
-            Handler::Command { command, args: None } => format!("command: {command}"),
-            Handler::Command { command, args: Some(args) } => {
-                format!("command: {command} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
-            }
-            Handler::Http { url, .. } => format!("http: {url}"),
-            Handler::Callback { kind, .. } => format!("{kind}: (host callback `{kind}`)"),
-        };
-        if let Some(m) = &self.matcher_text {
-            s.push_str(&format!("  [matcher {m}]"));
-        }
-        if let Some(i) = &self.if_text {
-            s.push_str(&format!("  [if {i}]"));
-        }
-        if let Some(t) = self.timeout {
-            s.push_str(&format!("  [timeout {} s]", t.as_secs_f64()));
-        }
-        if self.is_async {
-            s.push_str("  [async]");
-        }
-        if self.fail_closed {
-            s.push_str("  [onFailure block]");
-        }
-        if let Some(name) = self.event_name {
-            s.push_str(&format!("  [{name}]"));
-        }
-        if let Some(limit) = self.loop_limit {
-            s.push_str(&format!("  [loop_limit {limit}]"));
-        }
-        s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display()));
-        s
     }
 }
 
@@ -552,6 +504,7 @@ pub(crate) fn string_field(h: &Map<String, Value>, key: &str) -> Result<Option<S
 
 #[cfg(test)]
 mod tests {
+    use super::registry::{by_name, REGISTRY};
     use super::*;
 
     /// What every registered dialect must keep, whoever adds the next one: a name that is an

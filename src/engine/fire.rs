@@ -14,7 +14,8 @@ use super::state::Snapshot;
 use super::{cancelled_error, Inner};
 use crate::config::layers::{self, LayerKind, Origin};
 use crate::config::{self, HookSpec};
-use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View, REGISTRY};
+use crate::dialect::registry::REGISTRY;
+use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View};
 use crate::envelope::tools::HostTools;
 use crate::envelope::{self, Envelope};
 use crate::event::Event;
@@ -84,14 +85,14 @@ impl Inner {
                 && (config.hooks.of(e).iter().any(|h| matches!(h.matcher, crate::matcher::Matcher::Any))
                     || !config.dialects.of(e).is_empty())
         };
-        let head = match envelope::parse_head_for(json, &sure) {
+        let head = match envelope::head::parse_head_for(json, &sure) {
             Ok(h) => h,
             Err(e) => return (Outcome::error(e), self.record(json, None)),
         };
         // A dialect's tool-specific event name needs a tool of its kind (option `tools` says
         // which); an envelope without `dialect` has nothing to check.
         if head.named.is_some() {
-            if let Err(e) = envelope::check_named(&head, &self.options.tools) {
+            if let Err(e) = envelope::head::check_named(&head, &self.options.tools) {
                 return (Outcome::error(e), self.record(json, None));
             }
         }
