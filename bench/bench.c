@@ -24,14 +24,17 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -730,6 +733,122 @@ static double s_async(void) {
     return (now_ns() - t0) / ASYNC_BATCH;
 }
 
+/* The async round trip's floors: the same two hand-offs (there and back) between two plain
+ * pthreads, no engine. The partner thread sleeps between round trips, as an engine thread past
+ * its spin does: this is what waking a sleeping thread costs on this machine, and what the
+ * engine's round trip cannot beat. W: a condition variable each way (the bench's own `done`
+ * side is one); E: an eventfd each way, the partner blocked in read(2). */
+static pthread_mutex_t g_fl_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_fl_go = PTHREAD_COND_INITIALIZER, g_fl_back = PTHREAD_COND_INITIALIZER;
+static int g_fl_turn; /* 0 idle, 1 the partner's turn, 2 answered */
+static int g_fl_efd[2] = {-1, -1};
+
+static void *floor_cv_partner(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&g_fl_mu);
+    for (;;) {
+        while (g_fl_turn != 1) pthread_cond_wait(&g_fl_go, &g_fl_mu);
+        g_fl_turn = 2;
+        pthread_cond_signal(&g_fl_back);
+    }
+    return NULL;
+}
+
+static void *floor_efd_partner(void *arg) {
+    (void)arg;
+    uint64_t v;
+    for (;;) {
+        if (read(g_fl_efd[0], &v, sizeof v) != sizeof v) continue;
+        v = 1;
+        if (write(g_fl_efd[1], &v, sizeof v) != sizeof v) failure("eventfd write: %s", strerror(errno));
+    }
+    return NULL;
+}
+
+static int g_sp_efd;
+static void *floor_spin_partner(void *arg);
+
+static void setup_async_floors(void) {
+    pthread_t t;
+    g_fl_efd[0] = eventfd(0, EFD_CLOEXEC);
+    g_fl_efd[1] = eventfd(0, EFD_CLOEXEC);
+    g_sp_efd = eventfd(0, EFD_CLOEXEC);
+    if (g_fl_efd[0] < 0 || g_fl_efd[1] < 0 || g_sp_efd < 0) die("eventfd: %s", strerror(errno));
+    if (pthread_create(&t, NULL, floor_cv_partner, NULL) || pthread_create(&t, NULL, floor_efd_partner, NULL) ||
+        pthread_create(&t, NULL, floor_spin_partner, NULL))
+        die("cannot start the async floors' threads");
+}
+
+static void op_floor_cv(void) {
+    pthread_mutex_lock(&g_fl_mu);
+    g_fl_turn = 1;
+    pthread_cond_signal(&g_fl_go);
+    while (g_fl_turn != 2) pthread_cond_wait(&g_fl_back, &g_fl_mu);
+    g_fl_turn = 0;
+    pthread_mutex_unlock(&g_fl_mu);
+}
+
+static void op_floor_efd(void) {
+    uint64_t v = 1;
+    if (write(g_fl_efd[0], &v, sizeof v) != sizeof v) failure("eventfd write: %s", strerror(errno));
+    if (read(g_fl_efd[1], &v, sizeof v) != sizeof v) failure("eventfd read: %s", strerror(errno));
+}
+
+/* S: the engine's own arrangement without the engine: the partner, once done, looks for the
+ * next request for 50 µs (spinning, then yielding the core, as the async pool's threads do,
+ * src/thread_pool.rs) before it sleeps on an eventfd; the answer comes back on a condition
+ * variable, as the bench's `done` does. A round trip then costs one wake-up (this thread's). */
+static atomic_int g_sp_req, g_sp_sleeping;
+
+static void *floor_spin_partner(void *arg) {
+    (void)arg;
+    for (;;) {
+        double t0 = now_ns();
+        int looks = 0, got = 0;
+        while (!(got = atomic_exchange(&g_sp_req, 0))) {
+            if (++looks < 64) continue;
+            if (now_ns() - t0 > 50000) break;
+            sched_yield();
+        }
+        if (!got) {
+            atomic_store(&g_sp_sleeping, 1);
+            if (!(got = atomic_exchange(&g_sp_req, 0))) {
+                uint64_t v;
+                if (read(g_sp_efd, &v, sizeof v) != sizeof v) continue;
+                got = atomic_exchange(&g_sp_req, 0);
+            }
+            atomic_store(&g_sp_sleeping, 0);
+            if (!got) continue; /* a wake-up for a request already taken */
+        }
+        pthread_mutex_lock(&g_fl_mu);
+        g_fl_turn = 2;
+        pthread_cond_signal(&g_fl_back);
+        pthread_mutex_unlock(&g_fl_mu);
+    }
+    return NULL;
+}
+
+static void op_floor_spin(void) {
+    pthread_mutex_lock(&g_fl_mu);
+    g_fl_turn = 3; /* not the condvar partner's turn */
+    pthread_mutex_unlock(&g_fl_mu);
+    atomic_store(&g_sp_req, 1);
+    if (atomic_load(&g_sp_sleeping)) {
+        uint64_t v = 1;
+        if (write(g_sp_efd, &v, sizeof v) != sizeof v) failure("eventfd write: %s", strerror(errno));
+    }
+    pthread_mutex_lock(&g_fl_mu);
+    while (g_fl_turn != 2) pthread_cond_wait(&g_fl_back, &g_fl_mu);
+    g_fl_turn = 0;
+    pthread_mutex_unlock(&g_fl_mu);
+}
+
+static double s_async_floor(int kind) {
+    double t0 = now_ns();
+    for (int i = 0; i < ASYNC_BATCH; i++) kind == 2 ? op_floor_spin() : kind ? op_floor_efd() : op_floor_cv();
+    return (now_ns() - t0) / ASYNC_BATCH;
+}
+
 /* ---- threads: a pool of THR_MAX workers; a sample wakes them, N of them work. */
 
 enum { K_NOMATCH, K_ENV1, K_FLOOR, K_FLOOR_B, K_PERS };
@@ -802,7 +921,7 @@ typedef struct {
 
 enum {
     R_NOMATCH_NONE, R_NOMATCH_20, R_FLOOR_SH, R_FLOOR_TRUE, R_LADDER, R_ENV1, R_ENV1SH, R_JSON_FLOOR, R_JSON1,
-    R_ENV5, R_HTTP_FLOOR, R_HTTP, R_THREADS, R_KEPT, R_PERS, R_SPAWNED, R_CALLBACK, R_ASYNC, R_CLI
+    R_ENV5, R_HTTP_FLOOR, R_HTTP, R_THREADS, R_KEPT, R_PERS, R_SPAWNED, R_CALLBACK, R_ASYNC, R_ASYNC_FLOOR, R_CLI
 };
 
 static Row ROWS[] = {
@@ -826,6 +945,9 @@ static Row ROWS[] = {
     {"floor.cli", R_CLI, 0},
     {"cli.fire", R_CLI, 1},
     {"async.rt", R_ASYNC, 0},
+    {"floor.async.cv", R_ASYNC_FLOOR, 0},
+    {"floor.async.efd", R_ASYNC_FLOOR, 1},
+    {"floor.async.spin", R_ASYNC_FLOOR, 2},
     {"thr.nomatch.1", R_THREADS, K_NOMATCH * 100 + 1},
     {"thr.nomatch.2", R_THREADS, K_NOMATCH * 100 + 2},
     {"thr.nomatch.4", R_THREADS, K_NOMATCH * 100 + 4},
@@ -891,6 +1013,7 @@ static double sample(const Row *r) {
         if (g_have_cli) op_spawn_devnull(r->arg ? g_cli_argv : TRUE_ARGV);
         return g_have_cli ? now_ns() - t0 : NAN;
     case R_ASYNC: return s_async();
+    case R_ASYNC_FLOOR: return s_async_floor(r->arg);
     case R_KEPT: {
         Kept *k = r->arg ? &g_kpy : &g_kcat;
         t0 = now_ns();
@@ -1041,6 +1164,7 @@ static int cmd_run(const char *out_path, int rounds) {
     setup_engines(1);
     setup_persistent();
     g_have_cli = setup_cli();
+    setup_async_floors();
     start_pool();
     g_env1_inner = series("env1.inner");
     Series *ser[NROWS], *cpu_ser[NROWS];
@@ -1359,7 +1483,12 @@ static int cmd_report(int argc, char **argv) {
             printf("  %-46s %11s %11s  %-3s %7s\n", "  openHarness's route: HTTP hook of [3]", fmt_t(a, http.med),
                    fmt_t(b, http.p95), "cb", fmt_ratio(c, http.med / cb.med));
     }
-    line("async fire round trip (no hook)", "async.rt", "N", "nomatch.none", 0, 10000, 1);
+    line("W  floor: 2 pthreads, condvar there and back", "floor.async.cv", NULL, NULL, 0, 0, 1);
+    line("E  floor: 2 pthreads, eventfd there and back", "floor.async.efd", NULL, NULL, 0, 0, 1);
+    line("async fire round trip (no hook)", "async.rt", "W", "floor.async.cv", 0, 10000, 1);
+    line("S  floor: partner spins 50 µs, then condvar back", "floor.async.spin", NULL, NULL, 0, 0, 1);
+    line("  the same", "async.rt", "E", "floor.async.efd", 0, 0, 1);
+    line("  the same", "async.rt", "S", "floor.async.spin", 0, 0, 1);
 
     printf("\n[3c] The CLI from a shell: `oh-hooks fire --cwd DIR --trusted ENVELOPE` on a no-match event\n"
            "    (DIR/.oh/config.yaml has a postToolUse hook only), stdout on /dev/null, one spawn + wait per\n"
@@ -1484,13 +1613,17 @@ static int cmd_report(int argc, char **argv) {
     line("C  async fire round trip ([3b])", "async.rt", NULL, NULL, 0, 10000, 1);
     line("Node  hooks.fireSync, JS callback", "node.fireSync.cb", NULL, NULL, 0, 5000, 1);
     line("Node  await hooks.fire, JS callback", "node.fire.cb", NULL, NULL, 0, 5000, 1);
-    line("Node  await hooks.fire, no hook", "node.fire", NULL, NULL, 0, 10000, 1);
+    line("Node  T  floor: C thread -> threadsafe function", "node.floor.tsfn", NULL, NULL, 0, 0, 1);
+    line("Node  await hooks.fire, no hook", "node.fire", "T", "node.floor.tsfn", 0, 10000, 1);
     line("Node  await fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
     line("Go    h.Fire(Background), Go callback", "go.Fire.cb", NULL, NULL, 0, 5000, 1);
     line("Go    same, ohhooks.Inline()", "go.Fire.cb.inline", NULL, NULL, 0, 5000, 1);
-    line("Go    h.Fire(ctx that can end), no hook", "go.Fire.ctx", NULL, NULL, 0, 10000, 1);
+    line("Go    G  floor: a goroutine woken by a C thread", "go.floor.cwake", NULL, NULL, 0, 0, 1);
+    line("Go    h.Fire(ctx that can end), no hook", "go.Fire.ctx", "G", "go.floor.cwake", 0, 10000, 1);
     line("Python  hooks.fire, Python callback", "py.fire.cb", NULL, NULL, 0, 5000, 1);
-    line("Python  await hooks.fire_async, no hook", "py.fire_async", NULL, NULL, 0, 30000, 1);
+    line("Python  R  floor: C thread -> pipe -> add_reader", "py.floor.reader", NULL, NULL, 0, 0, 1);
+    line("Python  S  floor: C thread -> call_soon_threadsafe", "py.floor.cst", NULL, NULL, 0, 0, 1);
+    line("Python  await hooks.fire_async, no hook", "py.fire_async", "R", "py.floor.reader", 0, 30000, 1);
     if (g_missing) {
         fprintf(stderr, "error: %d row(s) of the table have no samples\n", g_missing);
         return 1;

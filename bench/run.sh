@@ -56,7 +56,7 @@ gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -I"$root/include" "$here/bench.c" -o
 "$out/bench" envelope >"$out/envelope.json" || fatal "the bench program does not run"
 
 # The bindings, each built as its own README says.
-have_node=0 have_go=0 have_py=0
+have_node=0 have_go=0 have_py=0 pyfloor= nodefloor=
 if command -v node >/dev/null 2>&1; then
     addon="$root/bindings/node/build/oh_hooks.node"
     if [ ! -f "$addon" ] || [ "$rel/liboh_hooks.so" -nt "$addon" ] || [ "$root/bindings/node/src/addon.c" -nt "$addon" ] ||
@@ -64,6 +64,12 @@ if command -v node >/dev/null 2>&1; then
         (cd "$root/bindings/node" && node build.js >/dev/null) || err "the Node addon does not build (bindings/node: node build.js)"
     fi
     [ -f "$addon" ] && have_node=1
+    # The floor of `await fire` (bench/node/floor.c): a C thread resolving a promise through a
+    # threadsafe function.
+    nodefloor="$out/nodefloor.node"
+    napi_inc=${NODE_API_INCLUDE_DIR:-/usr/include/node}
+    gcc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -I"$napi_inc" "$here/node/floor.c" -o "$nodefloor" -lpthread ||
+        { err "bench/node/floor.c does not compile (node_api.h in $napi_inc? set NODE_API_INCLUDE_DIR)"; nodefloor=; }
 else
     err "node not found: the Node rows need node (>= 18)"
 fi
@@ -82,6 +88,10 @@ if command -v python3 >/dev/null 2>&1; then
     if python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import oh_hooks; oh_hooks.version()' \
         "$root/bindings/python" 2>/dev/null; then
         have_py=1
+        # The floors of `await fire_async` (bench/python/floor.c): a C thread waking the loop.
+        pyfloor="$out/pyfloor.so"
+        gcc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC "$here/python/floor.c" -o "$pyfloor" -lpthread ||
+            { err "bench/python/floor.c does not compile"; pyfloor=; }
     else
         err "the Python binding does not load (bindings/python)"
     fi
@@ -219,9 +229,9 @@ if [ "${#procs[@]}" -gt 1 ]; then
             p=${procs[$(((k + r) % n))]}
             case "$p" in
             cref) "$out/bench" cref -o "$out/cref.$r.samples" -n "$bind_samples" || err "the C reference run failed" ;;
-            node) node "$here/node/bench.js" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Node bench failed" ;;
+            node) BENCH_NODEFLOOR="$nodefloor" node "$here/node/bench.js" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Node bench failed" ;;
             go) "$out/gobench" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Go bench failed" ;;
-            python) python3 "$here/python/bench.py" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Python bench failed" ;;
+            python) BENCH_PYFLOOR="$pyfloor" python3 "$here/python/bench.py" "$out/envelope.json" "$bind_samples" "$bind_file" || err "the Python bench failed" ;;
             esac
         done
     done

@@ -358,6 +358,89 @@ uint64_t oh_hooks_fire_async(const OhHooks *hooks,
 int oh_hooks_cancel(const OhHooks *hooks, uint64_t fire_id);
 
 /**
+ * Reserves a fire id for `oh_hooks_fire_reserved`: a synchronous fire that another thread can
+ * stop with `oh_hooks_cancel`, as it would an asynchronous one, without the thread hand-offs of
+ * `oh_hooks_fire_async` (for a host whose caller can block but must stay cancellable, such as
+ * Go's `Fire` with a context that can end). `oh_hooks_cancel` accepts the id from now on: a
+ * cancel before the fire starts makes that fire complete with `cancelled` without running
+ * anything.
+ *
+ * Returns the id (never 0), or 0 when `hooks` is NULL.
+ *
+ * Ownership: the engine holds the id (a few dozen bytes) until `oh_hooks_fire_reserved` uses
+ * it or the engine is freed; reserve one id per fire and fire with each id once.
+ *
+ * Threads: any thread, concurrently with anything but `oh_hooks_free`.
+ *
+ * # Safety
+ * `hooks` is NULL or an engine not yet freed.
+ */
+uint64_t oh_hooks_reserve_fire(const OhHooks *hooks);
+
+/**
+ * Fires one event on the calling thread, as `oh_hooks_fire` does, under `fire_id` from
+ * `oh_hooks_reserve_fire`: `oh_hooks_cancel(hooks, fire_id)` from another thread (or from a
+ * callback of this fire) stops it exactly as it stops an asynchronous fire (running hooks
+ * stopped, no further hook started), and the outcome is then `cancelled` with `allowed` false.
+ * The fire uses up the id: once this returns, cancelling it does nothing.
+ *
+ * Returns the outcome JSON, owned by the caller (free with `oh_hooks_string_free`); never
+ * NULL unless out of memory.
+ *
+ * Ownership: `envelope_json` is borrowed for the call.
+ *
+ * Threads: any thread, concurrently with anything but `oh_hooks_free` (like `oh_hooks_fire`);
+ * callback hooks of a blocking event are called on this thread.
+ *
+ * The observer gets exactly one record per call, refused ones included.
+ *
+ * Errors: in the outcome, as for `oh_hooks_fire`, plus `cancelled` (cancelled before it
+ * completed, or called while the engine is being freed) and `internal` when `fire_id` is not an
+ * unused reservation of this engine (0, never reserved, or already fired): then nothing runs.
+ *
+ * # Safety
+ * `hooks` is NULL or an engine not yet freed; `envelope_json` is NULL or a NUL-terminated
+ * string.
+ */
+char *oh_hooks_fire_reserved(const OhHooks *hooks, const char *envelope_json, uint64_t fire_id);
+
+/**
+ * `oh_hooks_fire_async` for an event-loop host (epoll, kqueue, libuv, asyncio, ...): instead of
+ * calling a function on an engine thread, the engine writes the completion to `fd`, which the
+ * host's loop watches for reading, so none of the host's code (nor its interpreter lock) runs on
+ * an engine thread.
+ *
+ * When the fire completes, the engine writes one 16-byte record to `fd` with a single
+ * `write`: the fire id (`uint64_t`, as returned here), then the outcome JSON's address (a
+ * `char *` stored in a `uint64_t`), both in the machine's byte order. The outcome belongs to the
+ * host, who frees it with `oh_hooks_string_free`. Exactly one record per fire, cancelled and
+ * refused fires included (a refused fire's record is written at once, on the calling thread).
+ *
+ * `fd` must be the write end of a pipe: a pipe makes each 16-byte write atomic, so records of
+ * concurrent fires never interleave, and a read of a multiple of 16 bytes returns whole
+ * records. When the pipe is full the engine thread waits until the host reads (a blocked loop
+ * holds up the engine's free); keep reading. When the write fails (the read end is closed,
+ * `fd` is not open) the outcome is freed and nothing else happens; SIGPIPE is never raised.
+ *
+ * Returns the fire's id (never 0) for `oh_hooks_cancel`; 0 when `hooks` is NULL or `fd` is
+ * negative, and then nothing is fired and nothing is written.
+ *
+ * Ownership: `envelope_json` is borrowed for the call (copied); `fd` stays the host's (the
+ * engine never closes it) and must stay open until every record of its fires has been written.
+ *
+ * Threads, cancellation, the observer, queueing and `oh_hooks_free`: as for
+ * `oh_hooks_fire_async` (free waits for every fire, so every record has been written when it
+ * returns).
+ *
+ * Errors: in the outcome, as for `oh_hooks_fire_async`.
+ *
+ * # Safety
+ * `hooks` is NULL or an engine not yet freed; `envelope_json` is NULL or a NUL-terminated
+ * string.
+ */
+uint64_t oh_hooks_fire_async_fd(const OhHooks *hooks, const char *envelope_json, int fd);
+
+/**
  * Returns the human-readable message of an error JSON (`error_out` of `oh_hooks_new` or
  * `oh_hooks_reload`, or an outcome's `"error"` object): the value of its `"message"`, one
  * sentence saying what was wrong and what was expected, naming the file, line and config path

@@ -4,8 +4,9 @@
 //
 // Rows (interleaved, order shuffled each round): Fire(ctx, Envelope) with the typed envelope and
 // FireJSON(ctx, []byte) with the raw text, ctx = context.Background() (the calling thread), on an
-// engine with no hook for preToolUse; the same Fire with a cancellable ctx (the engine's async
-// fire, cancelled in the engine if ctx ends); and Fire(context.Background(), Envelope) on an
+// engine with no hook for preToolUse; the same Fire with a cancellable ctx (on the calling thread
+// under a reserved fire id, cancelled in the engine if ctx ends); a goroutine woken by a C thread
+// (floor.go: the floor of the foreign-thread completion Fire(ctx) used before); and Fire(context.Background(), Envelope) on an
 // engine whose one preToolUse hook is `callback: bench`, a Go function that answers at once with
 // no decision, registered as usual (a goroutine per call) and with ohhooks.Inline(). One sample = a batch of calls timed as a whole; ns per call is appended to
 // OUT_FILE as `<row> <ns>` lines.
@@ -153,6 +154,13 @@ func main() {
 			}
 			return float64(time.Since(t0).Nanoseconds()) / batch
 		},
+		"go.floor.cwake": func() float64 {
+			t0 := time.Now()
+			for i := 0; i < batch/5; i++ {
+				floorRoundTrip()
+			}
+			return float64(time.Since(t0).Nanoseconds()) / (batch / 5)
+		},
 		"go.Fire": func() float64 {
 			t0 := time.Now()
 			for i := 0; i < batch; i++ {
@@ -172,7 +180,8 @@ func main() {
 			return float64(time.Since(t0).Nanoseconds()) / batch
 		},
 	}
-	names := []string{"go.Fire", "go.FireJSON", "go.Fire.cb", "go.Fire.cb.inline", "go.Fire.ctx"}
+	startFloor()
+	names := []string{"go.Fire", "go.FireJSON", "go.Fire.cb", "go.Fire.cb.inline", "go.Fire.ctx", "go.floor.cwake"}
 	for w := 0; w < 2; w++ {
 		for _, n := range names {
 			rows[n]()

@@ -6,7 +6,9 @@
 // await fire(object) on an engine whose one preToolUse hook is `callback: bench`, a JS function
 // that answers at once with no decision; and, for comparison, openHarness's own route to its host:
 // await fire(object) on an engine whose one hook is an HTTP hook posting to an http server in this
-// process, answering `{}`. One sample = a batch of calls, timed as a whole; ns per call is
+// process, answering `{}`; and, when BENCH_NODEFLOOR names bench/node/floor.c built as an addon,
+// the floor of `await fire`: a promise resolved from a C thread through a threadsafe function
+// (node.floor.tsfn), the addon's route from an engine thread to JS. One sample = a batch of calls, timed as a whole; ns per call is
 // appended to OUT_FILE as `<row> <ns>` lines.
 const fs = require('node:fs');
 const http = require('node:http');
@@ -91,6 +93,22 @@ const rows = {
     return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
   },
 };
+
+if (process.env.BENCH_NODEFLOOR) {
+  const floor = require(process.env.BENCH_NODEFLOOR);
+  let wake = null;
+  floor.start(() => wake());
+  rows['node.floor.tsfn'] = async () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < ASYNC_BATCH; i++) {
+      await new Promise((resolve) => {
+        wake = resolve;
+        floor.kick();
+      });
+    }
+    return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
+  };
+}
 
 (async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,10 +5,15 @@
 Rows (interleaved, order shuffled each round): fire(dict), fire_json(str) and
 `await fire_async(dict)` on an engine with no hook for preToolUse; fire(dict) on an engine whose
 one preToolUse hook is `callback: bench`, a Python function that answers at once with no
-decision. One sample = a batch of calls timed as a whole; ns per call is appended to OUT_FILE as
+decision; and, when BENCH_PYFLOOR names bench/python/floor.c built as a shared library, the
+floors of `await fire_async`: a future settled from a C thread through a pipe watched by
+`loop.add_reader` (py.floor.reader, the mechanism fire_async uses), and through a ctypes
+function called on that thread that calls `loop.call_soon_threadsafe` (py.floor.cst, the one it
+used before). One sample = a batch of calls timed as a whole; ns per call is appended to OUT_FILE as
 `<row> <ns>` lines.
 """
 import asyncio
+import ctypes
 import json
 import os
 import random
@@ -80,6 +85,9 @@ def main() -> int:
         return (time.perf_counter_ns() - t0) / BATCH
 
     rows = {"py.fire": fire_dict, "py.fire_json": fire_json, "py.fire.cb": fire_cb, "py.fire_async": fire_async}
+    floor_lib = os.environ.get("BENCH_PYFLOOR")
+    if floor_lib:
+        rows.update(floors(ctypes.CDLL(floor_lib), loop))
     names = list(rows)
     for _ in range(2):
         for n in names:
@@ -95,6 +103,48 @@ def main() -> int:
     with open(sys.argv[3], "a", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return 0
+
+
+def floors(lib: ctypes.CDLL, loop: asyncio.AbstractEventLoop) -> dict:
+    """The two floor rows (see the module's documentation)."""
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    waiting = []
+
+    def settle() -> None:
+        fut = waiting.pop()
+        if not fut.done():
+            fut.set_result(None)
+
+    def readable() -> None:
+        try:
+            os.read(r, 16 * 256)
+        except BlockingIOError:
+            return
+        settle()
+
+    loop.add_reader(r, readable)
+    # Kept alive for as long as the C thread may call it.
+    floors.callback = ctypes.CFUNCTYPE(None)(lambda: loop.call_soon_threadsafe(settle))
+    lib.pyfloor_kick.argtypes = [ctypes.c_char]
+    if lib.pyfloor_start(w, floors.callback) != 0:
+        raise OSError("cannot start the floor's C thread")
+
+    def row(mode: bytes):
+        async def batch() -> None:
+            for _ in range(ASYNC_BATCH):
+                fut = loop.create_future()
+                waiting.append(fut)
+                lib.pyfloor_kick(mode)
+                await fut
+
+        def sample() -> float:
+            t0 = time.perf_counter_ns()
+            loop.run_until_complete(batch())
+            return (time.perf_counter_ns() - t0) / ASYNC_BATCH
+        return sample
+
+    return {"py.floor.reader": row(b"r"), "py.floor.cst": row(b"c")}
 
 
 if __name__ == "__main__":

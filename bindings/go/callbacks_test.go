@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -494,5 +496,28 @@ func TestCloseWhileACallbackFires(t *testing.T) {
 	}
 	if !errors.Is(innerErr, ErrClosed) {
 		t.Fatalf("the inner fire during Close: %v", innerErr)
+	}
+}
+
+// A fire with a ctx that can end runs on the calling thread too (oh_hooks_fire_reserved): an
+// Inline function of a blocking event sees the caller's OS thread, and the ctx still cancels.
+func TestFireCancellableRunsOnTheCallingThread(t *testing.T) {
+	h := newTestHooks(t, hooksCfg("preToolUse", cb("where")))
+	var tid atomic.Int64
+	if err := h.Register("where", func(context.Context, Envelope) (Response, error) {
+		tid.Store(int64(syscall.Gettid()))
+		return Response{}, nil
+	}, Inline()); err != nil {
+		t.Fatal(err)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := h.Fire(ctx, Envelope{Event: "preToolUse", ToolName: "Bash"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, me := tid.Load(), int64(syscall.Gettid()); got != me {
+		t.Fatalf("the Inline function ran on thread %d, Fire was called on %d", got, me)
 	}
 }

@@ -170,18 +170,18 @@ func NewJSON(options []byte) (*Hooks, error) {
 // the event's hooks, run in order; on any other event it returns at once with Allowed true (unless
 // the engine was created with WaitNonBlocking).
 //
-// With a ctx that can end, the fire runs on the engine's threads, and when ctx ends first Fire
-// cancels it in the engine: its running hooks are stopped (their process groups killed, pending
-// callback calls dropped) and Fire returns ctx.Err() at once. With a ctx that can never end
-// (context.Background(), context.TODO()), the fire runs on the calling thread, which is the
-// fastest path (no thread hand-off), and nothing can cancel it but the hooks' own timeouts.
+// The fire runs on the calling thread (no thread hand-off). With a ctx that can end, Fire has the
+// engine reserve the fire a cancellable id first (oh_hooks_reserve_fire), and when ctx ends
+// before the fire completes Fire cancels it in the engine: its running hooks are stopped (their
+// process groups killed, pending callback calls dropped) and Fire returns ctx.Err() once they
+// are (at once for callbacks and hooks that exit on SIGTERM; at most about 0.5 s for a hook that
+// ignores it). With a ctx that can never end (context.Background(), context.TODO()), nothing can
+// cancel it but the hooks' own timeouts.
 //
-// Where registered functions run, by design the same either way for the default registration:
-// each call on a goroutine of its own. Only an [Inline] function sees the difference: it runs on
-// the thread running its hook, which is the calling goroutine (inside this Fire call) with a ctx
-// that cannot end, and an engine thread with one that can. So an Inline function must not take a
-// lock the caller of Fire may hold, and none may rely on running on (or off) the caller's
-// goroutine. The outcome is the same either way.
+// Registered functions run, by default, each call on a goroutine of its own. An [Inline]
+// function runs on the thread running its hook, which for a blocking event is the calling
+// goroutine (inside this Fire call), so an Inline function must not take a lock the caller of
+// Fire may hold. The outcome is the same either way.
 //
 // An envelope the engine rejects yields an Outcome whose Error is set AND a non-nil *Error with
 // the same code (see the package documentation).
@@ -248,7 +248,7 @@ func (h *Hooks) fire(ctx context.Context, envelope []byte) ([]byte, error) {
 		}
 	} else {
 		var err error
-		if raw, err = h.fireAsync(ctx, ptr, cIn); err != nil {
+		if raw, err = h.fireCancellable(ctx, ptr, cIn); err != nil {
 			return nil, err
 		}
 	}

@@ -21,10 +21,6 @@ static void observer_trampoline(void *user_data, const char *record_json) {
     ohhooksGoRecord((uintptr_t)user_data, (char *)record_json);
 }
 
-static void done_trampoline(void *user_data, char *outcome_json) {
-    ohhooksGoDone((uintptr_t)user_data, outcome_json);
-}
-
 int ohhooks_register(const OhHooks *hooks, const char *name, uintptr_t handle, char **error_out) {
     if (handle == 0) return oh_hooks_register(hooks, name, NULL, NULL, NULL, error_out);
     return oh_hooks_register(hooks, name, call_trampoline, (void *)handle, release_trampoline, error_out);
@@ -33,8 +29,4 @@ int ohhooks_register(const OhHooks *hooks, const char *name, uintptr_t handle, c
 int ohhooks_observe(const OhHooks *hooks, uintptr_t handle, char **error_out) {
     if (handle == 0) return oh_hooks_observe(hooks, NULL, NULL, NULL, error_out);
     return oh_hooks_observe(hooks, observer_trampoline, (void *)handle, release_trampoline, error_out);
-}
-
-uint64_t ohhooks_fire_async(const OhHooks *hooks, const char *envelope_json, uintptr_t handle) {
-    return oh_hooks_fire_async(hooks, envelope_json, done_trampoline, (void *)handle);
 }

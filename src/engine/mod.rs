@@ -58,8 +58,9 @@ struct Inner {
     id: u64,
     /// Asynchronous fires: their own bounded pool, so background hooks cannot starve them.
     pool: ThreadPool,
-    /// The cancel tokens of asynchronous fires not yet completed, by fire id.
-    fires: Mutex<HashMap<u64, Arc<Cancel>>>,
+    /// The cancel tokens of fires not yet completed (asynchronous ones, and reserved ids of
+    /// [`Engine::reserve_fire`] whether fired yet or not), by fire id.
+    fires: Mutex<HashMap<u64, Slot>>,
     next_fire: AtomicU64,
     /// Set when free begins: fires arriving from then on are refused.
     closing: AtomicBool,
@@ -68,6 +69,13 @@ struct Inner {
     stop: Cancel,
     /// [`Engine::inspect`]: eager workers are not started at load.
     inspect: bool,
+}
+
+/// A fire id `oh_hooks_cancel` accepts: its cancel token, and whether the id is a reservation
+/// no fire has used yet.
+struct Slot {
+    cancel: Arc<Cancel>,
+    reserved: bool,
 }
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
@@ -167,12 +175,13 @@ impl Engine {
         self.inner.fire_quick(envelope)
     }
 
-    /// Fires one event on an engine thread and hands the outcome to `done` there, exactly once.
-    /// Returns the fire's id for [`Engine::cancel`].
+    /// Fires one event on an engine thread and hands the fire's id and outcome to `done` there,
+    /// exactly once. Returns the fire's id for [`Engine::cancel`].
     /// `envelope_json` is an `Err` when the caller could not even read it (NULL, not UTF-8): the
     /// error still completes on an engine thread, like every other outcome.
-    pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(Outcome) + Send>) -> u64 {
+    pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(u64, Outcome) + Send>) -> u64 {
         let id = self.inner.next_fire.fetch_add(1, Ordering::Relaxed);
+        let done: Box<dyn FnOnce(Outcome) + Send> = Box::new(move |outcome| done(id, outcome));
         if self.inner.closing() {
             // Refused before free returns, on the calling thread (an engine thread that free
             // waits for): queued now, it would complete after free, on a thread that could
@@ -181,7 +190,7 @@ impl Engine {
             return id;
         }
         let cancel = Arc::new(Cancel::default());
-        self.inner.lock_fires().insert(id, cancel.clone());
+        self.inner.lock_fires().insert(id, Slot { cancel: cancel.clone(), reserved: false });
         let inner = self.inner.clone();
         // The refusal below needs the envelope for the observer's record (only when observing).
         let refused_envelope = self.inner.host.observing().then(|| envelope_json.as_ref().ok().cloned()).flatten();
@@ -189,32 +198,7 @@ impl Engine {
         let done = Arc::new(Mutex::new(Some(done)));
         let done_job = done.clone();
         let job = Box::new(move || {
-            let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &envelope_json {
-                // Nothing can run: the constant, as the general path would say (src/quick.rs).
-                Ok(json) if inner.fire_quick(json.as_bytes()).is_some() => (Outcome::allowed(Vec::new()), None),
-                Ok(json) => inner.fire(json, Some(&cancel)),
-                Err(e) => (Outcome::error(e.clone()), None),
-            }));
-            // `done` runs whatever happened: a panic is an `internal` outcome.
-            let (outcome, record) = fired.unwrap_or_else(|_| {
-                (Outcome::error(Error::internal("internal error in oh-hooks while firing; please report it")), None)
-            });
-            // Every fire gets its record, also one that never reached the hooks.
-            let record = record.or_else(|| inner.unrun_record(envelope_json.as_deref().ok()));
-            // Decided under the lock `cancel` takes: a cancel that returned before this point
-            // makes the outcome `cancelled`, one after it finds nothing to do.
-            let cancelled = {
-                let mut fires = inner.lock_fires();
-                fires.remove(&id);
-                cancel.is_cancelled()
-            };
-            // A cancelled fire keeps the traces of the hooks it started: those the cancel
-            // stopped say `"cancelled"`, so an audit log can name them.
-            let outcome =
-                if cancelled { Outcome { hooks: outcome.hooks, ..Outcome::error(cancelled_error()) } } else { outcome };
-            if let Some(record) = record {
-                inner.foreground_done(&record, &outcome);
-            }
+            let outcome = inner.complete(id, envelope_json.as_deref().map_err(Clone::clone), &cancel);
             let done = done_job.lock().unpoisoned().take();
             if let Some(done) = done {
                 done(outcome);
@@ -241,12 +225,54 @@ impl Engine {
     pub fn cancel(&self, fire_id: u64) -> bool {
         let fires = self.inner.lock_fires();
         match fires.get(&fire_id) {
-            Some(c) => {
-                c.cancel();
+            Some(slot) => {
+                slot.cancel.cancel();
                 true
             }
             None => false,
         }
+    }
+
+    /// A fire id for [`Engine::fire_reserved`], which [`Engine::cancel`] accepts from now on
+    /// (a cancel before the fire starts makes that fire `cancelled` without running anything).
+    /// The id is held until a fire uses it or the engine is dropped.
+    pub fn reserve_fire(&self) -> u64 {
+        let id = self.inner.next_fire.fetch_add(1, Ordering::Relaxed);
+        self.inner.lock_fires().insert(id, Slot { cancel: Arc::new(Cancel::default()), reserved: true });
+        id
+    }
+
+    /// [`Engine::fire`] on the calling thread under a reserved id, so that another thread can
+    /// cancel it as it would an asynchronous fire: the same outcome, record and cancellation
+    /// rules as [`Engine::fire_async`], without a thread hand-off. An id that is not an unused
+    /// reservation of this engine runs nothing.
+    pub fn fire_reserved(&self, envelope_json: Result<&str>, fire_id: u64) -> Outcome {
+        let cancel = {
+            let mut fires = self.inner.lock_fires();
+            match fires.get_mut(&fire_id) {
+                Some(slot) if slot.reserved => {
+                    slot.reserved = false;
+                    slot.cancel.clone()
+                }
+                _ => {
+                    drop(fires);
+                    // The closed list of error codes has no "invalid argument": a host passing an
+                    // id it did not reserve (or one already used) is a bug in the host, named.
+                    let outcome = Outcome::error(Error::internal(format!(
+                        "fire id {fire_id} is not an unused reservation of this engine; reserve one with oh_hooks_reserve_fire for each oh_hooks_fire_reserved"
+                    )));
+                    self.inner.observe_unrun(envelope_json.as_ref().ok().copied(), &outcome);
+                    return outcome;
+                }
+            }
+        };
+        if self.inner.closing() {
+            self.inner.lock_fires().remove(&fire_id);
+            let outcome = Outcome::error(freeing_error());
+            self.inner.observe_unrun(envelope_json.as_ref().ok().copied(), &outcome);
+            return outcome;
+        }
+        self.inner.complete(fire_id, envelope_json, &cancel)
     }
 
     /// Registers (`Some`), replaces or removes (`None`) a host function. The replaced one is
@@ -391,7 +417,40 @@ impl Inner {
         snapshot.quick.runs_nothing(envelope, &snapshot.config).then_some(quick::ALLOWED)
     }
 
-    fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Arc<Cancel>>> {
+    /// The body of a cancellable fire (asynchronous or reserved): fires, releases `id` and
+    /// decides under that lock whether it was cancelled, gives the observer its record, and
+    /// returns the outcome `done` (or the caller) gets.
+    fn complete(self: &Arc<Self>, id: u64, envelope_json: Result<&str>, cancel: &Arc<Cancel>) -> Outcome {
+        let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &envelope_json {
+            // Nothing can run: the constant, as the general path would say (src/quick.rs).
+            Ok(json) if self.fire_quick(json.as_bytes()).is_some() => (Outcome::allowed(Vec::new()), None),
+            Ok(json) => self.fire(json, Some(cancel)),
+            Err(e) => (Outcome::error(e.clone()), None),
+        }));
+        // The outcome comes whatever happened: a panic is an `internal` outcome.
+        let (outcome, record) = fired.unwrap_or_else(|_| {
+            (Outcome::error(Error::internal("internal error in oh-hooks while firing; please report it")), None)
+        });
+        // Every fire gets its record, also one that never reached the hooks.
+        let record = record.or_else(|| self.unrun_record(envelope_json.as_deref().ok()));
+        // Decided under the lock `cancel` takes: a cancel that returned before this point
+        // makes the outcome `cancelled`, one after it finds nothing to do.
+        let cancelled = {
+            let mut fires = self.lock_fires();
+            fires.remove(&id);
+            cancel.is_cancelled()
+        };
+        // A cancelled fire keeps the traces of the hooks it started: those the cancel
+        // stopped say `"cancelled"`, so an audit log can name them.
+        let outcome =
+            if cancelled { Outcome { hooks: outcome.hooks, ..Outcome::error(cancelled_error()) } } else { outcome };
+        if let Some(record) = record {
+            self.foreground_done(&record, &outcome);
+        }
+        outcome
+    }
+
+    fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Slot>> {
         self.fires.lock().unpoisoned()
     }
 

@@ -80,7 +80,7 @@ impl Inner {
         let on_time = self.pool.drain_until(deadline) && self.background.drain_until(deadline);
         if !on_time {
             self.stop.cancel();
-            let fires: Vec<Arc<Cancel>> = self.lock_fires().values().cloned().collect();
+            let fires: Vec<Arc<Cancel>> = self.lock_fires().values().map(|slot| slot.cancel.clone()).collect();
             for cancel in fires {
                 cancel.cancel();
             }

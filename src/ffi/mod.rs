@@ -4,7 +4,8 @@
 //!
 //! - [`engine`]: creating, firing, reloading, freeing; strings; the version.
 //! - [`callbacks`]: host functions (`oh_hooks_register`, `oh_hooks_respond`) and the observer.
-//! - [`fire_async`]: asynchronous fire and cancellation.
+//! - [`fire_async`]: asynchronous fire and cancellation; a synchronous fire that can be cancelled
+//!   (`oh_hooks_reserve_fire`, `oh_hooks_fire_reserved`); completion on a pipe (`oh_hooks_fire_async_fd`).
 //! - [`text`]: an error JSON's message and JSON quoting, for C hosts without a JSON library.
 //!
 //! Every export converts raw pointers, calls the safe engine inside a panic boundary, and

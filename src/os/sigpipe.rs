@@ -107,6 +107,40 @@ pub fn sendmsg_nosignal(fd: libc::c_int, msg: &libc::msghdr) -> std::io::Result<
     Err(error)
 }
 
+/// Writes `record` whole to `fd` (a pipe, for `oh_hooks_fire_async_fd`) without raising SIGPIPE:
+/// one `write`, which a pipe makes atomic for up to `PIPE_BUF` bytes, so records written by
+/// several threads never interleave. A full pipe is waited for (`poll`), whether or not it is
+/// non-blocking: dropping the record would leave its reader waiting forever.
+pub fn write_record(fd: libc::c_int, record: &[u8]) -> std::io::Result<()> {
+    let mut guard = SigpipeBlock::tracked();
+    loop {
+        // SAFETY: `record` is valid for its length; a bad `fd` is an error, not UB.
+        let n = unsafe { libc::write(fd, record.as_ptr().cast(), record.len()) };
+        if n >= 0 {
+            return if n as usize == record.len() {
+                Ok(())
+            } else {
+                Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "a short write: fd is not a pipe"))
+            };
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => {}
+            Some(code) if code == libc::EAGAIN || code == libc::EWOULDBLOCK => {
+                let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+                // SAFETY: one valid pollfd. POLLERR/POLLHUP (the reader is gone) also return, and
+                // the next write says EPIPE.
+                unsafe { libc::poll(&mut p, 1, -1) };
+            }
+            Some(libc::EPIPE) => {
+                guard.epipe();
+                return Err(e);
+            }
+            _ => return Err(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -830,6 +831,171 @@ static void test_observer_async_and_waited(void) {
     cb_done(&c);
 }
 
+/* ---------- oh_hooks_reserve_fire + oh_hooks_fire_reserved: a synchronous fire that can be cancelled */
+
+static jval *fire_reserved(const OhHooks *h, const char *env, uint64_t id) {
+    char *s = oh_hooks_fire_reserved(h, env, id);
+    CHECK(s != NULL, "oh_hooks_fire_reserved returns an outcome");
+    if (!s) return gc_json(json_parse("{}"));
+    jval *v = json_parse(s);
+    oh_hooks_string_free(s);
+    return gc_json(v ? v : json_parse("{}"));
+}
+
+static void test_fire_reserved_errors(void) {
+    OhHooks *h = ENG(J("{`hooks`:{`preToolUse`:[{`command`:`exit 1`,`match`:`Bash`}]}}"), NULL);
+    if (!h) return;
+    CHECK(oh_hooks_reserve_fire(NULL) == 0, "no id without an engine");
+    CHECK_JSTR(fire_reserved(NULL, "{}", 1), "error.code", "null_argument");
+    jval *o = fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", 0);
+    CHECK_JSTR(o, "error.code", "internal");
+    CHECK_JBOOL(o, "allowed", 0);
+    CHECK_LEN(o, "hooks", 0);
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\"}", 987654), "error.code", "internal");
+    uint64_t a = oh_hooks_reserve_fire(h), b = oh_hooks_reserve_fire(h);
+    CHECK(a && b && a != b, "distinct non-zero ids");
+    /* the same outcome as oh_hooks_fire */
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", a), "reason", "hook denied (exit code)");
+    /* an id fires once */
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", a), "error.code", "internal");
+    /* a NULL envelope is the fire's error, and uses the id up */
+    CHECK_JSTR(fire_reserved(h, NULL, b), "error.code", "null_argument");
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"preToolUse\"}", b), "error.code", "internal");
+    CHECK(oh_hooks_cancel(h, a) == 0, "cancelling a used id does nothing");
+    uint64_t c = oh_hooks_reserve_fire(h);
+    CHECK_OUT(fire_reserved(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", c), "{`allowed`:true,`hooks`:[]}");
+}
+
+static void test_fire_reserved_cancelled_before_it_starts(void) {
+    char *dir = newdir("reserved-pre");
+    char *mark = xfmt("%s/ran", dir);
+    OhHooks *h = ENG(xfmt("{\"hooks\":{\"preToolUse\":[%s]}}", hk(xfmt("touch %s", mark))), NULL);
+    if (!h) return;
+    uint64_t id = oh_hooks_reserve_fire(h);
+    CHECK(oh_hooks_cancel(h, id) == 0, "cancel a reservation");
+    jval *o = fire_reserved(h, "{\"event\":\"preToolUse\"}", id);
+    CHECK_OUT(o, "{`allowed`:false,`hooks`:[],`error`:{`code`:`cancelled`,`message`:`the fire was cancelled (oh_hooks_cancel) before it completed`}}");
+    CHECK(!file_exists(mark), "no hook ran");
+    /* a no-match fire (the engine's shortcut) cancelled before it starts is cancelled too */
+    id = oh_hooks_reserve_fire(h);
+    oh_hooks_cancel(h, id);
+    CHECK_JSTR(fire_reserved(h, "{\"event\":\"postToolUse\"}", id), "error.code", "cancelled");
+}
+
+typedef struct {
+    const OhHooks *h;
+    uint64_t id;
+    const char *pidfile;
+    double cancelled_at;
+} Canceller;
+
+static void *cancel_when_started(void *p) {
+    Canceller *c = p;
+    if (wait_for_file(c->pidfile, 3000)) sleep_ms(30);
+    c->cancelled_at = now_ms();
+    oh_hooks_cancel(c->h, c->id);
+    return NULL;
+}
+
+static void test_fire_reserved_cancel_kills_the_group(void) {
+    char *dir = newdir("reserved");
+    char *pidfile = xfmt("%s/pid", dir);
+    OhHooks *h = ENG(xfmt("{\"hooks\":{\"preToolUse\":[{\"command\":%s,\"timeout\":60000}]}}",
+                          q(xfmt("sleep 30 & echo $! > %s; wait", pidfile))),
+                     NULL);
+    if (!h) return;
+    Canceller c = {h, oh_hooks_reserve_fire(h), pidfile, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, cancel_when_started, &c);
+    jval *o = fire_reserved(h, "{\"event\":\"preToolUse\"}", c.id);
+    double dt = now_ms() - c.cancelled_at;
+    pthread_join(t, NULL);
+    const char *text = read_file(pidfile, NULL);
+    pid_t child = text ? (pid_t)atoi(text) : 0;
+    CHECK_JSTR(o, "error.code", "cancelled");
+    CHECK_JBOOL(o, "allowed", 0);
+    CHECK_JSTR(o, "hooks.0.result", "cancelled");
+    CHECK(dt < 600 + slack(), "returned soon after the cancel: %.0f ms", dt);
+    CHECK(child > 0 && !pid_alive(child), "the hook's grandchild %d was killed with its group", (int)child);
+    CHECK(oh_hooks_cancel(h, c.id) == 0, "cancelling a finished fire does nothing");
+}
+
+/* ---------- oh_hooks_fire_async_fd: the completion as a record on a pipe */
+
+typedef struct {
+    uint64_t id;
+    char *outcome;
+} FdRecord;
+
+static int read_record(int fd, FdRecord *r, int ms) {
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, ms) != 1) return 0;
+    unsigned char b[16];
+    if (read(fd, b, sizeof b) != (ssize_t)sizeof b) return 0;
+    uint64_t addr;
+    memcpy(&r->id, b, 8);
+    memcpy(&addr, b + 8, 8);
+    r->outcome = (char *)(uintptr_t)addr;
+    return 1;
+}
+
+static jval *take_record(FdRecord *r) {
+    jval *v = r->outcome ? json_parse(r->outcome) : NULL;
+    oh_hooks_string_free(r->outcome);
+    r->outcome = NULL;
+    return gc_json(v ? v : json_parse("{}"));
+}
+
+static void test_fire_async_fd(void) {
+    OhHooks *h = ENG(J("{`hooks`:{`preToolUse`:[{`command`:`exit 1`,`match`:`Bash`}]}}"), NULL);
+    if (!h) return;
+    int p[2];
+    if (pipe(p)) return;
+    CHECK(oh_hooks_fire_async_fd(NULL, "{}", p[1]) == 0, "no fire without an engine");
+    CHECK(oh_hooks_fire_async_fd(h, "{}", -1) == 0, "no fire without an fd");
+    uint64_t ia = oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", p[1]);
+    uint64_t ib = oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", p[1]);
+    uint64_t ic = oh_hooks_fire_async_fd(h, NULL, p[1]);
+    CHECK(ia && ib && ic && ia != ib && ib != ic, "distinct non-zero ids");
+    jval *got[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        FdRecord r;
+        if (!read_record(p[0], &r, 5000)) break;
+        jval *o = take_record(&r);
+        if (r.id == ia) got[0] = o;
+        else if (r.id == ib) got[1] = o;
+        else if (r.id == ic) got[2] = o;
+    }
+    CHECK(got[0] && got[1] && got[2], "one record per fire, each with its id");
+    CHECK_JSTR(got[0], "reason", "hook denied (exit code)");
+    CHECK_OUT(got[1], "{`allowed`:true,`hooks`:[]}");
+    CHECK_JSTR(got[2], "error.code", "null_argument");
+    FdRecord extra;
+    CHECK(!read_record(p[0], &extra, 50), "exactly one record per fire");
+    /* cancelled: still one record, with the cancelled outcome */
+    char *dir = newdir("fd");
+    char *pidfile = xfmt("%s/pid", dir);
+    OhHooks *s = ENG(xfmt("{\"hooks\":{\"preToolUse\":[{\"command\":%s,\"timeout\":60000}]}}",
+                          q(xfmt("sleep 30 & echo $! > %s; wait", pidfile))),
+                     NULL);
+    if (s) {
+        uint64_t id = oh_hooks_fire_async_fd(s, "{\"event\":\"preToolUse\"}", p[1]);
+        CHECK(wait_for_file(pidfile, 3000), "the hook started");
+        oh_hooks_cancel(s, id);
+        FdRecord r = {0, NULL};
+        CHECK(read_record(p[0], &r, 3000) && r.id == id, "the cancelled fire's record");
+        CHECK_JSTR(take_record(&r), "error.code", "cancelled");
+    }
+    /* the reader gone: the write fails without SIGPIPE (this process has the default
+       disposition: a SIGPIPE would end it), and the outcome is freed (valgrind mode) */
+    close(p[0]);
+    oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Read\"}", p[1]);
+    oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\",\"toolName\":\"Bash\"}", p[1]);
+    free_now(h);
+    CHECK(1, "no SIGPIPE when the pipe's reader is gone");
+    close(p[1]);
+}
+
 int main(void) {
     setup("test_callbacks");
     setenv("HOME", g_dir, 1);
@@ -857,5 +1023,9 @@ int main(void) {
     RUN(test_done_reenters);
     RUN(test_threads_answering_across_threads);
     RUN(test_observer_async_and_waited);
+    RUN(test_fire_reserved_errors);
+    RUN(test_fire_reserved_cancelled_before_it_starts);
+    RUN(test_fire_reserved_cancel_kills_the_group);
+    RUN(test_fire_async_fd);
     return DONE();
 }

@@ -129,6 +129,13 @@ class _Lib:
             self.cancel.argtypes = [c_void_p, ctypes.c_uint64]
             self.cancel.restype = c_int
 
+        # uint64_t oh_hooks_fire_async_fd(const OhHooks *, const char *envelope_json, int fd);
+        # (issue 20) optional: without it fire_async completes through `done` as before.
+        self.fire_async_fd = getattr(cdll, "oh_hooks_fire_async_fd", None)
+        if self.fire_async_fd is not None:
+            self.fire_async_fd.argtypes = [c_void_p, c_char_p, c_int]
+            self.fire_async_fd.restype = ctypes.c_uint64
+
         self._cdll = cdll  # keep the library mapped as long as this object lives
 
     def take_string(self, ptr: Optional[int]) -> bytes:

@@ -11,7 +11,7 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, Optional, Union
 
-from . import _callbacks, _ffi
+from . import _callbacks, _completions, _ffi
 from ._errors import OhHooksError
 from ._types import Envelope, Options, Outcome
 
@@ -169,6 +169,8 @@ class Hooks:
         self._deferred: Optional[int] = None  # a handle the last call out must free
         self._host = _callbacks.Host()
         self._observer_key = 0
+        # fire_async's pipes, one per event loop (oh_hooks_fire_async_fd).
+        self._completions: Dict[asyncio.AbstractEventLoop, Optional[_completions.Completions]] = {}
         self._lib = _ffi.lib()
 
         merged = _options(options, keywords)
@@ -210,6 +212,7 @@ class Hooks:
                 deferred, self._deferred = self._deferred, None
         if deferred:
             self._lib.free(deferred)
+            self._freed()
 
     @property
     def closed(self) -> bool:
@@ -235,6 +238,14 @@ class Hooks:
                 self._cv.wait()
         # Outside the lock: freeing drains background hooks, which may take a while.
         self._lib.free(handle)
+        self._freed()
+
+    def _freed(self) -> None:
+        # Every fire_async record is written by now: each loop reads its last ones, then closes.
+        completions, self._completions = self._completions, {}
+        for c in completions.values():
+            if c is not None:
+                c.engine_freed()
 
     def __enter__(self) -> "Hooks":
         return self
@@ -250,6 +261,7 @@ class Hooks:
             if handle:
                 self._host.begin_closing()
                 self._lib.free(handle)
+                self._freed()
         except Exception:  # interpreter shutdown: modules may already be gone
             pass
 
@@ -394,20 +406,33 @@ class Hooks:
         loop = asyncio.get_running_loop()
         self._host.loop = loop
         data = _dumps(envelope)
-        fut: "asyncio.Future[bytes]" = loop.create_future()
-        key = _callbacks.next_key()
-        _callbacks.fires[key] = (loop, fut)
-        try:
+        completions = None
+        if self._lib.fire_async_fd is not None:
             handle = self._enter("fire_async")
-        except BaseException:
-            _callbacks.fires.pop(key, None)
-            raise
-        try:
-            # done may run before this returns (on an engine thread, or on this one when the
-            # engine refuses the fire); it only schedules _settle on the loop, so that is fine.
-            fire_id = self._lib.fire_async(handle, data, _callbacks.DONE_TRAMPOLINE, key)
-        finally:
-            self._leave()
+            try:
+                # Made inside the call: close() then waits for it, and gives its pipe back.
+                completions = _completions.for_loop(self._completions, loop)
+                if completions is not None:
+                    fire_id = self._lib.fire_async_fd(handle, data, completions.w)
+            finally:
+                self._leave()
+        if completions is not None:
+            fut = completions.wait(fire_id)
+        else:
+            fut = loop.create_future()
+            key = _callbacks.next_key()
+            _callbacks.fires[key] = (loop, fut)
+            try:
+                handle = self._enter("fire_async")
+            except BaseException:
+                _callbacks.fires.pop(key, None)
+                raise
+            try:
+                # done may run before this returns (on an engine thread, or on this one when the
+                # engine refuses the fire); it only schedules _settle on the loop, so that is fine.
+                fire_id = self._lib.fire_async(handle, data, _callbacks.DONE_TRAMPOLINE, key)
+            finally:
+                self._leave()
         try:
             raw = await fut
         except asyncio.CancelledError:

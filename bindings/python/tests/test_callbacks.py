@@ -237,20 +237,27 @@ class AsyncTests(unittest.TestCase):
                 loop_thread = threading.get_ident()
                 ran_on: List[int] = []
 
+                ticks = 0
+                ticked = asyncio.Event()
+
                 async def co(env):
                     ran_on.append(threading.get_ident())
-                    await asyncio.sleep(0.05)
+                    # Answers only once the loop has run the ticker a few times while this fire
+                    # was pending (waiting on an event, not a fixed sleep, so a loaded machine
+                    # cannot make it fail; a blocked loop would hit the 5 s timeout instead).
+                    await ticked.wait()
                     return {"decision": "deny", "reason": f"async says no to {env['toolName']}"}
 
                 h.register("sync", lambda env: None)
                 h.register("co", co)
-                ticks = 0
 
                 async def ticker():
                     nonlocal ticks
                     while True:
                         await asyncio.sleep(0.005)
                         ticks += 1
+                        if ticks > 3:
+                            ticked.set()
 
                 t = asyncio.ensure_future(ticker())
                 out = await h.fire_async({"event": "preToolUse", "toolName": "Bash"})
@@ -263,6 +270,49 @@ class AsyncTests(unittest.TestCase):
                 self.assertEqual([o.reason for o in outs], [f"async says no to {i}" for i in range(20)])
 
         self.run_async(main())
+
+    def test_fire_async_pipes_are_given_back(self) -> None:
+        # fire_async completes through a pipe per engine and event loop (oh_hooks_fire_async_fd):
+        # loops that come and go (asyncio.run makes one per call) and closing the engine, from
+        # inside the loop or after it, must not leave descriptors behind.
+        def open_fds() -> int:
+            return len(os.listdir("/proc/self/fd"))
+
+        if not os.path.isdir("/proc/self/fd"):
+            self.skipTest("needs /proc/self/fd")
+        before = open_fds()
+        outer = Hooks(inline({"postToolUse": [{"command": "true"}]}))
+
+        async def fire_some(h: Hooks) -> None:
+            outs = await asyncio.gather(*(h.fire_async({"event": "preToolUse", "toolName": str(i)}) for i in range(10)))
+            self.assertEqual([o.allowed for o in outs], [True] * 10)
+
+        async def inner() -> None:
+            with Hooks(inline({"postToolUse": [{"command": "true"}]})) as h:
+                await fire_some(h)
+
+        for _ in range(5):
+            asyncio.run(fire_some(outer))
+            asyncio.run(inner())
+        outer.close()
+        gc.collect()
+        self.assertEqual(open_fds(), before)
+
+    def test_fire_async_on_a_loop_without_add_reader(self) -> None:
+        # A loop that cannot watch a descriptor (Windows' proactor, say) completes through the
+        # engine's `done` instead, with the same outcome and cancellation.
+        class NoReaders(asyncio.SelectorEventLoop):
+            def add_reader(self, *args: Any, **kwargs: Any) -> None:
+                raise NotImplementedError
+
+        loop = NoReaders()
+        try:
+            with Hooks(inline({"preToolUse": [{"command": "exit 1", "match": "Bash"}]})) as h:
+                out = loop.run_until_complete(h.fire_async({"event": "preToolUse", "toolName": "Bash"}))
+                self.assertFalse(out.allowed)
+                self.assertEqual(out.reason, "hook denied (exit code)")
+        finally:
+            loop.close()
 
     def test_async_callback_exception_and_timeout(self) -> None:
         async def main():
