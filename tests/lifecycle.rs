@@ -91,7 +91,7 @@ fn every_async_fire_has_one_observer_record() {
         let (dones, codes) = (dones.clone(), codes.clone());
         e.fire_async(
             json,
-            Box::new(move |o| {
+            Box::new(move |_id, o| {
                 let v: Value = serde_json::from_str(&o.to_json()).unwrap();
                 codes.lock().unwrap().push(v["error"]["code"].as_str().unwrap_or("").to_string());
                 dones.fetch_add(1, Ordering::SeqCst);

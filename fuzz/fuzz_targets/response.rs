@@ -1,4 +1,4 @@
-//! Hook response bytes (jsonIO stdout, HTTP bodies) -> `response::parse`. Besides "no panic":
+//! Hook response bytes (jsonIO stdout, HTTP bodies) -> openHarness's `answer::parse`. Besides "no panic":
 //! - blank input is `Empty`; a JSON object (as serde_json reads it) is `Parsed`, and so is what
 //!   the tolerant reader reads beyond it (lone surrogates, a BOM, invalid UTF-8: always an
 //!   object's text); a `Malformed` answer is never a JSON object;
@@ -7,11 +7,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use oh_hooks::dialect::openharness::answer::{self, Response};
+use oh_hooks::dialect::openharness::merge::decision;
 use oh_hooks::merge::Walk;
-use oh_hooks::response::{self, Response};
+use oh_hooks::response;
 
 fuzz_target!(|data: &[u8]| {
-    let parsed = response::parse(data);
+    let parsed = answer::parse(data);
     let blank = data.iter().all(u8::is_ascii_whitespace);
     let object = serde_json::from_slice::<serde_json::Value>(data).is_ok_and(|v| v.is_object());
     match parsed {
@@ -20,16 +22,16 @@ fuzz_target!(|data: &[u8]| {
             assert!(!blank && !object);
             assert!(!why.is_empty());
         }
-        Response::Parsed { result, .. } => {
+        Response::Parsed { answer: result, .. } => {
             assert!(object || response::json::text(data).trim_start().starts_with('{'));
             assert!(result.reason.as_deref() != Some(""));
             assert!(result.context.as_deref() != Some(""));
             let _ = result.label();
             let mut walk = Walk::new();
-            let _ = walk.step(result.clone());
+            let _ = walk.step(decision(result.clone()), String::new);
             let _ = walk.finish();
             let mut walk = Walk::new();
-            walk.gather(result);
+            let _ = walk.gather(decision(result));
             let _ = walk.finish();
         }
     }

@@ -7,9 +7,9 @@
 //! engine must deny; the engine may deny more (a deny among repeated values wins).
 
 use oh_hooks::dialect::claude::answer as claude;
+use oh_hooks::dialect::openharness::answer as openharness;
 use oh_hooks::dialect::Raw;
 use oh_hooks::event::Event;
-use oh_hooks::response;
 use serde_json::Value;
 
 /// The answer's text as the reference reads it: invalid UTF-8 as U+FFFD, a leading BOM
@@ -94,8 +94,8 @@ pub fn check_openharness(bytes: &[u8]) -> Result<(), String> {
     if !deny {
         return Ok(());
     }
-    match response::parse(bytes) {
-        response::Response::Parsed { result, .. } if result.is_deny() => Ok(()),
+    match openharness::parse(bytes) {
+        openharness::Response::Parsed { answer, .. } if openharness::is_deny(&answer) => Ok(()),
         other => Err(format!("the reference reads a deny, the engine {other:?}")),
     }
 }

@@ -12,14 +12,18 @@
 //! Adding a dialect: a folder `src/dialect/<name>/` implementing [`Dialect`], and one line in
 //! [`registry::REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
 //!
-//! openHarness's own `.oh/` hooks are the native dialect: they are not in [`registry::REGISTRY`], they are
-//! the first step of each layer kind (docs/config.md "Merging").
+//! openHarness's own `.oh/` hooks are the native dialect: their answer reader and precedence
+//! are in [`openharness`] and give the same [`Answer`] and [`Decision`], but they do not
+//! implement [`Dialect`] and are not in [`registry::REGISTRY`] (always on, no `dialect` in their traces,
+//! one step per hook; docs/dialects.md "openHarness, the native dialect"). They are the first
+//! step of each layer kind (docs/config.md "Merging").
 
 pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod gemini;
+pub mod openharness;
 pub mod registry;
 
 use crate::envelope::tools::HostTools;
@@ -306,6 +310,9 @@ pub struct Raw<'a> {
 pub struct Answer {
     /// Blocks the event (or, on a stop event, the agent must not stop yet).
     pub block: bool,
+    /// An openHarness hook's top-level `decision: "allow"`: its trace's `result` is `allow`, and
+    /// it decides nothing (docs/config.md "Merging": it does not stop the walk).
+    pub allow: bool,
     pub permission: Option<Permission>,
     pub reason: Option<String>,
     pub context: Option<String>,
@@ -331,12 +338,14 @@ impl Answer {
         match (self.block, self.permission) {
             (true, _) | (_, Some(Permission::Deny)) => Verdict::Deny,
             (_, Some(p)) => p.into(),
+            _ if self.allow => Verdict::Allow,
             _ => Verdict::None,
         }
     }
 }
 
-/// One step's combined answer: what the walk (`merge/`) takes from a dialect.
+/// One step's combined answer: what the walk (`merge/`) takes from a dialect, one step at a
+/// time, and what the walk ends with (`Walk::finish`: the outcome's decision).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Decision {
     /// The event is blocked (or, on a stop event, the agent must not stop yet).
@@ -354,6 +363,24 @@ pub struct Decision {
     pub system_messages: Vec<String>,
     /// Outcome keys with no 1.1 equivalent (the last answer's value of each wins).
     pub extra: Map<String, Value>,
+    /// How the walk weighs this step against the others.
+    pub precedence: Precedence,
+}
+
+/// How the walk takes a step's [`Decision`] (docs/config.md "Merging"). Either way a block ends
+/// the walk and a rewrite reaches the later steps; they differ in what an allow does and which
+/// reason a decision keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Precedence {
+    /// Every registered dialect's steps: a block keeps the context gathered so far; an allow,
+    /// ask or defer is remembered and ranked against the other steps' (defer > ask > allow,
+    /// the first of a rank keeping its reason), so a later step's deny still denies.
+    #[default]
+    Ranked,
+    /// openHarness's own hooks, one hook a step (`openharness::merge`): a deny drops the context
+    /// gathered so far; a permission `allow` ends the walk as allowed, with no reason; an `ask`
+    /// is remembered; the first reason seen is kept.
+    FirstDecides,
 }
 
 /// A dialect: data and pure functions. Only the engine has side effects; a dialect's methods

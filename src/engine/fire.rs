@@ -6,14 +6,17 @@
 //! the own layers' steps first (openHarness's, then each registered dialect's in registry
 //! order), then the project layers' in the same order, so a project hook's `allow` never ends
 //! the walk before the user's own hooks have run. openHarness hooks are a step of their own
-//! each (docs/config.md "Merging"); a dialect's hooks of one layer kind run together and its merge makes
-//! them one step. Nothing here knows a dialect by name: each is asked through its trait.
+//! each (docs/config.md "Merging"), their answer made a `Decision` by openHarness's precedence
+//! (`dialect::openharness::merge`); a dialect's hooks of one layer kind run together and its
+//! merge makes them one step. The walk takes both alike (`Walk::step`). Nothing here knows a
+//! registered dialect by name: each is asked through its trait.
 
 use super::record::Record;
 use super::state::Snapshot;
 use super::{cancelled_error, Inner};
 use crate::config::layers::{self, LayerKind, Origin};
 use crate::config::{self, HookSpec};
+use crate::dialect::openharness::merge::decision as native_step;
 use crate::dialect::registry::REGISTRY;
 use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View};
 use crate::envelope::tools::HostTools;
@@ -44,11 +47,9 @@ enum Pick {
 /// that dialect is configured for the event).
 type Views = Vec<Option<Arc<View>>>;
 
-/// What one hook of [`Inner::run_together`] did.
-enum Done {
-    Native(Ran),
-    Dialect(dialect_run::Report),
-}
+/// Each registered dialect's hooks that ran in a fire, by registry position: their picks and
+/// what each did, in job order.
+type Steps = Vec<(Vec<Pick>, Vec<Ran>)>;
 
 /// What a fire hands its background hooks.
 struct Background<'a> {
@@ -157,7 +158,7 @@ impl Inner {
                 let (answers, step_traces) = split(ran, &mut warnings);
                 let decision = decide(dialect, &envelope, &self.options.tools, &answers);
                 let who = || denier(dialect, dialect_hooks, &picks, &answers, &step_traces);
-                let decided = walk.dialect_step(decision, who).is_break();
+                let decided = walk.step(decision, who).is_break();
                 traces.extend(step_traces);
                 if decided {
                     break;
@@ -174,8 +175,7 @@ impl Inner {
             for (d, (_, ran)) in steps.into_iter().enumerate().filter(|(_, (p, _))| !p.is_empty()) {
                 let (answers, step_traces) = split(ran, &mut warnings);
                 traces.extend(step_traces);
-                let (step_stop, message) =
-                    walk.dialect_gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
+                let (step_stop, message) = walk.gather(decide(REGISTRY[d], &envelope, &self.options.tools, &answers));
                 stop = stop.or(step_stop);
                 messages.extend(message);
             }
@@ -184,7 +184,7 @@ impl Inner {
             merged.updated_input = None;
             merged.updated_prompt = None;
             merged.stop = stop;
-            merged.system_message = (!messages.is_empty()).then(|| messages.join("\n"));
+            merged.system_messages = messages;
             merged.into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
         } else {
             let mut jobs = natives;
@@ -291,17 +291,15 @@ impl Inner {
                     break 'walk;
                 }
                 let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
-                let Ran { result, trace } = hook::run(&specs[i], &cx);
+                let Ran { answer, trace, .. } = hook::run(&specs[i], &cx);
                 traces.push(trace);
-                if let Some(result) = result {
-                    if result.updated_input.is_some() || result.updated_prompt.is_some() {
-                        let base = current.as_ref().unwrap_or(envelope);
-                        current = Some(base.rewritten(result.updated_input.as_ref(), result.updated_prompt.as_deref()));
-                    }
-                    let who = || traces.last().map(|t| native_denier(&specs[i], t)).unwrap_or_default();
-                    if walk.step(result, who).is_break() {
-                        break 'walk;
-                    }
+                if answer.updated_input.is_some() || answer.updated_prompt.is_some() {
+                    let base = current.as_ref().unwrap_or(envelope);
+                    current = Some(base.rewritten(answer.updated_input.as_ref(), answer.updated_prompt.as_deref()));
+                }
+                let who = || traces.last().map(|t| native_denier(&specs[i], t)).unwrap_or_default();
+                if walk.step(native_step(answer), who).is_break() {
+                    break 'walk;
                 }
             }
             for (d, dialect) in REGISTRY.iter().enumerate() {
@@ -328,19 +326,12 @@ impl Inner {
                 } else {
                     views
                 };
-                let done = self.run_together(snapshot, at, views_now, &step, cancel, budget);
-                let ran = done
-                    .into_iter()
-                    .filter_map(|d| match d {
-                        Done::Dialect(r) => Some(r),
-                        Done::Native(_) => None,
-                    })
-                    .collect();
+                let ran = self.run_together(snapshot, at, views_now, &step, cancel, budget);
                 let (answers, step_traces) = split(ran, &mut warnings);
                 let decision = decide(*dialect, at, &self.options.tools, &answers);
                 let rewrite = (decision.updated_input.clone(), decision.updated_prompt.clone());
                 let who = || denier(*dialect, hooks, &step, &answers, &step_traces);
-                let decided = walk.dialect_step(decision, who).is_break();
+                let decided = walk.step(decision, who).is_break();
                 traces.extend(step_traces);
                 if decided {
                     break 'walk;
@@ -364,7 +355,7 @@ impl Inner {
         jobs: &[Pick],
         cancel: Option<&Cancel>,
         budget: &Budget,
-    ) -> Vec<Done> {
+    ) -> Vec<Ran> {
         let cx = self.context(snapshot, envelope, cancel);
         let specs = snapshot.config.hooks.of(envelope.event);
         let hooks = snapshot.config.dialects.of(envelope.event);
@@ -372,20 +363,18 @@ impl Inner {
         let contexts: Vec<Option<DialectContext>> =
             views.iter().map(|v| v.as_deref().map(|view| DialectContext { base: &cx, view })).collect();
         // A dialect hook that did not run: `why`, traced like one that did.
-        let unrun = |i: usize, why: &str, late: bool| {
-            Done::Dialect(dialect_run::Report {
-                answer: Answer { failure: Some(why.into()), ..Answer::default() },
-                trace: Trace {
-                    index: offset + i,
-                    kind: hooks[i].type_name(),
-                    dialect: Some(hooks[i].dialect().name()),
-                    result: Verdict::None,
-                    timed_out: late.then_some(true),
-                    error: late.then(|| why.to_string()),
-                    ..Trace::default()
-                },
-                warning: None,
-            })
+        let unrun = |i: usize, why: &str, late: bool| Ran {
+            answer: Answer { failure: Some(why.into()), ..Answer::default() },
+            trace: Trace {
+                index: offset + i,
+                kind: hooks[i].type_name(),
+                dialect: Some(hooks[i].dialect().name()),
+                result: Verdict::None,
+                timed_out: late.then_some(true),
+                error: late.then(|| why.to_string()),
+                ..Trace::default()
+            },
+            warning: None,
         };
         let run_in = |i: usize, dcx: &DialectContext| {
             let mut ran = dialect_run::run(&hooks[i], offset + i, dcx);
@@ -399,17 +388,17 @@ impl Inner {
                     ..Answer::default()
                 };
             }
-            Done::Dialect(ran)
+            ran
         };
         let run = |job: &Pick| match *job {
-            Pick::Native(i) => Done::Native(hook::run(&specs[i], &cx)),
+            Pick::Native(i) => hook::run(&specs[i], &cx),
             Pick::Dialect(i) => {
                 let Some(Some(dcx)) = contexts.get(hooks[i].dialect) else { return unrun(i, INTERNAL, false) };
                 run_in(i, dcx)
             }
         };
         let failed = |job: &Pick| match *job {
-            Pick::Native(i) => Done::Native(not_run(&specs[i], INTERNAL)),
+            Pick::Native(i) => not_run(&specs[i], INTERNAL),
             Pick::Dialect(i) => unrun(i, INTERNAL, false),
         };
         // Each hook's own timeout counts from here, its wait for a turn included.
@@ -425,7 +414,7 @@ impl Inner {
             Pick::Native(i) => {
                 let mut ran = not_run(&specs[i], NO_TURN);
                 ran.trace.timed_out = Some(true);
-                Done::Native(ran)
+                ran
             }
             Pick::Dialect(i) => unrun(i, NO_TURN, true),
         };
@@ -457,7 +446,7 @@ impl Inner {
             fanout::Jobs { jobs: &parallel, deadline: &deadline, run: &run, late: &late, failed: &failed },
         )
         .into_iter();
-        let mut in_order: Vec<Option<Done>> = jobs.iter().map(|_| None).collect();
+        let mut in_order: Vec<Option<Ran>> = jobs.iter().map(|_| None).collect();
         for &d in &sequential {
             let Some(Some(first)) = views.get(d) else { continue };
             let mut view: Arc<View> = first.clone();
@@ -488,10 +477,8 @@ impl Inner {
                 )
                 .pop()
                 .unwrap_or_else(|| unrun(i, INTERNAL, false));
-                if let Done::Dialect(ran) = &done {
-                    if let Some(next) = REGISTRY[d].next_view(envelope.event, &view, &ran.answer) {
-                        view = Arc::new(next);
-                    }
+                if let Some(next) = REGISTRY[d].next_view(envelope.event, &view, &done.answer) {
+                    view = Arc::new(next);
                 }
                 in_order[at] = Some(done);
             }
@@ -543,7 +530,8 @@ impl Inner {
                     None => {
                         let why = if stopped() { NOT_STARTED_FREE } else { NO_TURN };
                         Ran {
-                            result: None,
+                            answer: Answer::default(),
+                            warning: None,
                             trace: Trace {
                                 index,
                                 kind,
@@ -571,7 +559,7 @@ impl Inner {
                         error: Some("not run: the background queue was full".to_string()),
                         ..Trace::default()
                     };
-                    self.background_done(&record, slot, Ran { result: None, trace });
+                    self.background_done(&record, slot, Ran { answer: Answer::default(), trace, warning: None });
                 }
             }
         }
@@ -587,7 +575,9 @@ impl Inner {
                 let dcx = DialectContext { base: &cx, view: view.unwrap_or(&empty) };
                 let offset = snap.config.hooks.of(env.event).len();
                 let ran = dialect_run::run(&snap.config.dialects.of(env.event)[i], offset + i, &dcx);
-                Ran { result: None, trace: ran.trace }
+                // A background hook decides nothing; the record gathers only openHarness
+                // hooks' context and reason (as before the two shared one type).
+                Ran { answer: Answer::default(), trace: ran.trace, warning: None }
             }
             Pick::Native(i) => hook::run(&snap.config.hooks.of(env.event)[i], &cx),
         }
@@ -628,22 +618,17 @@ impl Inner {
 /// What `run_together` did, as the walk's start: the openHarness hooks' results gathered (rule
 /// 4 of docs/config.md "Merging": these events cannot block) and their traces, and the dialect hooks'
 /// picks and runs by dialect (registry position), in job order.
-fn gather(
-    done: Vec<Done>,
-    jobs: &[Pick],
-    hooks: &[Hook],
-) -> (Walk, Vec<Trace>, Vec<(Vec<Pick>, Vec<dialect_run::Report>)>) {
+fn gather(done: Vec<Ran>, jobs: &[Pick], hooks: &[Hook]) -> (Walk, Vec<Trace>, Steps) {
     let mut walk = Walk::new();
     let mut traces = Vec::with_capacity(done.len());
-    let mut steps: Vec<(Vec<Pick>, Vec<dialect_run::Report>)> = REGISTRY.iter().map(|_| Default::default()).collect();
-    for (d, pick) in done.into_iter().zip(jobs) {
-        match d {
-            Done::Native(Ran { result, trace }) => {
-                walk.gather(result.unwrap_or_default());
-                traces.push(trace);
+    let mut steps: Steps = REGISTRY.iter().map(|_| Default::default()).collect();
+    for (ran, pick) in done.into_iter().zip(jobs) {
+        match *pick {
+            Pick::Native(_) => {
+                walk.gather(native_step(ran.answer));
+                traces.push(ran.trace);
             }
-            Done::Dialect(ran) => {
-                let Pick::Dialect(i) = *pick else { continue };
+            Pick::Dialect(i) => {
                 steps[hooks[i].dialect].0.push(*pick);
                 steps[hooks[i].dialect].1.push(ran);
             }
@@ -653,7 +638,7 @@ fn gather(
 }
 
 /// One step's answers and traces, its warnings added to `warnings`.
-fn split(ran: Vec<dialect_run::Report>, warnings: &mut Vec<String>) -> (Vec<Answer>, Vec<Trace>) {
+fn split(ran: Vec<Ran>, warnings: &mut Vec<String>) -> (Vec<Answer>, Vec<Trace>) {
     let mut answers = Vec::with_capacity(ran.len());
     let mut traces = Vec::with_capacity(ran.len());
     for r in ran {
@@ -720,7 +705,8 @@ fn denier(dialect: &dyn Dialect, hooks: &[Hook], step: &[Pick], answers: &[Answe
 /// The part of an openHarness hook that did not run (or failed inside the engine): `why`.
 fn not_run(spec: &HookSpec, why: &str) -> Ran {
     Ran {
-        result: None,
+        answer: Answer::default(),
+        warning: None,
         trace: Trace {
             index: spec.index,
             kind: spec.type_name(),

@@ -2,6 +2,7 @@
 //! each of its background hooks, and handed to the observer by the last of them.
 
 use super::Inner;
+use crate::dialect::openharness::merge::decision as native_step;
 use crate::envelope::{self, Envelope};
 use crate::error::Error;
 use crate::event::Event;
@@ -114,10 +115,10 @@ impl Record {
         if !ran.is_empty() && outcome.hooks.is_empty() && outcome.error.is_none() {
             let mut walk = Walk::new();
             for r in &ran {
-                walk.gather(r.result.clone().unwrap_or_default());
+                walk.gather(native_step(r.answer.clone()));
             }
             let merged = walk.finish();
-            outcome.additional_context = merged.context;
+            outcome.additional_context = merged.context();
             outcome.reason = merged.reason;
         }
         outcome.hooks.extend(ran.into_iter().map(|r| r.trace));

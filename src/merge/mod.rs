@@ -1,55 +1,41 @@
-//! The merge of a blocking event's hook results (docs/config.md "Merging"), as a walk the engine feeds one
-//! result at a time so that a short-circuit stops later hooks from running at all. A dialect's
-//! hooks of one layer kind are one step: the dialect merges them (`Dialect::merge`) and the walk
-//! takes the [`Decision`] ([`Walk::dialect_step`]).
+//! The walk over a fire's steps (docs/config.md "Merging"), fed one step at a time so that a
+//! short-circuit stops later hooks from running at all. A step is one [`Decision`]: one
+//! openHarness hook's answer made one by its precedence rule (`dialect::openharness::merge`), or
+//! a registered dialect's hooks of one layer kind combined by its `Dialect::merge`. The step's
+//! [`Precedence`] says how the walk weighs it; the walk ends with one [`Decision`] too, the
+//! outcome's ([`Decision::into_outcome`]).
 
-use crate::dialect::Decision;
+use crate::dialect::{Decision, Precedence};
 use crate::outcome::{Outcome, Trace};
-use crate::response::{HookResult, Permission};
+use crate::response::Permission;
 use serde_json::Value;
 use std::ops::ControlFlow;
 
-/// The merged decision.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Merged {
-    pub allowed: bool,
-    pub permission: Option<Permission>,
-    pub reason: Option<String>,
-    pub context: Option<String>,
-    /// The tool input to use instead (the last rewrite in configuration order).
-    pub updated_input: Option<Value>,
-    pub updated_prompt: Option<String>,
-    pub updated_permissions: Option<Value>,
-    pub interrupt: bool,
-    /// `continue: false`: the harness should stop the agent, with this reason.
-    pub stop: Option<String>,
-    /// Messages for the user, joined by newlines.
-    pub system_message: Option<String>,
-    /// Outcome keys a dialect adds under its own names (docs/dialects.md).
-    pub extra: serde_json::Map<String, Value>,
-}
-
-impl Merged {
+impl Decision {
     /// The outcome of a walk: its decision, the traces of the hooks that ran, the warnings.
     pub fn into_outcome(self, hooks: Vec<Trace>, warnings: Vec<String>) -> Outcome {
-        let merged = self;
         Outcome {
-            allowed: merged.allowed,
-            permission_decision: merged.permission.map(|p| p.as_str()),
-            reason: merged.reason,
-            additional_context: merged.context,
-            updated_input: merged.updated_input,
-            updated_prompt: merged.updated_prompt,
-            updated_permissions: merged.updated_permissions,
-            interrupt: merged.interrupt.then_some(true),
-            continue_: merged.stop.is_some().then_some(false),
-            stop_reason: merged.stop.filter(|s| !s.is_empty()),
-            system_message: merged.system_message,
-            extra: merged.extra,
+            allowed: !self.block,
+            permission_decision: self.permission.map(|p| p.as_str()),
+            additional_context: self.context(),
+            reason: self.reason,
+            updated_input: self.updated_input,
+            updated_prompt: self.updated_prompt,
+            updated_permissions: self.updated_permissions,
+            interrupt: self.interrupt.then_some(true),
+            continue_: self.stop.is_some().then_some(false),
+            stop_reason: self.stop.filter(|s| !s.is_empty()),
+            system_message: join_lines(&self.system_messages),
+            extra: self.extra,
             hooks,
             warnings,
             error: None,
         }
+    }
+
+    /// The outcome's `additionalContext`: the non-empty contexts joined by a blank line.
+    pub fn context(&self) -> Option<String> {
+        join(&self.contexts)
     }
 }
 
@@ -58,11 +44,11 @@ pub struct Walk {
     contexts: Vec<String>,
     first_reason: Option<String>,
     saw_ask: bool,
-    done: Option<Merged>,
+    done: Option<Decision>,
     updated_input: Option<Value>,
     updated_prompt: Option<String>,
-    // What a dialect's step ([`Walk::dialect_step`]) carries on to the end of the
-    // walk: its steps need not be the last (own hooks of every dialect run before project ones).
+    // What a ranked step carries on to the end of the walk: its steps need not be the last
+    // (own hooks of every dialect run before project ones).
     /// The highest-ranked decision of such steps (defer > ask > allow) with its reason.
     decision: Option<(Permission, Option<String>)>,
     /// The reason of such a step that gave no decision: ahead of the first reason, as 1.1
@@ -80,78 +66,19 @@ impl Walk {
         Walk::default()
     }
 
-    /// Takes the next matching hook's result. `Break` means the walk is decided: later hooks
-    /// must not run. `who` names the hook ([`denied_by`]); it is called only for a deny that
-    /// has no reason otherwise.
-    pub fn step(&mut self, result: HookResult, who: impl FnOnce() -> String) -> ControlFlow<()> {
-        debug_assert!(self.done.is_none(), "step after the walk was decided");
-        if result.is_deny() {
-            // Rule 1: a deny is a deny, whatever permission decision came with it.
-            self.done = Some(Merged {
-                allowed: false,
-                permission: result.permission.map(|_| Permission::Deny),
-                reason: Some(deny_reason(result.reason, self.first_reason.take(), who)),
-                ..Merged::default()
-            });
-            return ControlFlow::Break(());
-        }
-        if result.permission == Some(Permission::Allow) {
-            // Rule 2: permission allow stops the walk, keeping context, dropping reasons.
-            self.rewrites(&result);
-            self.contexts.extend(result.context);
-            self.done = Some(Merged {
-                allowed: true,
-                permission: Some(Permission::Allow),
-                context: join(&self.contexts),
-                updated_input: self.updated_input.take(),
-                updated_prompt: self.updated_prompt.take(),
-                ..Merged::default()
-            });
-            return ControlFlow::Break(());
-        }
-        // Rules 3 and 4.
-        self.saw_ask |= result.permission == Some(Permission::Ask);
-        self.rewrites(&result);
-        self.gather(result);
-        ControlFlow::Continue(())
-    }
-
-    /// A rewrite replaces any earlier one: the last in configuration order wins.
-    fn rewrites(&mut self, result: &HookResult) {
-        if let Some(input) = &result.updated_input {
-            self.updated_input = Some(input.clone());
-        }
-        if let Some(prompt) = &result.updated_prompt {
-            self.updated_prompt = Some(prompt.clone());
-        }
-    }
-
-    /// Whether the walk is decided (later hooks, every dialect's included, do not run).
-    pub fn is_done(&self) -> bool {
-        self.done.is_some()
-    }
-
-    /// Rule 4 alone: what non-blocking events keep of their hooks' results.
-    pub fn gather(&mut self, result: HookResult) {
-        self.contexts.extend(result.context.filter(|c| !c.is_empty()));
-        if self.first_reason.is_none() {
-            self.first_reason = result.reason.filter(|r| !r.is_empty());
-        }
-    }
-
-    /// One dialect's hooks of one layer kind as one step of the walk (the walk is not yet
-    /// decided). `Break`: decided, later steps do not run — a block, or `continue: false` on an
-    /// event that waits for it. Otherwise the step's decision (allow, ask, defer) is remembered
-    /// and ranked against the other steps' as Claude Code ranks them, its reason kept; a rewrite
-    /// applies to the envelope the later steps receive. An allow does not end the walk: a later
-    /// step may still deny.
+    /// Takes the next step (the walk is not yet decided). `Break`: decided, later steps do not
+    /// run — a block, `continue: false` on an event that waits for it, or (openHarness's
+    /// precedence) a permission allow. Otherwise a ranked step's decision (allow, ask, defer)
+    /// is remembered and ranked against the other steps' as Claude Code ranks them, its reason
+    /// kept, and an openHarness step's ask is remembered and its reason kept if it is the
+    /// first; a rewrite applies to the envelope the later steps receive.
     ///
-    /// `who` names the hook that blocked or stopped (see [`super::denied_by`]), for a block that
-    /// has no reason otherwise.
-    pub fn dialect_step(&mut self, m: Decision, who: impl FnOnce() -> String) -> ControlFlow<()> {
-        debug_assert!(self.done.is_none(), "a dialect's step after the walk was decided");
+    /// `who` names the hook that blocked or stopped (see [`denied_by`]), for a block that has no
+    /// reason otherwise; it is called only then.
+    pub fn step(&mut self, m: Decision, who: impl FnOnce() -> String) -> ControlFlow<()> {
+        debug_assert!(self.done.is_none(), "a step after the walk was decided");
         self.extra.extend(m.extra);
-        self.contexts.extend(m.contexts);
+        self.contexts.extend(m.contexts.into_iter().filter(|c| !c.is_empty()));
         self.system_messages.extend(m.system_messages);
         self.interrupt |= m.interrupt;
         if self.stop.is_none() {
@@ -159,23 +86,32 @@ impl Walk {
         }
         let stop_blocks = m.stop.is_some() && m.stop_ends_walk;
         if m.block || stop_blocks {
-            self.done = Some(Merged {
-                allowed: false,
-                permission: m.permission.filter(|p| *p == Permission::Deny && m.block),
+            let (reason, contexts) = match m.precedence {
+                // A deny is a deny: its reason or the first seen; the context gathered is dropped.
+                Precedence::FirstDecides => (deny_reason(m.reason, self.first_reason.take(), who), Vec::new()),
                 // A block gives its own reason; `continue: false` alone overrules the decisions,
                 // so theirs (an allow's "fine") must not explain why the agent stops.
-                reason: Some(deny_reason(
-                    if m.block { m.reason } else { None }
-                        .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
-                        .or_else(|| self.step_reason.take()),
-                    self.first_reason.take(),
-                    who,
-                )),
-                context: join(&self.contexts),
-                ..Merged::default()
+                Precedence::Ranked => (
+                    deny_reason(
+                        if m.block { m.reason } else { None }
+                            .or_else(|| m.stop.clone().filter(|s| !s.is_empty()))
+                            .or_else(|| self.step_reason.take()),
+                        self.first_reason.take(),
+                        who,
+                    ),
+                    std::mem::take(&mut self.contexts),
+                ),
+            };
+            self.done = Some(Decision {
+                block: true,
+                permission: m.permission.filter(|p| *p == Permission::Deny && m.block),
+                reason: Some(reason),
+                contexts,
+                ..Decision::default()
             });
             return ControlFlow::Break(());
         }
+        // A rewrite replaces any earlier one: the last in walk order wins.
         if m.updated_input.is_some() {
             self.updated_input = m.updated_input;
         }
@@ -185,8 +121,25 @@ impl Walk {
         if m.updated_permissions.is_some() {
             self.updated_permissions = m.updated_permissions;
         }
-        match m.permission {
-            Some(p @ (Permission::Allow | Permission::Ask | Permission::Defer)) => {
+        match (m.precedence, m.permission) {
+            (Precedence::FirstDecides, Some(Permission::Allow)) => {
+                // Keeping the context, dropping the reasons.
+                self.done = Some(Decision {
+                    permission: Some(Permission::Allow),
+                    contexts: std::mem::take(&mut self.contexts),
+                    updated_input: self.updated_input.take(),
+                    updated_prompt: self.updated_prompt.take(),
+                    ..Decision::default()
+                });
+                return ControlFlow::Break(());
+            }
+            (Precedence::FirstDecides, p) => {
+                self.saw_ask |= p == Some(Permission::Ask);
+                if self.first_reason.is_none() {
+                    self.first_reason = m.reason.filter(|r| !r.is_empty());
+                }
+            }
+            (Precedence::Ranked, Some(p @ (Permission::Allow | Permission::Ask | Permission::Defer))) => {
                 // Across steps as inside one: defer > ask > allow; the first of a rank keeps it.
                 let rank = |p: Permission| match p {
                     Permission::Defer => 3,
@@ -197,7 +150,7 @@ impl Walk {
                     self.decision = Some((p, m.reason.filter(|r| !r.is_empty())));
                 }
             }
-            _ => {
+            (Precedence::Ranked, _) => {
                 if self.step_reason.is_none() {
                     self.step_reason = m.reason.filter(|r| !r.is_empty());
                 }
@@ -206,26 +159,31 @@ impl Walk {
         ControlFlow::Continue(())
     }
 
-    /// Non-blocking events with `waitNonBlocking`: decisions ignored, context, the first
-    /// reason, messages and `continue: false` kept.
-    pub fn dialect_gather(&mut self, m: Decision) -> (Option<String>, Option<String>) {
+    /// Whether the walk is decided (later hooks, every dialect's included, do not run).
+    pub fn is_done(&self) -> bool {
+        self.done.is_some()
+    }
+
+    /// A step of an event that cannot block (or of `waitNonBlocking`): decisions ignored;
+    /// context, the first reason and outcome keys kept. Returns the step's `continue: false`
+    /// and its messages, joined, for the caller to keep.
+    pub fn gather(&mut self, m: Decision) -> (Option<String>, Option<String>) {
         self.extra.extend(m.extra);
-        self.contexts.extend(m.contexts);
+        self.contexts.extend(m.contexts.into_iter().filter(|c| !c.is_empty()));
         if self.first_reason.is_none() {
             self.first_reason = m.reason.filter(|r| !r.is_empty());
         }
         (m.stop, join_lines(&m.system_messages))
     }
 
-    pub fn finish(self) -> Merged {
-        let system_message = join_lines(&self.system_messages);
+    pub fn finish(self) -> Decision {
         if let Some(mut done) = self.done {
             // What an earlier step said for the user and the harness stays, whoever decided.
-            done.system_message = done.system_message.or(system_message);
-            done.stop = done.stop.or(self.stop);
+            done.system_messages = self.system_messages;
+            done.stop = self.stop;
             done.interrupt |= self.interrupt;
-            if done.allowed {
-                done.updated_permissions = done.updated_permissions.or(self.updated_permissions);
+            if !done.block {
+                done.updated_permissions = self.updated_permissions;
             }
             done.extra = self.extra;
             return done;
@@ -236,18 +194,18 @@ impl Walk {
             _ if self.saw_ask => Some(Permission::Ask),
             p => p,
         };
-        Merged {
-            allowed: true,
+        Decision {
             permission,
             reason: decision_reason.flatten().or(self.step_reason).or(self.first_reason),
-            context: join(&self.contexts),
+            contexts: self.contexts,
             updated_input: self.updated_input,
             updated_prompt: self.updated_prompt,
             updated_permissions: self.updated_permissions,
             interrupt: self.interrupt,
             stop: self.stop,
-            system_message,
+            system_messages: self.system_messages,
             extra: self.extra,
+            ..Decision::default()
         }
     }
 }
@@ -297,56 +255,66 @@ pub(crate) fn join(contexts: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::Decision;
+    use crate::dialect::openharness::merge::decision;
+    use crate::dialect::Answer;
 
-    fn r(
-        decision: Option<Decision>,
-        permission: Option<Permission>,
-        reason: Option<&str>,
-        context: Option<&str>,
-    ) -> HookResult {
-        HookResult {
-            decision,
+    /// An openHarness answer's top-level `decision`.
+    #[derive(Clone, Copy)]
+    enum Top {
+        Allow,
+        Deny,
+    }
+
+    fn r(top: Option<Top>, permission: Option<Permission>, reason: Option<&str>, context: Option<&str>) -> Answer {
+        Answer {
+            block: matches!(top, Some(Top::Deny)),
+            allow: matches!(top, Some(Top::Allow)),
             permission,
             reason: reason.map(Into::into),
             context: context.map(Into::into),
-            ..HookResult::default()
+            ..Answer::default()
         }
     }
 
-    fn walk(results: Vec<HookResult>) -> (Merged, usize) {
+    /// openHarness hooks one after another, each a step, as the engine walks them.
+    fn walk(results: Vec<Answer>) -> (Decision, usize) {
         let mut w = Walk::new();
         let mut ran = 0;
         for result in results {
             ran += 1;
-            if w.step(result, || "denied by test hook".into()).is_break() {
+            if w.step(decision(result), || "denied by test hook".into()).is_break() {
                 break;
             }
         }
         (w.finish(), ran)
     }
 
+    fn contexts(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(|c| c.to_string()).collect()
+    }
+
     #[test]
     fn deny_short_circuits_with_earlier_reason() {
         let (m, ran) = walk(vec![
             r(None, None, Some("first"), Some("ctx")),
-            r(Some(Decision::Deny), None, None, None),
+            r(Some(Top::Deny), None, None, None),
             r(None, Some(Permission::Allow), None, None),
         ]);
         assert_eq!(ran, 2);
-        assert_eq!(m, Merged { allowed: false, permission: None, reason: Some("first".into()), ..Merged::default() });
+        assert_eq!(m, Decision { block: true, permission: None, reason: Some("first".into()), ..Decision::default() });
+        assert_eq!(m.context(), None, "the context gathered is dropped");
     }
 
     #[test]
     fn deny_with_permission_allow_is_a_deny() {
-        let (m, _) = walk(vec![r(Some(Decision::Deny), Some(Permission::Allow), Some("no"), None)]);
+        let (m, _) = walk(vec![r(Some(Top::Deny), Some(Permission::Allow), Some("no"), None)]);
         assert_eq!(
             m,
-            Merged {
-                allowed: false,
+            Decision {
+                block: true,
                 permission: Some(Permission::Deny),
                 reason: Some("no".into()),
-                ..Merged::default()
+                ..Decision::default()
             }
         );
     }
@@ -354,45 +322,47 @@ mod tests {
     #[test]
     fn permission_allow_keeps_context() {
         let (m, ran) = walk(vec![
-            r(Some(Decision::Allow), None, Some("why"), Some("a")),
+            r(Some(Top::Allow), None, Some("why"), Some("a")),
             r(None, Some(Permission::Ask), None, Some("")),
             r(None, Some(Permission::Allow), None, Some("b")),
-            r(Some(Decision::Deny), None, None, None),
+            r(Some(Top::Deny), None, None, None),
         ]);
         assert_eq!(ran, 3);
         assert_eq!(
             m,
-            Merged {
-                allowed: true,
+            Decision {
+                block: false,
                 permission: Some(Permission::Allow),
-                context: Some("a\n\nb".into()),
-                ..Merged::default()
+                contexts: contexts(&["a", "b"]),
+                ..Decision::default()
             }
         );
+        assert_eq!(m.context(), Some("a\n\nb".into()));
     }
 
     #[test]
     fn ask_remembered_context_joined() {
         let (m, ran) = walk(vec![
             r(None, Some(Permission::Ask), None, Some("a")),
-            r(Some(Decision::Allow), None, Some("r"), Some("b")),
+            r(Some(Top::Allow), None, Some("r"), Some("b")),
             r(None, None, Some("later"), None),
         ]);
         assert_eq!(ran, 3);
         assert_eq!(
             m,
-            Merged {
-                allowed: true,
+            Decision {
+                block: false,
                 permission: Some(Permission::Ask),
                 reason: Some("r".into()),
-                context: Some("a\n\nb".into()),
-                ..Merged::default()
+                contexts: contexts(&["a", "b"]),
+                ..Decision::default()
             }
         );
+        assert_eq!(m.context(), Some("a\n\nb".into()));
     }
 
     #[test]
     fn nothing() {
-        assert_eq!(walk(vec![]).0, Merged { allowed: true, ..Merged::default() });
+        assert_eq!(walk(vec![]).0, Decision { block: false, ..Decision::default() });
     }
 }

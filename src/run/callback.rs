@@ -3,10 +3,11 @@
 //! a jsonIO response. A missing registration fails like a spawn failure; no answer in time fails
 //! like a timed-out jsonIO hook.
 
-use super::{Context, JSON_FAILED, OUTPUT_TOO_LARGE};
+use super::Context;
+use crate::dialect::openharness::answer::{deny, JSON_FAILED, OUTPUT_TOO_LARGE};
+use crate::dialect::Answer;
 use crate::host::{self, Asked, HostFunction};
 use crate::outcome::Trace;
-use crate::response::HookResult;
 use std::time::Duration;
 
 /// The registration a prompt hook asks.
@@ -23,24 +24,24 @@ pub fn prompt_request(question: &str, envelope_json: &str) -> String {
 }
 
 /// Asks `f` with `request` and turns what came back into the hook's result.
-pub fn run(f: &dyn HostFunction, request: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+pub fn run(f: &dyn HostFunction, request: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> Answer {
     let asked = host::ask(cx.engine_id, f, request, timeout, cx.cancel);
     trace.timed_out = Some(asked == Asked::TimedOut);
     let answer = match asked {
         Asked::Answered(a) => a,
         Asked::TimedOut => {
             trace.error = Some(format!("no answer within {} ms", timeout.as_millis()));
-            return HookResult::deny(JSON_FAILED);
+            return deny(JSON_FAILED);
         }
         Asked::Cancelled => {
             trace.error = Some("cancelled".to_string());
-            return HookResult::deny(JSON_FAILED);
+            return deny(JSON_FAILED);
         }
     };
-    let Some(answer) = answer else { return HookResult::default() };
+    let Some(answer) = answer else { return Answer::default() };
     if answer.len() > cx.max_output_bytes {
         trace.error = Some(format!("the answer exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
-        return HookResult::deny(OUTPUT_TOO_LARGE);
+        return deny(OUTPUT_TOO_LARGE);
     }
     super::json_io_result(&answer, cx, trace)
 }

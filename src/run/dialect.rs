@@ -5,7 +5,7 @@
 
 use super::command::{self, Exit, Spawn};
 use super::http::Reply;
-use super::{utf8_prefix, Context};
+use super::{utf8_prefix, Context, Ran};
 use crate::dialect::{no_callback, Answer, Handler, Hook, Raw, Via, View};
 use crate::host::{self, Asked};
 use crate::outcome::{millis, Trace};
@@ -17,16 +17,7 @@ pub struct DialectContext<'a> {
     pub view: &'a View,
 }
 
-/// What running one dialect hook reports: its answer, its trace, and a warning for the outcome
-/// when it could not run at all (no host function for a callback hook: the harness should hear
-/// of it).
-pub struct Report {
-    pub answer: Answer,
-    pub trace: Trace,
-    pub warning: Option<String>,
-}
-
-pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Report {
+pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Ran {
     let dialect = hook.dialect();
     let event = cx.base.envelope.event;
     let mut trace = Trace {
@@ -210,19 +201,13 @@ pub fn run(hook: &Hook, index: usize, cx: &DialectContext) -> Report {
     finish(answer, trace, start, cx, warning)
 }
 
-fn finish(
-    mut answer: Answer,
-    mut trace: Trace,
-    start: Instant,
-    cx: &DialectContext,
-    warning: Option<String>,
-) -> Report {
+fn finish(mut answer: Answer, mut trace: Trace, start: Instant, cx: &DialectContext, warning: Option<String>) -> Ran {
     answer.finished = Some(Instant::now());
     trace.duration_ms = millis(start.elapsed());
     trace.result = super::cancelled_or(cx.base.cancel, answer.label());
     trace.reason = answer.reason.clone();
     trace.failure = answer.failure.clone();
-    Report { answer, trace, warning }
+    Ran { answer, trace, warning }
 }
 
 /// A dialect hook's timeout, in the seconds its files give it in.

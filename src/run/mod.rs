@@ -1,10 +1,9 @@
-//! The ways to run one hook, and turning what happened into a result for the merge and a trace
-//! for the outcome. [`run`] dispatches on the hook's [`Handler`]: every kind of hook is one arm
-//! there and one file beside this one. The per-event exit-code rules and the failure reasons
-//! live here.
+//! The ways to run one openHarness hook, and turning what happened into an answer for the walk
+//! and a trace for the outcome. [`run`] dispatches on the hook's [`Handler`]: every kind of hook
+//! is one arm there and one file beside this one. What an answer means (the exit-code rules, the
+//! jsonIO keys, the failure reasons) is openHarness's reader, `dialect/openharness/answer.rs`.
 //!
 //! - [`command`]: command hooks (env mode and jsonIO); processes are made by [`crate::os`].
-//! - [`http`]: HTTP hooks.
 //! - [`dialect`]: a dialect's hooks (command, HTTP, callback), each turned into one `Raw` the dialect reads.
 //! - [`http`]: HTTP hooks; `http_tcp`: the TCP transport under them.
 //! - [`callback`]: callback hooks and prompt hooks, answered by the host.
@@ -18,28 +17,18 @@ mod http_tcp;
 pub mod persistent;
 
 use crate::config::{Handler, HookSpec};
+use crate::dialect::openharness::answer::{self, Response};
+use crate::dialect::Answer;
 use crate::envelope::Envelope;
-use crate::event::Event;
 use crate::host::Host;
 use crate::os::cancel;
 use crate::os::spawn::EnvTemplate;
 use crate::outcome::{millis, Trace, Verdict};
-use crate::response::{self, HookResult, Permission, Response};
 use command::{Exit, Spawn};
 use http::{HttpClient, Reply};
 use persistent::{Launch, ProcessPoolTable};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-pub const ENV_DENIED: &str = "hook denied (exit code)";
-pub const JSON_FAILED: &str = "hook failed (timeout or non-zero exit)";
-pub const OUTPUT_TOO_LARGE: &str = "hook output exceeded maxOutputBytes";
-pub const MALFORMED: &str = "malformed hook response";
-pub const NO_EVALUATOR: &str = "prompt hook has no evaluator";
-pub const HTTP_ERROR: &str = "hook HTTP error";
-pub const HTTP_TOO_LARGE: &str = "hook HTTP response too large";
-pub const HTTP_MALFORMED: &str = "hook HTTP malformed response";
-pub const LEGACY_DENIED: &str = "hook denied";
 
 /// Everything a hook needs besides its own entry; shared by all hooks of one fire.
 pub struct Context<'a> {
@@ -60,10 +49,13 @@ pub struct Context<'a> {
     pub pools: &'a ProcessPoolTable,
 }
 
-/// A hook's part in the fire.
+/// What running one hook gave, whatever its dialect: its answer (the default, no decision, for
+/// a hook that did not run), its trace, and a warning for the outcome when it could not run at
+/// all (a dialect's callback hook with no host function: the harness should hear of it).
 pub struct Ran {
-    pub result: Option<HookResult>,
+    pub answer: Answer,
     pub trace: Trace,
+    pub warning: Option<String>,
 }
 
 pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
@@ -80,24 +72,24 @@ pub fn run(spec: &HookSpec, cx: &Context) -> Ran {
             None => {
                 let why = callback::not_registered(name);
                 trace.error = Some(why.clone());
-                HookResult::deny(&why)
+                answer::deny(&why)
             }
         },
         Handler::Prompt(question) => match cx.host.function(callback::EVALUATOR) {
             Some(f) => {
                 callback::run(&*f, &callback::prompt_request(question, &cx.envelope.json), timeout, cx, &mut trace)
             }
-            None if event.is_blocking() => HookResult::deny(NO_EVALUATOR),
+            None if event.is_blocking() => answer::deny(answer::NO_EVALUATOR),
             None => {
-                trace.error = Some(NO_EVALUATOR.to_string());
-                HookResult::default()
+                trace.error = Some(answer::NO_EVALUATOR.to_string());
+                Answer::default()
             }
         },
     };
     trace.duration_ms = millis(start.elapsed());
     trace.result = cancelled_or(cx.cancel, result.label());
     trace.reason = result.reason.clone();
-    Ran { result: Some(result), trace }
+    Ran { answer: result, trace, warning: None }
 }
 
 /// A hook the fire's cancel reached before it finished is traced `"cancelled"`, so that the
@@ -110,12 +102,12 @@ pub(crate) fn cancelled_or(cancel: Option<&cancel::Cancel>, label: Verdict) -> V
     }
 }
 
-fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut Trace) -> Answer {
     trace.json_io = Some(true);
     trace.persistent = Some(true);
     let Some(pool) = cx.pools.get(cx.envelope.event, spec.index) else {
         trace.error = Some("internal error: the persistent hook has no workers".to_string());
-        return HookResult::deny(JSON_FAILED);
+        return answer::deny(answer::JSON_FAILED);
     };
     let launch = Launch { cwd: cx.cwd, env: cx.env };
     let cancel = cx.cancel.map(|c| c as &dyn persistent::Cancellation);
@@ -129,20 +121,20 @@ fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut 
         None => {}
     }
     match served.answer {
-        Ok(Response::Parsed { result, .. }) => {
+        Ok(Response::Parsed { answer, .. }) => {
             trace.timed_out = Some(false);
-            result
+            answer
         }
         Ok(_) => {
             trace.timed_out = Some(false);
-            HookResult::default()
+            Answer::default()
         }
         Err(failure) => {
             trace.timed_out = Some(failure.timed_out());
             trace.error = Some(failure.message(timeout, cx.max_output_bytes));
             match failure {
-                persistent::WorkerFailure::TooLong => HookResult::deny(OUTPUT_TOO_LARGE),
-                _ => HookResult::deny(JSON_FAILED),
+                persistent::WorkerFailure::TooLong => answer::deny(answer::OUTPUT_TOO_LARGE),
+                _ => answer::deny(answer::JSON_FAILED),
             }
         }
     }
@@ -155,7 +147,7 @@ fn run_command(
     timeout: Duration,
     cx: &Context,
     trace: &mut Trace,
-) -> HookResult {
+) -> Answer {
     let event = cx.envelope.event;
     trace.json_io = json_io.then_some(true);
     let finished = command::run(&Spawn {
@@ -186,76 +178,52 @@ fn run_command(
         .or_else(|| finished.timed_out.then(|| format!("timed out after {} ms", timeout.as_millis())));
 
     if !json_io {
-        let permission_request = event == Event::PermissionRequest;
-        return if finished.succeeded() {
-            HookResult { permission: permission_request.then_some(Permission::Ask), ..HookResult::default() }
-        } else {
-            HookResult { permission: permission_request.then_some(Permission::Deny), ..HookResult::deny(ENV_DENIED) }
-        };
+        return answer::env_mode(event, finished.succeeded());
     }
     if !finished.succeeded() {
-        return HookResult::deny(JSON_FAILED);
+        return answer::deny(answer::JSON_FAILED);
     }
     if finished.stdout_overflow {
         trace.error = Some(format!("stdout exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
-        return HookResult::deny(OUTPUT_TOO_LARGE);
+        return answer::deny(answer::OUTPUT_TOO_LARGE);
     }
     json_io_result(&finished.stdout, cx, trace)
 }
 
-/// A jsonIO-shaped answer (stdout, a callback's or an evaluator's answer) to a result: blank is
-/// no decision, malformed is no decision (a deny on blocking events with `strict`).
-pub(crate) fn json_io_result(answer: &[u8], cx: &Context, trace: &mut Trace) -> HookResult {
-    match response::parse(answer) {
-        Response::Empty => HookResult::default(),
-        Response::Malformed(why) => {
-            trace.error = Some(why);
-            if cx.strict && cx.envelope.event.is_blocking() {
-                HookResult::deny(MALFORMED)
-            } else {
-                HookResult::default()
-            }
-        }
-        Response::Parsed { result, .. } => result,
+/// A jsonIO-shaped answer (stdout, a callback's or an evaluator's answer) read by openHarness's
+/// rules ([`answer::json_io`]), why it was malformed written to the trace.
+pub(crate) fn json_io_result(body: &[u8], cx: &Context, trace: &mut Trace) -> Answer {
+    let (read, malformed) = answer::json_io(cx.envelope.event, body, cx.strict);
+    if malformed.is_some() {
+        trace.error = malformed;
     }
+    read
 }
 
-fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> HookResult {
+fn run_http(url: &str, timeout: Duration, cx: &Context, trace: &mut Trace) -> Answer {
     trace.timed_out = Some(false);
     match cx.http.post(url, &cx.envelope.json, &[], timeout, cx.max_output_bytes, cx.cancel) {
         Reply::Body(status, body) => {
             trace.status = Some(status);
-            match response::parse(&body) {
-                Response::Empty => HookResult::default(),
-                Response::Malformed(why) => {
-                    trace.error = Some(why);
-                    HookResult::deny(HTTP_MALFORMED)
-                }
-                Response::Parsed { result, legacy_denied } => {
-                    if legacy_denied && result.decision.is_none() && result.permission.is_none() {
-                        HookResult {
-                            reason: result.reason.or_else(|| Some(LEGACY_DENIED.to_string())),
-                            ..HookResult::deny(LEGACY_DENIED)
-                        }
-                    } else {
-                        result
-                    }
-                }
+            let (read, malformed) = answer::http_body(&body);
+            if malformed.is_some() {
+                trace.error = malformed;
             }
+            read
         }
         Reply::Status(status) => {
             trace.status = Some(status);
-            HookResult::deny(&format!("hook HTTP {status}"))
+            answer::deny(&format!("hook HTTP {status}"))
         }
         Reply::TooLarge(status) => {
             trace.status = Some(status);
             trace.error = Some(format!("response body exceeded maxOutputBytes ({} bytes)", cx.max_output_bytes));
-            HookResult::deny(HTTP_TOO_LARGE)
+            answer::deny(answer::HTTP_TOO_LARGE)
         }
         Reply::Failed { timed_out, message } => {
             trace.timed_out = Some(timed_out);
             trace.error = Some(message);
-            HookResult::deny(HTTP_ERROR)
+            answer::deny(answer::HTTP_ERROR)
         }
     }
 }

@@ -14,6 +14,7 @@
 //! group id, cannot be reused before the group has been signalled.
 
 use super::command::{self, KILL_GRACE, STDERR_KEPT};
+use crate::dialect::openharness::answer::{self as response, Response};
 use crate::event::Event;
 pub use crate::os::cancel::Cancellation;
 use crate::os::child::{peek_exit, pidfd_open, reap, signal_group, wait_exit, Exit};
@@ -21,7 +22,6 @@ use crate::os::pipe::set_nonblocking;
 use crate::os::sigpipe::SigpipeBlock;
 use crate::os::spawn::EnvTemplate;
 use crate::os::wake::WakeFd;
-use crate::response::{self, Response};
 use crate::sync::Unpoison;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};

@@ -55,12 +55,12 @@ proptest! {
 
         let stop = answers.iter().any(|a| a.stop.is_some());
         let mut walk = Walk::new();
-        let _ = walk.dialect_step(m, || "denied by the hook".into());
+        let _ = walk.step(m, || "denied by the hook".into());
         let out = walk.finish();
-        if !out.allowed {
+        if out.block {
             prop_assert!(out.reason.as_deref().is_some_and(|r| !r.is_empty()), "every deny has a reason (1.2)");
         }
-        prop_assert_eq!(out.allowed, !blocked && !stop, "continue:false and deny both refuse");
+        prop_assert_eq!(!out.block, !blocked && !stop, "continue:false and deny both refuse");
         prop_assert_eq!(out.stop.is_some(), stop);
         if stop && !blocked {
             prop_assert_eq!(out.reason.as_deref(), Some("halt"), "an overruled decision's reason is not the stop's");

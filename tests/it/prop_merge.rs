@@ -2,11 +2,34 @@
 //! random result sequences compared with an independent model of the four rules, plus the
 //! individual rules stated on their own.
 
-use oh_hooks::merge::{Merged, Walk};
-use oh_hooks::response::{Decision, HookResult, Permission};
+use oh_hooks::dialect::openharness::merge::decision;
+use oh_hooks::dialect::{Answer, Decision as Step};
+use oh_hooks::merge::Walk;
+use oh_hooks::response::Permission;
 use proptest::prelude::*;
 
-fn result() -> impl Strategy<Value = HookResult> {
+/// What the harness sees of a walk's end: the outcome's fields the four rules set (the walk
+/// ends with a `Decision`; `allowed` is `!block`, `additionalContext` its joined contexts).
+#[derive(Debug, Default, PartialEq)]
+struct Merged {
+    allowed: bool,
+    permission: Option<Permission>,
+    reason: Option<String>,
+    context: Option<String>,
+}
+
+fn merged(d: Step) -> Merged {
+    Merged { allowed: !d.block, permission: d.permission, context: d.context(), reason: d.reason }
+}
+
+/// An openHarness answer's top-level `decision`.
+#[derive(Debug, Clone, Copy)]
+enum Decision {
+    Allow,
+    Deny,
+}
+
+fn result() -> impl Strategy<Value = Answer> {
     (
         prop::option::of(prop_oneof![Just(Decision::Allow), Just(Decision::Deny)]),
         prop::option::of(prop_oneof![Just(Permission::Allow), Just(Permission::Deny), Just(Permission::Ask)]),
@@ -15,38 +38,42 @@ fn result() -> impl Strategy<Value = HookResult> {
         // Contexts may be empty strings: those are skipped when joining.
         prop::option::of("[a-z]{0,3}"),
     )
-        .prop_map(|(decision, permission, reason, context)| HookResult {
-            decision,
+        .prop_map(|(decision, permission, reason, context)| Answer {
+            block: matches!(decision, Some(Decision::Deny)),
+            allow: matches!(decision, Some(Decision::Allow)),
             permission,
             reason,
             context,
-            ..HookResult::default()
+            ..Answer::default()
         })
 }
 
 /// Results biased towards "no decision", so that walks often run long.
-fn results() -> impl Strategy<Value = Vec<HookResult>> {
-    let quiet = (prop::option::of("[a-z]{1,3}"), prop::option::of("[a-z]{0,3}")).prop_map(|(reason, context)| {
-        HookResult { decision: None, permission: None, reason, context, ..HookResult::default() }
+fn results() -> impl Strategy<Value = Vec<Answer>> {
+    let quiet = (prop::option::of("[a-z]{1,3}"), prop::option::of("[a-z]{0,3}")).prop_map(|(reason, context)| Answer {
+        permission: None,
+        reason,
+        context,
+        ..Answer::default()
     });
     prop::collection::vec(prop_oneof![2 => quiet, 3 => result()], 0..8)
 }
 
 /// Feeds the walk as the engine does; returns the merge and how many results were taken.
-fn walk(results: &[HookResult]) -> (Merged, usize) {
+fn walk(results: &[Answer]) -> (Merged, usize) {
     let mut w = Walk::new();
     let mut taken = 0;
     for (i, r) in results.iter().enumerate() {
         taken += 1;
-        if w.step(r.clone(), || format!("denied by hook {i}")).is_break() {
+        if w.step(decision(r.clone()), || format!("denied by hook {i}")).is_break() {
             break;
         }
     }
-    (w.finish(), taken)
+    (merged(w.finish()), taken)
 }
 
-fn is_deny(r: &HookResult) -> bool {
-    r.decision == Some(Decision::Deny) || r.permission == Some(Permission::Deny)
+fn is_deny(r: &Answer) -> bool {
+    r.block || r.permission == Some(Permission::Deny)
 }
 
 fn join(parts: &[String]) -> Option<String> {
@@ -55,7 +82,7 @@ fn join(parts: &[String]) -> Option<String> {
 }
 
 /// CONTRACT §3.8, written from the text.
-fn model(results: &[HookResult]) -> (Merged, usize) {
+fn model(results: &[Answer]) -> (Merged, usize) {
     let mut contexts: Vec<String> = Vec::new();
     let mut first_reason: Option<String> = None;
     let mut ask = false;
@@ -102,14 +129,13 @@ fn model(results: &[HookResult]) -> (Merged, usize) {
             permission: ask.then_some(Permission::Ask),
             reason: first_reason,
             context: join(&contexts),
-            ..Merged::default()
         },
         results.len(),
     )
 }
 
 /// Index of the first result that decides the walk (a deny or a permission allow).
-fn first_stop(results: &[HookResult]) -> Option<usize> {
+fn first_stop(results: &[Answer]) -> Option<usize> {
     results.iter().position(|r| is_deny(r) || r.permission == Some(Permission::Allow))
 }
 
@@ -196,7 +222,7 @@ proptest! {
     /// A top-level `decision: "allow"` never stops the walk.
     #[test]
     fn top_level_allow_does_not_stop(rest in results()) {
-        let mut rs = vec![HookResult { decision: Some(Decision::Allow), ..HookResult::default() }];
+        let mut rs = vec![Answer { allow: true, ..Answer::default() }];
         rs.extend(rest);
         let (_, taken) = walk(&rs);
         prop_assert!(taken >= 2 || rs.len() == 1);
@@ -208,9 +234,9 @@ proptest! {
     fn gather_ignores_decisions(rs in results()) {
         let mut w = Walk::new();
         for r in &rs {
-            w.gather(r.clone());
+            w.gather(decision(r.clone()));
         }
-        let m = w.finish();
+        let m = merged(w.finish());
         prop_assert!(m.allowed);
         prop_assert_eq!(m.permission, None);
         prop_assert_eq!(m.reason, rs.iter().find_map(|r| r.reason.clone()));

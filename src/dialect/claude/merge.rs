@@ -3,7 +3,7 @@
 //! deny > defer > ask > allow; every additionalContext is kept, and the last `updatedInput` in
 //! configuration order wins. The hooks of one layer kind are one step of the walk, after the
 //! openHarness hooks of that kind (own layers' steps before project layers', docs/config.md "Merging");
-//! the walk's side of a step is `Walk::dialect_step` (`merge/`).
+//! the walk's side of a step is `Walk::step` (`merge/`).
 
 use super::events::{can_block, waits};
 use crate::dialect::{Answer, Decision};
@@ -144,26 +144,25 @@ mod tests {
     /// a later step's deny still denies, a later ask outranks it.
     #[test]
     fn a_step_is_not_the_last() {
-        use crate::response::{Decision, HookResult};
         let allow = || merge(Event::PreToolUse, &[a(Some(Permission::Allow), Some("ok"))]);
         let mut w = Walk::new();
-        assert!(w.dialect_step(allow(), String::new).is_continue());
-        let deny = HookResult { decision: Some(Decision::Deny), reason: Some("no".into()), ..HookResult::default() };
-        assert!(w.step(deny, String::new).is_break());
+        assert!(w.step(allow(), String::new).is_continue());
+        let deny = Answer { block: true, reason: Some("no".into()), ..Answer::default() };
+        assert!(w.step(crate::dialect::openharness::merge::decision(deny), String::new).is_break());
         let m = w.finish();
-        assert_eq!((m.allowed, m.reason.as_deref()), (false, Some("no")));
+        assert_eq!((!m.block, m.reason.as_deref()), (false, Some("no")));
 
         let mut w = Walk::new();
-        assert!(w.dialect_step(allow(), String::new).is_continue());
+        assert!(w.step(allow(), String::new).is_continue());
         let ask = merge(Event::PreToolUse, &[a(Some(Permission::Ask), Some("hmm"))]);
-        assert!(w.dialect_step(ask, String::new).is_continue());
+        assert!(w.step(ask, String::new).is_continue());
         let m = w.finish();
-        assert_eq!((m.allowed, m.permission, m.reason.as_deref()), (true, Some(Permission::Ask), Some("hmm")));
+        assert_eq!((!m.block, m.permission, m.reason.as_deref()), (true, Some(Permission::Ask), Some("hmm")));
 
         let mut w = Walk::new();
-        assert!(w.dialect_step(allow(), String::new).is_continue());
+        assert!(w.step(allow(), String::new).is_continue());
         let blocked = merge(Event::PreToolUse, &[a(Some(Permission::Deny), Some("never"))]);
-        assert!(w.dialect_step(blocked, String::new).is_break());
+        assert!(w.step(blocked, String::new).is_break());
         assert_eq!(w.finish().permission, Some(Permission::Deny));
     }
 
@@ -172,9 +171,9 @@ mod tests {
         let mut w = Walk::new();
         let stop = Answer { stop: Some("halt".into()), ..Answer::default() };
         let allow = Answer { permission: Some(Permission::Allow), reason: Some("fine".into()), ..Answer::default() };
-        let _ = w.dialect_step(merge(Event::PreToolUse, &[allow, stop]), || "unused".into());
+        let _ = w.step(merge(Event::PreToolUse, &[allow, stop]), || "unused".into());
         let m = w.finish();
-        assert!(!m.allowed);
+        assert!(m.block);
         assert_eq!(m.permission, None, "the overruled allow is not the outcome's decision");
         assert_eq!((m.stop.as_deref(), m.reason.as_deref()), (Some("halt"), Some("halt")));
     }

@@ -1,0 +1,23 @@
+//! openHarness's precedence (docs/config.md "Merging"): each hook is a step of its own, so one
+//! answer makes one [`Decision`], which the walk takes by [`Precedence::FirstDecides`]. Pure.
+
+use super::answer::is_deny;
+use crate::dialect::{Answer, Decision, Precedence};
+use crate::response::Permission;
+
+/// One openHarness hook's answer as a step of the walk. A deny is a deny whatever permission
+/// decision came with it (`permissionDecision: "deny"` when it carried any); a top-level
+/// `decision: "allow"` decides nothing.
+pub fn decision(answer: Answer) -> Decision {
+    let deny = is_deny(&answer);
+    Decision {
+        block: deny,
+        permission: if deny { answer.permission.map(|_| Permission::Deny) } else { answer.permission },
+        reason: answer.reason,
+        contexts: answer.context.into_iter().collect(),
+        updated_input: answer.updated_input,
+        updated_prompt: answer.updated_prompt,
+        precedence: Precedence::FirstDecides,
+        ..Decision::default()
+    }
+}
