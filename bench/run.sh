@@ -208,7 +208,7 @@ if command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/callgrind.h
     dbin="$out/dialect"
     if gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$root/include" "$here/dialect.c" -o "$dbin" -L"$rel" -loh_hooks \
         -Wl,-rpath,"$rel"; then
-        echo "[0c] One \`true\` preToolUse hook per dialect, instructions per fire in this process (the hook's own not counted)"
+        echo "[0d] One \`true\` preToolUse hook per dialect, instructions per fire in this process (the hook's own not counted)"
         for id in claude copilot copilot-pascal; do
             n=$(valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=/dev/null "$dbin" "$id" 50 2>&1 |
                 sed -n 's/.*Collected : \([0-9]*\).*/\1/p')

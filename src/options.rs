@@ -1,6 +1,7 @@
 //! Engine options (docs/options.md "Options"): parsed from the JSON given to `oh_hooks_new`.
 
-use crate::dialect::{Alias, Chosen, Plugin, REGISTRY};
+use crate::dialect::registry::REGISTRY;
+use crate::dialect::{Alias, Chosen, Plugin};
 use crate::envelope::tools::{HostTool, HostTools, Kind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::suggest::did_you_mean;
@@ -640,7 +641,7 @@ mod tests {
             r#"{"claude": true, "claudeProjectDir": "/p", "claudePlugins": ["/tmp", {"root": "/", "data": "/d"}]}"#,
         ))
         .unwrap();
-        let claude = &o.dialects[crate::dialect::by_name("claude").unwrap().0];
+        let claude = &o.dialects[crate::dialect::registry::by_name("claude").unwrap().0];
         assert!(claude.on);
         assert_eq!(claude.project_dir.as_deref(), Some(Path::new("/p")));
         assert_eq!(claude.plugins[0], Plugin { root: "/tmp".into(), data: None });

@@ -12,6 +12,7 @@ suite=rust
 [ "${1:-}" = portable ] && suite=rust-portable
 command -v cargo >/dev/null || { echo "error: cargo not found"; echo "$suite: 0 passed, 1 failed"; exit 1; }
 log=$(mktemp)
+checks_passed=0 checks_failed=0
 if [ "$suite" = rust-portable ]; then
   # Only the binaries that start, wait for, signal and cancel hook processes: the rest of the
   # crate does not touch the OS layer, and each binary here is one more link of the crate.
@@ -27,9 +28,23 @@ else
   OH_HOOKS_FORCE_FALLBACK=all cargo test --release --locked --test direct_exec --test hardening_process --test persistent \
     --test fallbacks 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  # Two checks of the source, one test each: the import graph of src/ (no cycle, no import from a
+  # lower layer to a higher one, no dialect importing another: tools/layers.py, docs/layout.md)
+  # and rustfmt (a missing rustfmt is a failure, not a skip).
+  echo "== tools/layers.py"
+  if python3 tools/layers.py; then checks_passed=$((checks_passed + 1)); else checks_failed=$((checks_failed + 1)); status=1; fi
+  echo "== cargo fmt --check"
+  if ! cargo fmt --version >/dev/null 2>&1; then
+    echo "error: rustfmt not found (rustup component add rustfmt); cargo fmt --check cannot run"
+    checks_failed=$((checks_failed + 1)); status=1
+  elif cargo fmt --check; then checks_passed=$((checks_passed + 1)); else
+    echo "error: cargo fmt --check: the files above are not rustfmt-clean (run cargo fmt)"
+    checks_failed=$((checks_failed + 1)); status=1
+  fi
 fi
 read -r passed failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?/) p += $i; if ($(i+1) ~ /^failed;?/) f += $i } } END { print p + 0, f + 0 }' "$log")
 rm -f "$log"
+passed=$(( ${passed:-0} + checks_passed )) failed=$(( ${failed:-0} + checks_failed ))
 [ "$status" = 0 ] || [ "${failed:-0}" != 0 ] || failed=1
 echo "$suite: ${passed:-0} passed, ${failed:-0} failed"
 [ "$status" = 0 ]

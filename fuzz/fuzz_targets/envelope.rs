@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oh_hooks::envelope::{self, Envelope};
+use oh_hooks::envelope::{self, head, Envelope};
 use oh_hooks::{Engine, Event};
 use serde_json::{json, Map, Value};
 use std::ffi::{CStr, CString};
@@ -105,7 +105,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(c, code(&fast).unwrap_or("ok"), "C ABI disagrees on {text:?}");
     }
 
-    match envelope::parse_head(text) {
+    match head::parse_head(text) {
         Err(err) => assert!(code(&fast) == Some(err.code.as_str())),
         Ok(head) => {
             assert!(code(&fast).is_none());

@@ -9,7 +9,7 @@
 // `say!` ignores, not a kill). Arguments still come from std (glibc passes them at load).
 #![no_main]
 
-use oh_hooks::dialect::REGISTRY;
+use oh_hooks::dialect::registry::REGISTRY;
 use oh_hooks::{Engine, Error, Event};
 use serde_json::{Map, Value};
 use std::io::{IsTerminal, Read, Write};

@@ -26,7 +26,7 @@ pub const MAX_REGEX_SIZE: usize = 1 << 20;
 /// Wall time for one config, a backstop behind the byte budget.
 pub const MAX_TIME: Duration = Duration::from_secs(2);
 
-struct Budget {
+struct LoadBudget {
     expanded: usize,
     regex_memory: usize,
     started: Instant,
@@ -36,18 +36,19 @@ struct Budget {
 }
 
 thread_local! {
-    static BUDGET: RefCell<Option<Budget>> = const { RefCell::new(None) };
+    static BUDGET: RefCell<Option<LoadBudget>> = const { RefCell::new(None) };
 }
 
 /// Runs one config's parse with a fresh budget.
 pub fn scope<T>(f: impl FnOnce() -> T) -> T {
-    struct Reset(Option<Budget>);
+    struct Reset(Option<LoadBudget>);
     impl Drop for Reset {
         fn drop(&mut self) {
             BUDGET.with(|b| *b.borrow_mut() = self.0.take());
         }
     }
-    let fresh = Budget { expanded: 0, regex_memory: 0, started: Instant::now(), charges: 0, matchers: HashMap::new() };
+    let fresh =
+        LoadBudget { expanded: 0, regex_memory: 0, started: Instant::now(), charges: 0, matchers: HashMap::new() };
     // Nested scopes (none today) get their own budget and restore the outer one.
     let _reset = Reset(BUDGET.with(|b| b.borrow_mut().replace(fresh)));
     f()

@@ -1,7 +1,7 @@
 //! Which config sources an engine reads and how they combine (docs/options.md "Options", docs/config.md "Trust and the kill switch", version 1.1).
 //!
-//! Every source is an [`Entry`]: where it is, whose it is ([`Kind`]) and which dialect it is
-//! written in (openHarness's own, or one of `crate::dialect::REGISTRY`, which says which files it
+//! Every source is an [`Entry`]: where it is, whose it is ([`LayerKind`]) and which dialect it is
+//! written in (openHarness's own, or one of `crate::dialect::registry::REGISTRY`, which says which files it
 //! reads and parses them; this module does everything else). The **own** layers (the user's `<home>/.oh/config.yaml`, an inline `config`, a
 //! `configPath` file) were written by the user or the host and always apply. The **project**
 //! layers come from the repository in `cwd`, which may be hostile: they are read only when `cwd`
@@ -13,20 +13,21 @@
 //!
 //! Every dialect's files go through this one loader, so every dialect gets the same read-error
 //! rule (docs/reliability.md "Reliability", no read error is a verdict): a file that exists and cannot be read
-//! is [`Failure::Read`] — `io_error` at creation, the old config kept and the file retried on a
+//! is [`LoadFailure::Read`] — `io_error` at creation, the old config kept and the file retried on a
 //! reload — never a file silently left out.
 //!
 //! A new dialect needs nothing here: its [`crate::dialect::Dialect::files`] are more entries.
 
 use super::trust::Trust;
 use super::{openharness, Config, DialectHooks, EventHooks, Layer};
-use crate::dialect::{self, Hook, Place, Plugin, REGISTRY};
+use crate::dialect::registry::REGISTRY;
+use crate::dialect::{self, Hook, Place, Plugin};
 use crate::error::{Error, ErrorCode};
 use crate::event::Event;
 use crate::options::{Options, Source};
 use std::path::{Path, PathBuf};
 
-pub use crate::dialect::Kind;
+pub use crate::dialect::LayerKind;
 
 /// Which dialect a source is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +48,7 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub origin: Origin,
-    pub kind: Kind,
+    pub kind: LayerKind,
     pub dialect: Dialect,
     /// A missing file is simply absent, except the `configPath` the host named.
     pub required: bool,
@@ -75,18 +76,18 @@ pub fn entries(options: &Options) -> Vec<Entry> {
         Source::Layers { user, project, local } => {
             let mut list = Vec::new();
             if let (true, Some(home)) = (*user, &options.home) {
-                list.push(file(home.join(".oh").join("config.yaml"), Kind::Own));
+                list.push(file(home.join(".oh").join("config.yaml"), LayerKind::Own));
             }
             if *project {
-                list.push(file(options.cwd.join(".oh").join("config.yaml"), Kind::Project));
+                list.push(file(options.cwd.join(".oh").join("config.yaml"), LayerKind::Project));
             }
             if *local {
-                list.push(file(options.cwd.join(".oh").join("config.local.yaml"), Kind::Project));
+                list.push(file(options.cwd.join(".oh").join("config.local.yaml"), LayerKind::Project));
             }
             list
         }
-        Source::Path(p) => vec![Entry { required: true, ..file(p.clone(), Kind::Own) }],
-        Source::Inline(_) => vec![Entry { origin: Origin::Inline, ..file(PathBuf::new(), Kind::Own) }],
+        Source::Path(p) => vec![Entry { required: true, ..file(p.clone(), LayerKind::Own) }],
+        Source::Inline(_) => vec![Entry { origin: Origin::Inline, ..file(PathBuf::new(), LayerKind::Own) }],
     };
     // Every dialect reads its user and project files by the same `layers` choice (`configPath`
     // and `config` replace only openHarness's own files).
@@ -129,7 +130,7 @@ pub fn files(options: &Options) -> Vec<PathBuf> {
 
 /// Why a load produced no config.
 #[derive(Debug)]
-pub enum Failure {
+pub enum LoadFailure {
     /// A file exists but could not be read right now (EMFILE, EACCES, EIO...): nothing about
     /// its content is known, so nothing may be concluded; the caller keeps what it had and
     /// reads again later.
@@ -138,27 +139,27 @@ pub enum Failure {
     Invalid(Error),
 }
 
-impl Failure {
+impl LoadFailure {
     pub fn into_error(self) -> Error {
         match self {
-            Failure::Read(e) | Failure::Invalid(e) => e,
+            LoadFailure::Read(e) | LoadFailure::Invalid(e) => e,
         }
     }
 }
 
 /// Reads and combines the layers; `trust` decides whether the project layers are read at all.
-pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
+pub fn load(options: &Options, trust: &Trust) -> Result<Config, LoadFailure> {
     let mut config = Config::default();
     // `disableAllHooks` per dialect and layer kind: the last layer that sets it decides.
-    let mut disabled: Vec<(Dialect, Kind, bool)> = Vec::new();
+    let mut disabled: Vec<(Dialect, LayerKind, bool)> = Vec::new();
     let mut set_disabled = |dialect, kind, value: Option<bool>| {
         if let Some(value) = value {
             disabled.retain(|(d, k, _)| (*d, *k) != (dialect, kind));
             disabled.push((dialect, kind, value));
         }
     };
-    let mut layers: Vec<(Kind, EventHooks)> = Vec::new();
-    let mut dialect_hooks: Vec<(Kind, usize, Event, Hook)> = Vec::new();
+    let mut layers: Vec<(LayerKind, EventHooks)> = Vec::new();
+    let mut dialect_hooks: Vec<(LayerKind, usize, Event, Hook)> = Vec::new();
     // One parser per dialect per load, made when its first file is read.
     let mut parsers: Vec<Option<Box<dyn dialect::Parser>>> = REGISTRY.iter().map(|_| None).collect();
     let entries = entries(options);
@@ -166,7 +167,7 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
         if is_also_own(entry, &entries) {
             continue;
         }
-        if let (Kind::Project, Trust::Untrusted(why), Origin::File(path)) = (entry.kind, trust, &entry.origin) {
+        if let (LayerKind::Project, Trust::Untrusted(why), Origin::File(path)) = (entry.kind, trust, &entry.origin) {
             // lstat only: the file is not opened, so a symlink to a secret or a FIFO costs nothing.
             if std::fs::symlink_metadata(path).is_ok() {
                 config.warnings.push(match entry.dialect {
@@ -227,14 +228,14 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
     }
     let is_disabled = |dialect, kind| disabled.iter().any(|(d, k, v)| (*d, *k) == (dialect, kind) && *v);
     // An own layer's switch, of any dialect, turns every hook off.
-    config.disable_all_hooks = disabled.iter().any(|(_, k, v)| *k == Kind::Own && *v);
+    config.disable_all_hooks = disabled.iter().any(|(_, k, v)| *k == LayerKind::Own && *v);
     for &event in Event::ALL {
         let list = config.hooks.list_mut(event);
         for (kind, hooks) in &mut layers {
-            if *kind == Kind::Project && is_disabled(Dialect::OpenHarness, Kind::Project) {
+            if *kind == LayerKind::Project && is_disabled(Dialect::OpenHarness, LayerKind::Project) {
                 continue;
             }
-            if *kind == Kind::Project {
+            if *kind == LayerKind::Project {
                 hooks.list_mut(event).iter_mut().for_each(|spec| spec.from_project = true);
             }
             list.append(hooks.list_mut(event));
@@ -247,16 +248,16 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
     // The other dialects' hooks in walk order: the own files' (user settings, the host's files,
     // plugins) first, dialect by dialect, then the project's, each in file order.
     let mut hooks = DialectHooks::default();
-    for want in [Kind::Own, Kind::Project] {
+    for want in [LayerKind::Own, LayerKind::Project] {
         for d in 0..REGISTRY.len() {
-            if want == Kind::Project && is_disabled(Dialect::Registered(d), Kind::Project) {
+            if want == LayerKind::Project && is_disabled(Dialect::Registered(d), LayerKind::Project) {
                 continue;
             }
             for (kind, dialect, event, hook) in &dialect_hooks {
                 if (*kind, *dialect) == (want, d) {
                     let mut hook = hook.clone();
                     hook.dialect = d;
-                    hook.from_project = want == Kind::Project;
+                    hook.from_project = want == LayerKind::Project;
                     hooks.push(*event, hook);
                 }
             }
@@ -267,16 +268,16 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, Failure> {
 }
 
 /// A file's bytes; `None` when it does not exist (and need not). A file that exists and cannot
-/// be read right now is [`Failure::Read`]: never "no hooks"; one that is not a regular file (a
-/// FIFO, a directory) is [`Failure::Invalid`].
+/// be read right now is [`LoadFailure::Read`]: never "no hooks"; one that is not a regular file (a
+/// FIFO, a directory) is [`LoadFailure::Invalid`].
 /// A directory holds at most this many files of an entry (real ones hold a handful); more are
 /// left out with a warning, so a hostile directory costs a bounded load.
 pub const MAX_DIR_FILES: usize = 256;
 
 /// The files of a directory entry whose names end with `suffix`, in name order. A missing
-/// directory has none; one that exists and cannot be listed is [`Failure::Read`] (no read
+/// directory has none; one that exists and cannot be listed is [`LoadFailure::Read`] (no read
 /// error is a verdict); an entry that is not a regular file is left out with a warning.
-fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, Failure> {
+fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Result<Vec<PathBuf>, LoadFailure> {
     let listing = match std::fs::read_dir(dir) {
         Ok(l) => l,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -284,11 +285,11 @@ fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Resu
             warnings.push(format!("{} is not a directory; nothing in it was loaded", dir.display()));
             return Ok(Vec::new());
         }
-        Err(e) => return Err(Failure::Read(io_error(dir, &e))),
+        Err(e) => return Err(LoadFailure::Read(io_error(dir, &e))),
     };
     let mut names = Vec::new();
     for item in listing {
-        let item = item.map_err(|e| Failure::Read(io_error(dir, &e)))?;
+        let item = item.map_err(|e| LoadFailure::Read(io_error(dir, &e)))?;
         let name = item.file_name();
         if name.to_str().is_some_and(|n| n.ends_with(suffix)) {
             names.push(name);
@@ -312,20 +313,20 @@ fn directory_files(dir: &Path, suffix: &str, warnings: &mut Vec<String>) -> Resu
             Ok(_) => warnings.push(format!("{} is not a regular file; not loaded", path.display())),
             // Gone since the listing, or a dangling link: nothing to read.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Failure::Read(io_error(&path, &e))),
+            Err(e) => return Err(LoadFailure::Read(io_error(&path, &e))),
         }
     }
     Ok(files)
 }
 
-fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, Failure> {
+fn read_entry(path: &Path, required: bool) -> Result<Option<Vec<u8>>, LoadFailure> {
     match super::read_regular_file(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound || e.kind() == std::io::ErrorKind::InvalidInput => {
-            Err(Failure::Invalid(io_error(path, &e)))
+            Err(LoadFailure::Invalid(io_error(path, &e)))
         }
-        Err(e) => Err(Failure::Read(io_error(path, &e))),
+        Err(e) => Err(LoadFailure::Read(io_error(path, &e))),
     }
 }
 
@@ -350,7 +351,7 @@ fn dialect_warnings(origin: &Origin, hooks: &EventHooks) -> Vec<String> {
 /// user's, read once as such, not a second time as the project's.
 fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
     let Origin::File(path) = &entry.origin else { return false };
-    if entry.kind != Kind::Project {
+    if entry.kind != LayerKind::Project {
         return false;
     }
     let real = |p: &Path| {
@@ -358,18 +359,18 @@ fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
     };
     let mine = real(path);
     mine.is_some()
-        && entries.iter().any(|e| matches!(&e.origin, Origin::File(p) if e.kind == Kind::Own && real(p) == mine))
+        && entries.iter().any(|e| matches!(&e.origin, Origin::File(p) if e.kind == LayerKind::Own && real(p) == mine))
 }
 
 /// One openHarness entry's layer; `None` when its file does not exist.
-fn parse_entry(options: &Options, entry: &Entry) -> Result<Option<Layer>, Failure> {
+fn parse_entry(options: &Options, entry: &Entry) -> Result<Option<Layer>, LoadFailure> {
     match &entry.origin {
         Origin::Inline => {
             let Source::Inline(value) = &options.source else { return Ok(None) };
-            openharness::parse_value(value).map(Some).map_err(Failure::Invalid)
+            openharness::parse_value(value).map(Some).map_err(LoadFailure::Invalid)
         }
         Origin::File(path) => match read_entry(path, entry.required)? {
-            Some(bytes) => openharness::parse_file(path, &bytes).map(Some).map_err(Failure::Invalid),
+            Some(bytes) => openharness::parse_file(path, &bytes).map(Some).map_err(LoadFailure::Invalid),
             None => Ok(None),
         },
     }

@@ -101,12 +101,22 @@ fn directory_fingerprint(path: &PathBuf, m: &std::fs::Metadata) -> Fingerprint {
 /// Entries of one watched directory looked at per check (above the loader's bound).
 pub const MAX_DIR_ENTRIES: usize = 1024;
 
-/// Monotonic nanoseconds from the kernel's coarse clock: a few milliseconds of resolution is
-/// plenty for a 250 ms interval, and it is the cheapest clock there is — every fire reads it.
+/// The clock [`coarse_now`] reads. On Linux the kernel's coarse clock: a few milliseconds of
+/// resolution is plenty for a 250 ms interval, and it is the cheapest clock there is — every fire
+/// reads it. macOS and the BSDs have no `CLOCK_MONOTONIC_COARSE`, so the portable build (the
+/// `portable` feature, and every target other than Linux: src/os/fallback.rs) reads the plain
+/// monotonic clock, which POSIX requires.
+#[cfg(not(oh_portable))]
+const CLOCK: libc::clockid_t = libc::CLOCK_MONOTONIC_COARSE;
+#[cfg(oh_portable)]
+const CLOCK: libc::clockid_t = libc::CLOCK_MONOTONIC;
+
+/// Monotonic nanoseconds from `CLOCK`.
 pub fn coarse_now() -> u64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec; CLOCK_MONOTONIC_COARSE exists since Linux 2.6.32.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut t) };
+    // SAFETY: clock_gettime writes the timespec; CLOCK_MONOTONIC_COARSE exists since Linux
+    // 2.6.32 and CLOCK_MONOTONIC everywhere POSIX is.
+    unsafe { libc::clock_gettime(CLOCK, &mut t) };
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
@@ -209,5 +219,23 @@ impl Watch {
                 .next_check
                 .compare_exchange(next, now + CHECK_INTERVAL.as_nanos() as u64, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The portable build reads the clock every POSIX system has; Linux keeps the coarse one.
+    #[test]
+    fn the_clock_is_the_one_the_build_can_read_and_it_moves_forward() {
+        #[cfg(oh_portable)]
+        assert_eq!(CLOCK, libc::CLOCK_MONOTONIC);
+        #[cfg(not(oh_portable))]
+        assert_eq!(CLOCK, libc::CLOCK_MONOTONIC_COARSE);
+        let a = coarse_now();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let b = coarse_now();
+        assert!(a > 0 && b > a && b - a >= 20_000_000, "{a} then {b}");
     }
 }

@@ -7,14 +7,14 @@
 //! one step combine. Everything with a side effect belongs to the engine and is the same for
 //! every dialect: reading the files (trust gate, bounds, reload: `config/layers.rs`), running a
 //! hook (one mechanism per way of running it: `run/dialect.rs`), the walk (`merge/`) and the
-//! traces. The engine never names a dialect; it walks [`REGISTRY`].
+//! traces. The engine never names a dialect; it walks [`registry::REGISTRY`].
 //!
 //! Adding a dialect: a folder `src/dialect/<name>/` implementing [`Dialect`], and one line in
-//! [`REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
+//! [`registry::REGISTRY`] (docs/dialects.md lists what else a new dialect may touch).
 //!
 //! openHarness's own `.oh/` hooks are the native dialect: their answer reader and precedence
 //! are in [`openharness`] and give the same [`Answer`] and [`Decision`], but they do not
-//! implement [`Dialect`] and are not in [`REGISTRY`] (always on, no `dialect` in their traces,
+//! implement [`Dialect`] and are not in [`registry::REGISTRY`] (always on, no `dialect` in their traces,
 //! one step per hook; docs/dialects.md "openHarness, the native dialect"). They are the first
 //! step of each layer kind (docs/config.md "Merging").
 
@@ -24,26 +24,21 @@ pub mod copilot;
 pub mod cursor;
 pub mod gemini;
 pub mod openharness;
+pub mod registry;
 
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
-use crate::matcher::claude::{ClaudeMatcher, PermissionRule};
+use crate::matcher::claude::PermissionRule;
+use crate::matcher::field::FieldMatcher;
 use crate::outcome::Verdict;
 use crate::response::Permission;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Every dialect besides openHarness's own, in walk order (docs/config.md "Merging": each layer kind's
-/// steps go openHarness, then these in this order). A new dialect is one line here.
-pub static REGISTRY: &[&dyn Dialect] =
-    &[&claude::Claude, &codex::Codex, &cursor::Cursor, &copilot::Copilot, &gemini::Gemini];
-
-/// The registry entry called `name` (`"claude"`), with its position in [`REGISTRY`].
-pub fn by_name(name: &str) -> Option<(usize, &'static dyn Dialect)> {
-    REGISTRY.iter().copied().enumerate().find(|(_, d)| d.name() == name)
-}
+/// No dialect hook waits longer than this, whatever its file says (as for openHarness hooks).
+pub const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
 /// The largest config file (of any dialect) that is parsed. Real ones are a few KiB; a parser's
 /// memory grows with the text (an 18 MB YAML file took 350 MB before any budget applied), so the
@@ -82,7 +77,7 @@ pub enum Alias {
 
 /// Whose a layer is, which decides whether trust gates it (docs/config.md "Trust and the kill switch").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum LayerKind {
     /// The user's and the host's: always read, hooks run in every directory.
     Own,
     /// The repository's in `cwd`: read only when `cwd` is trusted.
@@ -104,7 +99,7 @@ pub struct Place<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct File {
     pub path: PathBuf,
-    pub kind: Kind,
+    pub kind: LayerKind,
     /// A plugin's hooks file: its hooks get the plugin's variables; it cannot set
     /// `disableAllHooks` (only the user's own settings and the host switch hooks off).
     pub plugin: Option<Plugin>,
@@ -149,11 +144,11 @@ pub enum Handler {
 /// One dialect hook, as parsed from its file: the common shape of every dialect's handlers.
 #[derive(Debug, Clone)]
 pub struct Hook {
-    /// Its dialect's position in [`REGISTRY`] (set by the loader).
+    /// Its dialect's position in [`registry::REGISTRY`] (set by the loader).
     pub dialect: usize,
     pub handler: Handler,
     /// Tested against the value the dialect's view names for the event.
-    pub matcher: ClaudeMatcher,
+    pub matcher: FieldMatcher,
     /// The matcher as written (`None`: absent).
     pub matcher_text: Option<String>,
     /// A permission rule over the tool call (`Bash(git *)`): the hook runs only when it may match.
@@ -205,10 +200,6 @@ impl Hook {
         }
     }
 
-    pub fn dialect(&self) -> &'static dyn Dialect {
-        REGISTRY[self.dialect]
-    }
-
     /// What the hook runs, to name it in a reason (`denied by Claude Code hook `...``).
     pub fn what(&self) -> &str {
         match &self.handler {
@@ -216,41 +207,6 @@ impl Hook {
             Handler::Http { url, .. } => url,
             Handler::Callback { kind, .. } => kind,
         }
-    }
-
-    /// One line for `oh-hooks check`.
-    pub fn describe(&self) -> String {
-        let mut s = match &self.handler {
-            Handler::Command { command, args: None } => format!("command: {command}"),
-            Handler::Command { command, args: Some(args) } => {
-                format!("command: {command} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
-            }
-            Handler::Http { url, .. } => format!("http: {url}"),
-            Handler::Callback { kind, .. } => format!("{kind}: (host callback `{kind}`)"),
-        };
-        if let Some(m) = &self.matcher_text {
-            s.push_str(&format!("  [matcher {m}]"));
-        }
-        if let Some(i) = &self.if_text {
-            s.push_str(&format!("  [if {i}]"));
-        }
-        if let Some(t) = self.timeout {
-            s.push_str(&format!("  [timeout {} s]", t.as_secs_f64()));
-        }
-        if self.is_async {
-            s.push_str("  [async]");
-        }
-        if self.fail_closed {
-            s.push_str("  [onFailure block]");
-        }
-        if let Some(name) = self.event_name {
-            s.push_str(&format!("  [{name}]"));
-        }
-        if let Some(limit) = self.loop_limit {
-            s.push_str(&format!("  [loop_limit {limit}]"));
-        }
-        s.push_str(&format!("  ({}: {})", self.dialect().name(), self.source.display()));
-        s
     }
 }
 
@@ -575,6 +531,7 @@ pub(crate) fn string_field(h: &Map<String, Value>, key: &str) -> Result<Option<S
 
 #[cfg(test)]
 mod tests {
+    use super::registry::{by_name, REGISTRY};
     use super::*;
 
     /// What every registered dialect must keep, whoever adds the next one: a name that is an

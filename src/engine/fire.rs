@@ -14,10 +14,11 @@
 use super::record::Record;
 use super::state::Snapshot;
 use super::{cancelled_error, Inner};
-use crate::config::layers::{self, Kind, Origin};
+use crate::config::layers::{self, LayerKind, Origin};
 use crate::config::{self, HookSpec};
 use crate::dialect::openharness::merge::decision as native_step;
-use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View, REGISTRY};
+use crate::dialect::registry::REGISTRY;
+use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View};
 use crate::envelope::tools::HostTools;
 use crate::envelope::{self, Envelope};
 use crate::event::Event;
@@ -85,14 +86,14 @@ impl Inner {
         let has_hooks = |e: Event| {
             !config.disable_all_hooks && (!config.hooks.of(e).is_empty() || !config.dialects.of(e).is_empty())
         };
-        let head = match envelope::parse_head_for(json, &has_hooks) {
+        let head = match envelope::head::parse_head_for(json, &has_hooks) {
             Ok(h) => h,
             Err(e) => return (Outcome::error(e), self.record(json, None)),
         };
         // A dialect's tool-specific event name needs a tool of its kind (option `tools` says
         // which); an envelope without `dialect` has nothing to check.
         if head.named.is_some() {
-            if let Err(e) = envelope::check_named(&head, &self.options.tools) {
+            if let Err(e) = envelope::head::check_named(&head, &self.options.tools) {
                 return (Outcome::error(e), self.record(json, None));
             }
         }
@@ -281,8 +282,8 @@ impl Inner {
         let mut walk = Walk::new();
         let mut traces = Vec::with_capacity(natives.len() + dialects.len());
         let mut warnings = Vec::new();
-        'walk: for kind in [Kind::Own, Kind::Project] {
-            let project = kind == Kind::Project;
+        'walk: for kind in [LayerKind::Own, LayerKind::Project] {
+            let project = kind == LayerKind::Project;
             for pick in natives {
                 let Pick::Native(i) = *pick else { continue };
                 if specs[i].from_project != project {

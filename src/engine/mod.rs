@@ -11,11 +11,12 @@ mod fire;
 mod record;
 mod state;
 
-use crate::config::layers::{self, Failure};
+use crate::config::layers::{self, LoadFailure};
 use crate::config::trust::{self, Trust};
 use crate::config::watch::Watch;
 use crate::config::{self, Config};
-use crate::dialect::{Hook, REGISTRY};
+use crate::dialect::registry::REGISTRY;
+use crate::dialect::Hook;
 use crate::envelope;
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::Event;
@@ -112,7 +113,7 @@ impl Engine {
         let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
         let watch = Watch::new(layers::files(&options), store);
         let (trust, unread) = evaluate_trust(&options);
-        let config = layers::load(&options, &trust).map_err(Failure::into_error)?;
+        let config = layers::load(&options, &trust).map_err(LoadFailure::into_error)?;
         watch.set_retry(&mut watch.lock(), unread.is_some());
         // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
         // thread could be changing).
@@ -350,7 +351,7 @@ impl Engine {
     pub fn is_project_file(&self, file: &std::path::Path) -> bool {
         layers::entries(&self.inner.options)
             .iter()
-            .any(|e| e.kind == layers::Kind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
+            .any(|e| e.kind == layers::LayerKind::Project && e.origin == layers::Origin::File(file.to_path_buf()))
     }
 
     /// Waits for the hooks running (or queued) in the background.

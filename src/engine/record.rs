@@ -31,7 +31,7 @@ impl Inner {
     /// A record for a fire that never reached [`Inner::fire`]'s own (when observing): the
     /// envelope when the text is one, else `null`.
     pub(super) fn unrun_record(&self, envelope_json: Option<&str>) -> Option<Arc<Mutex<Record>>> {
-        let event = envelope_json.and_then(|j| envelope::parse_head_for(j, &|_| false).ok()).map(|h| h.event);
+        let event = envelope_json.and_then(|j| envelope::head::parse_head_for(j, &|_| false).ok()).map(|h| h.event);
         self.record(envelope_json.unwrap_or(""), event)
     }
 

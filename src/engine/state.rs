@@ -2,7 +2,7 @@
 //! changed files, the persistent hooks' workers, and stopping everything at free.
 
 use super::{Inner, PoolKey};
-use crate::config::layers::{self, Failure};
+use crate::config::layers::{self, LoadFailure};
 use crate::config::trust::{self, Trust};
 use crate::config::watch::{Check, State};
 use crate::config::{self, Config};
@@ -192,8 +192,8 @@ impl Inner {
                 }
                 Ok(())
             }
-            Err(Failure::Read(e)) => Err(self.keep(&mut state, &old, e, true)),
-            Err(Failure::Invalid(e)) => {
+            Err(LoadFailure::Read(e)) => Err(self.keep(&mut state, &old, e, true)),
+            Err(LoadFailure::Invalid(e)) => {
                 state.adopted = now;
                 state.pending = None;
                 // Trust withdrawn in the same change: the project's hooks go even so.

@@ -4,6 +4,7 @@
 //! (substring, glob) are plain string operations; only `/regex/` patterns use the regex engine.
 
 pub mod claude;
+pub mod field;
 pub mod glob;
 pub mod shell;
 

@@ -133,7 +133,7 @@ fn run_persistent(spec: &HookSpec, timeout: Duration, cx: &Context, trace: &mut 
             trace.timed_out = Some(failure.timed_out());
             trace.error = Some(failure.message(timeout, cx.max_output_bytes));
             match failure {
-                persistent::Failure::TooLong => answer::deny(answer::OUTPUT_TOO_LARGE),
+                persistent::WorkerFailure::TooLong => answer::deny(answer::OUTPUT_TOO_LARGE),
                 _ => answer::deny(answer::JSON_FAILED),
             }
         }

@@ -47,7 +47,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Why a request got no usable answer. Every variant fails the hook like a jsonIO failure
 /// (`TooLong`: like jsonIO's output cap).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Failure {
+pub enum WorkerFailure {
     /// The worker did not answer within the hook's timeout (it is killed).
     TimedOut,
     /// No worker became free within the hook's timeout (all `workers` were busy).
@@ -80,43 +80,43 @@ pub enum Failure {
 /// How often a cancellable wait without an fd (the queue's condition variable) looks at the flag.
 const CANCEL_CHECK: Duration = Duration::from_millis(20);
 
-impl Failure {
+impl WorkerFailure {
     /// The trace's `error`.
     pub fn message(&self, timeout: Duration, max_bytes: usize) -> String {
         match self {
-            Failure::TimedOut => format!("timed out after {} ms; the worker was killed", timeout.as_millis()),
-            Failure::QueueTimedOut => {
+            WorkerFailure::TimedOut => format!("timed out after {} ms; the worker was killed", timeout.as_millis()),
+            WorkerFailure::QueueTimedOut => {
                 format!("timed out after {} ms waiting for a free worker (all are busy)", timeout.as_millis())
             }
-            Failure::Exited(Some(Exit::Code(c))) => format!("the worker exited with code {c} before answering"),
-            Failure::Exited(Some(Exit::Signal(s))) => format!("the worker was killed by signal {s} before answering"),
-            Failure::Exited(None) | Failure::Unread(None) => "the worker exited before answering".to_string(),
-            Failure::Unread(Some(e)) => Failure::Exited(Some(*e)).message(Duration::ZERO, 0),
-            Failure::ClosedStdout => "the worker closed its stdout; it was killed".to_string(),
-            Failure::TooLong => {
+            WorkerFailure::Exited(Some(Exit::Code(c))) => format!("the worker exited with code {c} before answering"),
+            WorkerFailure::Exited(Some(Exit::Signal(s))) => format!("the worker was killed by signal {s} before answering"),
+            WorkerFailure::Exited(None) | WorkerFailure::Unread(None) => "the worker exited before answering".to_string(),
+            WorkerFailure::Unread(Some(e)) => WorkerFailure::Exited(Some(*e)).message(Duration::ZERO, 0),
+            WorkerFailure::ClosedStdout => "the worker closed its stdout; it was killed".to_string(),
+            WorkerFailure::TooLong => {
                 format!("the worker's answer line exceeded maxOutputBytes ({max_bytes} bytes); it was killed")
             }
-            Failure::NotOneResponse(why) => format!("{why}; the worker was killed"),
-            Failure::CannotStart(why) => why.clone(),
-            Failure::Cancelled => "cancelled".to_string(),
-            Failure::OutOfStep => {
+            WorkerFailure::NotOneResponse(why) => format!("{why}; the worker was killed"),
+            WorkerFailure::CannotStart(why) => why.clone(),
+            WorkerFailure::Cancelled => "cancelled".to_string(),
+            WorkerFailure::OutOfStep => {
                 "the worker wrote a line before reading the request (out of step: a late or extra answer); it was killed"
                     .to_string()
             }
-            Failure::Stopped => {
+            WorkerFailure::Stopped => {
                 "the hook's workers were stopped (engine freed or hook removed by a reload)".to_string()
             }
         }
     }
 
     pub fn timed_out(&self) -> bool {
-        matches!(self, Failure::TimedOut | Failure::QueueTimedOut)
+        matches!(self, WorkerFailure::TimedOut | WorkerFailure::QueueTimedOut)
     }
 }
 
 /// What one request brought back.
 pub struct Served {
-    pub answer: Result<Response, Failure>,
+    pub answer: Result<Response, WorkerFailure>,
     /// What the worker wrote on stderr while it served this request (at most 4 KiB).
     pub stderr: Vec<u8>,
     /// The worker's exit, when it died during the request.
@@ -219,21 +219,21 @@ impl ProcessPool {
             // A worker that answered before and then exited without reading a byte of this
             // request ended between requests; its exit merely became visible too late. The
             // request is sent to a fresh worker, once.
-            if let Err(Failure::Unread(exit)) = result {
+            if let Err(WorkerFailure::Unread(exit)) = result {
                 if worker.answered > 0 && !retried {
                     retried = true;
                     self.retire(worker, false);
                     self.lost(true, "the worker exited between requests".to_string());
                     continue;
                 }
-                break (worker, Err(Failure::Exited(exit)), stderr);
+                break (worker, Err(WorkerFailure::Exited(exit)), stderr);
             }
             // Out of step: the worker never saw this request, so a fresh one gets it, once.
-            if let (Err(Failure::OutOfStep), false) = (&result, retried) {
+            if let (Err(WorkerFailure::OutOfStep), false) = (&result, retried) {
                 retried = true;
                 let answered = worker.answered > 0;
                 self.retire(worker, false);
-                self.lost(answered, Failure::OutOfStep.message(timeout, max_bytes));
+                self.lost(answered, WorkerFailure::OutOfStep.message(timeout, max_bytes));
                 continue;
             }
             break (worker, result, stderr);
@@ -243,7 +243,7 @@ impl ProcessPool {
                 Response::Malformed(why) => {
                     let answered = worker.answered > 0;
                     self.retire(worker, false);
-                    let failure = Failure::NotOneResponse(format!(
+                    let failure = WorkerFailure::NotOneResponse(format!(
                         "the worker answered a line that is not one JSON response ({why})"
                     ));
                     self.lost(answered, failure.message(timeout, max_bytes));
@@ -257,12 +257,12 @@ impl ProcessPool {
             },
             Err(failure) => {
                 let exit = match &failure {
-                    Failure::Exited(e) => *e,
+                    WorkerFailure::Exited(e) => *e,
                     _ => None,
                 };
                 let answered = worker.answered > 0;
                 self.retire(worker, false);
-                if failure != Failure::Cancelled {
+                if failure != WorkerFailure::Cancelled {
                     self.lost(answered, failure.message(timeout, max_bytes));
                 }
                 Served { answer: Err(failure), stderr, exit }
@@ -276,14 +276,14 @@ impl ProcessPool {
         deadline: Instant,
         launch: &Launch,
         cancel: Option<&dyn Cancellation>,
-    ) -> Result<Worker, Failure> {
+    ) -> Result<Worker, WorkerFailure> {
         let mut st = lock(&self.state);
         loop {
             if st.closed {
-                return Err(Failure::Stopped);
+                return Err(WorkerFailure::Stopped);
             }
             if cancel.is_some_and(|c| c.is_cancelled()) {
-                return Err(Failure::Cancelled);
+                return Err(WorkerFailure::Cancelled);
             }
             if let Some(w) = st.idle.pop() {
                 return Ok(w);
@@ -291,7 +291,7 @@ impl ProcessPool {
             let now = Instant::now();
             if st.live < self.max {
                 if let Some(at) = st.retry_at.filter(|at| now < *at) {
-                    return Err(Failure::CannotStart(format!(
+                    return Err(WorkerFailure::CannotStart(format!(
                         "the worker keeps dying ({} times in a row before answering; last: {}); not restarted for another {} ms",
                         st.streak,
                         st.last_death,
@@ -303,7 +303,7 @@ impl ProcessPool {
                 return self.spawn(launch);
             }
             if now >= deadline {
-                return Err(Failure::QueueTimedOut);
+                return Err(WorkerFailure::QueueTimedOut);
             }
             let wait = if cancel.is_some() { (deadline - now).min(CANCEL_CHECK) } else { deadline - now };
             st.waiting += 1;
@@ -314,9 +314,9 @@ impl ProcessPool {
 
     /// Starts a worker for a place already counted in `live`; on failure the place is given
     /// back and the failure counts toward the restart delay.
-    fn spawn(self: &Arc<Self>, launch: &Launch) -> Result<Worker, Failure> {
+    fn spawn(self: &Arc<Self>, launch: &Launch) -> Result<Worker, WorkerFailure> {
         let started = self.start(launch);
-        if let Err(Failure::CannotStart(why)) = &started {
+        if let Err(WorkerFailure::CannotStart(why)) = &started {
             lock(&self.state).live -= 1;
             self.freed.notify_one();
             self.lost(false, why.clone());
@@ -324,10 +324,10 @@ impl ProcessPool {
         started
     }
 
-    fn start(self: &Arc<Self>, launch: &Launch) -> Result<Worker, Failure> {
+    fn start(self: &Arc<Self>, launch: &Launch) -> Result<Worker, WorkerFailure> {
         let started =
             command::start_process(&self.command, self.argv.as_deref(), launch.cwd, launch.env, &[], Some(&[]), true);
-        let (process, _direct) = started.map_err(Failure::CannotStart)?;
+        let (process, _direct) = started.map_err(WorkerFailure::CannotStart)?;
         let (Some(stdin), Some(stdout)) = (process.stdin, process.stdout) else {
             unreachable!("both pipes were asked for")
         };
@@ -349,7 +349,7 @@ impl ProcessPool {
             // Nobody could reap it later: end it here.
             signal_group(worker.proc.pid, libc::SIGKILL);
             reap(worker.proc.pid);
-            return Err(Failure::CannotStart(format!("cannot start the thread that supervises workers: {e}")));
+            return Err(WorkerFailure::CannotStart(format!("cannot start the thread that supervises workers: {e}")));
         }
         Ok(worker)
     }
@@ -584,7 +584,7 @@ impl Worker {
         deadline: Instant,
         max_bytes: usize,
         cancel: Option<&dyn Cancellation>,
-    ) -> Result<Vec<u8>, Failure> {
+    ) -> Result<Vec<u8>, WorkerFailure> {
         let cancel_fd = cancel.and_then(|c| c.fd());
         let mut sigpipe = SigpipeBlock::tracked();
         let total = envelope.len() + 1;
@@ -617,11 +617,11 @@ impl Worker {
                 return Err(self.exited(exit, written));
             }
             if cancel.is_some_and(|c| c.is_cancelled()) {
-                return Err(Failure::Cancelled);
+                return Err(WorkerFailure::Cancelled);
             }
             let now = Instant::now();
             if now >= deadline {
-                return Err(Failure::TimedOut);
+                return Err(WorkerFailure::TimedOut);
             }
             // stdout, the pidfd, the cancel fd (-1: none, skipped) and stderr, stdin while the
             // line is not all written.
@@ -648,7 +648,7 @@ impl Worker {
             // SAFETY: `fds` is a valid array of pollfd structs.
             let n = unsafe { libc::poll(fds.as_mut_ptr(), nfds, ms) };
             if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-                return Err(Failure::NotOneResponse(format!("poll failed: {}", io::Error::last_os_error())));
+                return Err(WorkerFailure::NotOneResponse(format!("poll failed: {}", io::Error::last_os_error())));
             }
             if fds[0].revents != 0 && written > 0 && !unread_at_wake && !read_at_wake {
                 match self.unread_request() {
@@ -670,7 +670,7 @@ impl Worker {
                 // the first sign of an exit.
                 return Err(match self.proc.wait_exit(CLOSE_TO_EXIT.min(deadline.saturating_duration_since(now))) {
                     Some(exit) => self.exited(exit, written),
-                    None => Failure::ClosedStdout,
+                    None => WorkerFailure::ClosedStdout,
                 });
             }
             if fds[1].revents != 0 || self.proc.pidfd.is_none() {
@@ -683,21 +683,21 @@ impl Worker {
         }
     }
 
-    /// The failure of a worker that exited: [`Failure::Unread`] when every byte written of this
+    /// The failure of a worker that exited: [`WorkerFailure::Unread`] when every byte written of this
     /// request is still in the pipe (and it printed nothing), so it never saw the request.
-    fn exited(&self, exit: Option<Exit>, written: usize) -> Failure {
+    fn exited(&self, exit: Option<Exit>, written: usize) -> WorkerFailure {
         if self.buf.is_empty() && self.unread_request() == Some(written) {
-            Failure::Unread(exit)
+            WorkerFailure::Unread(exit)
         } else {
-            Failure::Exited(exit)
+            WorkerFailure::Exited(exit)
         }
     }
 
     /// Reads what stdout has into `buf`. True at EOF.
-    fn read_stdout(&mut self, max_bytes: usize) -> Result<bool, Failure> {
+    fn read_stdout(&mut self, max_bytes: usize) -> Result<bool, WorkerFailure> {
         loop {
             if self.buf.len() > max_bytes {
-                return Err(Failure::TooLong);
+                return Err(WorkerFailure::TooLong);
             }
             let room = (max_bytes + 1 - self.buf.len()).min(1 << 16);
             self.buf.reserve(room);
@@ -738,9 +738,9 @@ impl Worker {
         written: usize,
         unread_at_wake: bool,
         read_at_wake: bool,
-    ) -> Result<Vec<u8>, Failure> {
+    ) -> Result<Vec<u8>, WorkerFailure> {
         if unread_at_wake || (!read_at_wake && written > 0 && self.unread_request() == Some(written)) {
-            return Err(Failure::OutOfStep);
+            return Err(WorkerFailure::OutOfStep);
         }
         Ok(answer)
     }
@@ -757,20 +757,20 @@ impl Worker {
     /// The first complete line of `buf`, if any, blank lines before it skipped (a blank line is
     /// no answer: reading it as "no decision" lost the deny behind it). A second line after it
     /// (two answers to one request) and a line over `max_bytes` are failures.
-    fn take_line(&mut self, max_bytes: usize) -> Result<Option<Vec<u8>>, Failure> {
+    fn take_line(&mut self, max_bytes: usize) -> Result<Option<Vec<u8>>, WorkerFailure> {
         let blank = self.buf.iter().position(|b| !matches!(b, b'\n' | b'\r' | b' ' | b'\t')).unwrap_or(self.buf.len());
         let blank = self.buf[..blank].iter().rposition(|b| *b == b'\n').map_or(0, |nl| nl + 1);
         if blank > 0 {
             self.buf.drain(..blank);
         }
         let Some(end) = memchr::memchr(b'\n', &self.buf) else {
-            return if self.buf.len() > max_bytes { Err(Failure::TooLong) } else { Ok(None) };
+            return if self.buf.len() > max_bytes { Err(WorkerFailure::TooLong) } else { Ok(None) };
         };
         if end > max_bytes {
-            return Err(Failure::TooLong);
+            return Err(WorkerFailure::TooLong);
         }
         if end + 1 < self.buf.len() {
-            return Err(Failure::NotOneResponse(
+            return Err(WorkerFailure::NotOneResponse(
                 "the worker wrote more than one line for one request (one JSON response per line is expected)"
                     .to_string(),
             ));
@@ -1111,7 +1111,7 @@ mod tests {
             let start = Instant::now();
             let served = pool.request(b"{}", Duration::from_secs(10), 1 << 20, &launch, Some(&*token));
             canceller.join().unwrap();
-            assert_eq!(served.answer.err(), Some(Failure::Cancelled), "with fd: {with_fd}");
+            assert_eq!(served.answer.err(), Some(WorkerFailure::Cancelled), "with fd: {with_fd}");
             assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
         }
         // The queue: one request holds the only worker, a second waits for it and is cancelled.
@@ -1128,11 +1128,11 @@ mod tests {
             });
             let start = Instant::now();
             let served = pool.request(b"{}", Duration::from_secs(10), 1 << 20, launch, Some(&*queued));
-            assert_eq!(served.answer.err(), Some(Failure::Cancelled));
+            assert_eq!(served.answer.err(), Some(WorkerFailure::Cancelled));
             assert!(start.elapsed() < Duration::from_secs(1), "queued cancel took {:?}", start.elapsed());
             canceller.join().unwrap();
             busy.cancel();
-            assert_eq!(holder.join().unwrap().answer.err(), Some(Failure::Cancelled));
+            assert_eq!(holder.join().unwrap().answer.err(), Some(WorkerFailure::Cancelled));
         });
         pool.close();
         supervisor.shutdown();

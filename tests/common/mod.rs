@@ -3,6 +3,7 @@
 //! for the hardening tests.
 #![allow(dead_code)]
 
+pub mod dialect;
 pub mod process;
 
 use oh_hooks::Engine;

@@ -8,8 +8,9 @@
 //! and listed in `KNOWN_GAPS` below (never skipped silently: `cargo test` reports it as ignored,
 //! and `cargo test -- --ignored` runs it).
 
+use crate::common::dialect::{self, bash, dialect_project, q, records, sh, traces_of, warnings, write, write_json};
+use crate::common::fire;
 use crate::common::process::serial;
-use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -46,21 +47,12 @@ fn known_gaps_are_listed_and_ignored() {
 // Helpers: settings files, handlers, engines.
 
 fn script(name: &str) -> String {
-    format!("{}/tests/claude/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Single-quoted for `sh`.
-fn q(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+    dialect::script("claude", name)
 }
 
 /// A YAML scalar holding `s` exactly (a JSON string is a YAML double-quoted scalar).
 fn yaml_str(s: &str) -> String {
     json!(s).to_string()
-}
-
-fn sh(words: &[&str]) -> String {
-    words.iter().map(|w| q(w)).collect::<Vec<_>>().join(" ")
 }
 
 fn command(cmd: impl Into<String>) -> Value {
@@ -98,40 +90,19 @@ fn groups(event: &str, groups: Vec<(&str, Vec<Value>)>) -> Value {
     json!({ "hooks": { event: list } })
 }
 
-/// The records a `record` hook wrote, in order.
-fn records(file: &Path) -> Vec<Value> {
-    match std::fs::read_to_string(file) {
-        Ok(text) => text.lines().map(|l| serde_json::from_str(l).unwrap()).collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
 fn tags(file: &Path) -> Vec<String> {
     let mut t: Vec<String> = records(file).iter().map(|r| r["argv"][0].as_str().unwrap().to_string()).collect();
     t.sort();
     t
 }
 
-/// A temporary user home and project directory.
-struct Cc {
-    home: tempfile::TempDir,
-    cwd: tempfile::TempDir,
-}
+dialect_project!(
+    /// A temporary user home and project directory with Claude Code's files in them.
+    Cc,
+    "claude"
+);
 
 impl Cc {
-    fn new() -> Cc {
-        Cc { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() }
-    }
-    fn cwd(&self) -> &Path {
-        self.cwd.path()
-    }
-    fn file(&self, name: &str) -> PathBuf {
-        self.home.path().join(name)
-    }
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
     fn user_path(&self) -> PathBuf {
         self.home.path().join(".claude/settings.json")
     }
@@ -143,45 +114,20 @@ impl Cc {
     }
     /// `~/.claude/settings.json`
     fn user(&self, s: &Value) {
-        Cc::write(&self.user_path(), &serde_json::to_string_pretty(s).unwrap());
+        write_json(&self.user_path(), s);
     }
     /// `<project>/.claude/settings.json`
     fn project(&self, s: &Value) {
-        Cc::write(&self.project_path(), &serde_json::to_string_pretty(s).unwrap());
+        write_json(&self.project_path(), s);
     }
     /// `<project>/.claude/settings.local.json`
     fn local(&self, s: &Value) {
-        Cc::write(&self.local_path(), &serde_json::to_string_pretty(s).unwrap());
+        write_json(&self.local_path(), s);
     }
     /// `<project>/.oh/config.yaml`
     fn oh(&self, yaml: &str) {
-        Cc::write(&self.cwd.path().join(".oh/config.yaml"), yaml);
+        write(&self.cwd.path().join(".oh/config.yaml"), yaml);
     }
-    fn options(&self, extra: Value) -> Value {
-        let mut o = json!({ "claude": true, "home": self.home.path(), "cwd": self.cwd.path(), "trusted": true });
-        o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        o
-    }
-    fn try_engine(&self, extra: Value) -> Result<Engine, String> {
-        Engine::new(Some(&self.options(extra).to_string())).map_err(|e| e.to_string())
-    }
-    fn engine(&self, extra: Value) -> Engine {
-        self.try_engine(extra).unwrap_or_else(|e| panic!("engine: {e}"))
-    }
-    fn fire(&self, envelope: Value) -> Value {
-        fire(&self.engine(json!({})), envelope)
-    }
-    fn fire_with(&self, extra: Value, envelope: Value) -> Value {
-        fire(&self.engine(extra), envelope)
-    }
-}
-
-fn fire(engine: &Engine, envelope: Value) -> Value {
-    serde_json::from_str(&engine.fire(&envelope.to_string()).to_json()).unwrap()
-}
-
-fn bash(cmd: &str) -> Value {
-    json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": cmd } })
 }
 
 fn tool(name: &str) -> Value {
@@ -190,25 +136,13 @@ fn tool(name: &str) -> Value {
 
 /// The traces of Claude Code hooks.
 fn claude_traces(out: &Value) -> Vec<&Value> {
-    out["hooks"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no hooks in {out}"))
-        .iter()
-        .filter(|t| t["dialect"] == "claude")
-        .collect()
+    traces_of(out, "claude")
 }
 
 fn one_claude_trace(out: &Value) -> &Value {
     let t = claude_traces(out);
     assert_eq!(t.len(), 1, "expected one Claude Code trace: {out}");
     t[0]
-}
-
-fn warnings(out: &Value) -> String {
-    out["warnings"]
-        .as_array()
-        .map(|w| w.iter().map(|x| x.as_str().unwrap_or("")).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default()
 }
 
 fn real_path(p: &Path) -> String {
@@ -1244,7 +1178,7 @@ fn a_hostile_project_settings_file_cannot_turn_off_the_users_policy() {
     {
         let c = Cc::new();
         c.user(&settings("PreToolUse", "Bash", vec![command(sh(&["bash", &script("block-rm.sh")]))]));
-        Cc::write(&c.project_path(), text);
+        write(&c.project_path(), text);
         match c.try_engine(json!({})) {
             Err(e) => assert!(e.contains("settings.json"), "the error names the file: {e}"),
             Ok(engine) => {
@@ -1344,12 +1278,12 @@ fn plugin_hooks_json_with_claude_plugin_root() {
     let c = Cc::new();
     let rec = c.file("rec.jsonl");
     let plugin = c.home.path().join("plugins/safety");
-    Cc::write(&plugin.join("scripts/guard.sh"), &std::fs::read_to_string(script("block-rm.sh")).unwrap());
+    write(&plugin.join("scripts/guard.sh"), &std::fs::read_to_string(script("block-rm.sh")).unwrap());
     let hooks = json!({ "description": "safety plugin", "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [
         { "type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh\"" },
         record(&rec, "env"),
         { "type": "command", "command": "node", "args": [script("record.js"), rec, "exec", "${CLAUDE_PLUGIN_ROOT}/data"] } ] } ] } });
-    Cc::write(&plugin.join("hooks/hooks.json"), &hooks.to_string());
+    write(&plugin.join("hooks/hooks.json"), &hooks.to_string());
     let engine = c.engine(json!({ "claudePlugins": [plugin] }));
     let out = fire(&engine, bash("rm -rf /"));
     assert_eq!(out["allowed"], false, "{out}");

@@ -4,6 +4,8 @@
 //! (docs/dialects/codex.md). The hook scripts are real ones in bash, python3 and node
 //! (tests/codex/). Each test names the rule it checks; the attacker cases are at the end.
 
+use crate::common::dialect::{self, bash, dialect_project, q, records, sh, traces_of, warnings, write, write_json};
+use crate::common::fire;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -13,16 +15,7 @@ use std::time::{Duration, Instant};
 // Helpers: Codex files, handlers, engines.
 
 fn script(name: &str) -> String {
-    format!("{}/tests/codex/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Single-quoted for `sh`.
-fn q(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-fn sh(words: &[&str]) -> String {
-    words.iter().map(|w| q(w)).collect::<Vec<_>>().join(" ")
+    dialect::script("codex", name)
 }
 
 fn command(cmd: impl Into<String>) -> Value {
@@ -80,33 +73,13 @@ fn groups(event: &str, groups: Vec<(Option<&str>, Vec<Value>)>) -> Value {
     json!({ "hooks": { event: list } })
 }
 
-fn records(file: &Path) -> Vec<Value> {
-    match std::fs::read_to_string(file) {
-        Ok(text) => text.lines().map(|l| serde_json::from_str(l).unwrap()).collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
-/// A temporary user home and project directory.
-struct Cx {
-    home: tempfile::TempDir,
-    cwd: tempfile::TempDir,
-}
+dialect_project!(
+    /// A temporary user home and project directory with Codex's files in them.
+    Cx,
+    "codex"
+);
 
 impl Cx {
-    fn new() -> Cx {
-        Cx { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() }
-    }
-    fn cwd(&self) -> &Path {
-        self.cwd.path()
-    }
-    fn file(&self, name: &str) -> PathBuf {
-        self.home.path().join(name)
-    }
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
     fn user_path(&self) -> PathBuf {
         self.home.path().join(".codex/hooks.json")
     }
@@ -121,63 +94,29 @@ impl Cx {
     }
     /// `~/.codex/hooks.json`
     fn user(&self, s: &Value) {
-        Cx::write(&self.user_path(), &serde_json::to_string_pretty(s).unwrap());
+        write_json(&self.user_path(), s);
     }
     /// `~/.codex/config.toml`
     fn user_toml(&self, text: &str) {
-        Cx::write(&self.user_toml_path(), text);
+        write(&self.user_toml_path(), text);
     }
     /// `<project>/.codex/hooks.json`
     fn project(&self, s: &Value) {
-        Cx::write(&self.project_path(), &serde_json::to_string_pretty(s).unwrap());
+        write_json(&self.project_path(), s);
     }
     fn project_toml(&self, text: &str) {
-        Cx::write(&self.project_toml_path(), text);
+        write(&self.project_toml_path(), text);
     }
-    fn options(&self, extra: Value) -> Value {
-        let mut o = json!({ "codex": true, "home": self.home.path(), "cwd": self.cwd.path(), "trusted": true });
-        o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        o
-    }
-    fn engine(&self, extra: Value) -> Engine {
-        Engine::new(Some(&self.options(extra).to_string())).unwrap_or_else(|e| panic!("engine: {e}"))
-    }
-    fn fire(&self, envelope: Value) -> Value {
-        fire(&self.engine(json!({})), envelope)
-    }
-    fn fire_with(&self, extra: Value, envelope: Value) -> Value {
-        fire(&self.engine(extra), envelope)
-    }
-}
-
-fn fire(engine: &Engine, envelope: Value) -> Value {
-    serde_json::from_str(&engine.fire(&envelope.to_string()).to_json()).unwrap()
-}
-
-fn bash(cmd: &str) -> Value {
-    json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": cmd } })
 }
 
 fn codex_traces(out: &Value) -> Vec<&Value> {
-    out["hooks"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no hooks in {out}"))
-        .iter()
-        .filter(|t| t["dialect"] == "codex")
-        .collect()
+    traces_of(out, "codex")
 }
 
 fn one_trace(out: &Value) -> &Value {
     let t = codex_traces(out);
     assert_eq!(t.len(), 1, "expected one Codex trace: {out}");
     t[0]
-}
-
-fn warnings(out: &Value) -> String {
-    out["warnings"]
-        .as_array()
-        .map(|w| w.iter().map(|x| x.as_str().unwrap_or("")).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default()
 }
 
 fn path(p: &Path) -> String {
@@ -236,7 +175,7 @@ fn project_files_load_when_trusted_and_are_not_even_read_when_not() {
 fn files_option_reads_managed_files_as_own_layers() {
     let c = Cx::new();
     let managed = c.file("managed/requirements-hooks.toml");
-    Cx::write(
+    write(
         &managed,
         &format!(
             "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n",
@@ -258,7 +197,7 @@ fn plugin_hooks_get_plugin_root_and_data_both_spellings() {
     std::fs::create_dir_all(&plugin).unwrap();
     std::fs::copy(script("record.js"), plugin.join("record.js")).unwrap();
     let handler = command(format!("node ${{PLUGIN_ROOT}}/record.js {} plugin", q(log.to_str().unwrap())));
-    Cx::write(&plugin.join("hooks/hooks.json"), &hooks("SessionStart", None, vec![handler]).to_string());
+    write(&plugin.join("hooks/hooks.json"), &hooks("SessionStart", None, vec![handler]).to_string());
     let out = c.fire_with(
         json!({ "codex": { "plugins": [ { "root": plugin, "data": data } ] }, "waitNonBlocking": true }),
         json!({ "event": "sessionStart", "source": "startup" }),
@@ -342,7 +281,7 @@ fn features_hooks_false_is_not_a_switch_for_every_dialect() {
     let c = Cx::new();
     c.user(&hooks("PreToolUse", Some("Bash"), vec![command(sh(&["bash", &script("guard.sh")]))]));
     c.user_toml("[features]\nhooks = false\n");
-    Cx::write(&c.home.path().join(".oh/config.yaml"), "hooks:\n  preToolUse:\n    - command: exit 1\n");
+    write(&c.home.path().join(".oh/config.yaml"), "hooks:\n  preToolUse:\n    - command: exit 1\n");
     let out = c.fire(bash("rm -rf /"));
     assert_eq!(out["allowed"], false, "{out}");
     assert!(warnings(&out).contains("`features.hooks = false` is Codex's own switch and is not applied"), "{out}");
@@ -716,7 +655,7 @@ fn stop_reasons_of_every_blocking_hook_are_joined_by_a_blank_line() {
         "{out}"
     );
     std::fs::write(&marker, "").unwrap();
-    let c2 = Cx { home: c.home, cwd: c.cwd };
+    let c2 = Cx(c.0);
     let out = c2.fire(json!({ "event": "turnStop", "stop_hook_active": false }));
     assert_eq!(out["reason"], "fix the lint", "{out}");
 }

@@ -3,21 +3,13 @@
 //! the outcome docs/dialects/cursor.md describes. The hook scripts are real ones in bash, python3
 //! and node (tests/cursor/, no jq, no network). Each test names the rule it checks.
 
-use oh_hooks::Engine;
+use crate::common::dialect::{self, bash, dialect_project, records, sh, warnings, write, write_json};
+use crate::common::fire;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 fn script(name: &str) -> String {
-    format!("{}/tests/cursor/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Single-quoted for `sh`.
-fn q(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-fn sh(words: &[&str]) -> String {
-    words.iter().map(|w| q(w)).collect::<Vec<_>>().join(" ")
+    dialect::script("cursor", name)
 }
 
 fn cmd(command: impl Into<String>) -> Value {
@@ -53,13 +45,6 @@ fn hooks(pairs: Vec<(&str, Vec<Value>)>) -> Value {
     json!({ "version": 1, "hooks": map })
 }
 
-fn records(file: &Path) -> Vec<Value> {
-    match std::fs::read_to_string(file) {
-        Ok(text) => text.lines().map(|l| serde_json::from_str(l).unwrap()).collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
 fn tags(file: &Path) -> Vec<String> {
     records(file).iter().map(|r| r["tag"].as_str().unwrap().to_string()).collect()
 }
@@ -71,30 +56,13 @@ fn stdin_of(r: &Value) -> Value {
     serde_json::from_str(raw).unwrap()
 }
 
-/// A temporary user home and project directory.
-struct Cu {
-    home: tempfile::TempDir,
-    cwd: tempfile::TempDir,
-}
+dialect_project!(
+    /// A temporary user home and project directory with Cursor's files in them.
+    Cu,
+    "cursor"
+);
 
 impl Cu {
-    fn new() -> Cu {
-        Cu { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() }
-    }
-    fn cwd(&self) -> &Path {
-        self.cwd.path()
-    }
-    fn home(&self) -> &Path {
-        self.home.path()
-    }
-    /// A scratch file outside both directories' hooks files.
-    fn file(&self, name: &str) -> PathBuf {
-        self.home.path().join(name)
-    }
-    fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
     fn user_path(&self) -> PathBuf {
         self.home().join(".cursor/hooks.json")
     }
@@ -102,47 +70,15 @@ impl Cu {
         self.cwd().join(".cursor/hooks.json")
     }
     fn user(&self, v: &Value) {
-        Cu::write(&self.user_path(), &serde_json::to_string_pretty(v).unwrap());
+        write_json(&self.user_path(), v);
     }
     fn project(&self, v: &Value) {
-        Cu::write(&self.project_path(), &serde_json::to_string_pretty(v).unwrap());
+        write_json(&self.project_path(), v);
     }
-    fn options(&self, extra: Value) -> Value {
-        let mut o = json!({ "cursor": true, "home": self.home(), "cwd": self.cwd(), "trusted": true });
-        o.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        o
-    }
-    fn try_engine(&self, extra: Value) -> Result<Engine, String> {
-        Engine::new(Some(&self.options(extra).to_string())).map_err(|e| e.to_string())
-    }
-    fn engine(&self, extra: Value) -> Engine {
-        self.try_engine(extra).unwrap_or_else(|e| panic!("engine: {e}"))
-    }
-    fn fire(&self, envelope: Value) -> Value {
-        fire(&self.engine(json!({})), envelope)
-    }
-    fn fire_with(&self, extra: Value, envelope: Value) -> Value {
-        fire(&self.engine(extra), envelope)
-    }
-}
-
-fn fire(engine: &Engine, envelope: Value) -> Value {
-    serde_json::from_str(&engine.fire(&envelope.to_string()).to_json()).unwrap()
-}
-
-fn bash(command: &str) -> Value {
-    json!({ "event": "preToolUse", "toolName": "Bash", "toolInput": { "command": command } })
 }
 
 fn traces(out: &Value) -> Vec<&Value> {
     out["hooks"].as_array().unwrap_or_else(|| panic!("no hooks in {out}")).iter().collect()
-}
-
-fn warnings(out: &Value) -> String {
-    out["warnings"]
-        .as_array()
-        .map(|w| w.iter().map(|x| x.as_str().unwrap_or("")).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,24 +127,24 @@ fn files_option_and_plugins_with_cursor_plugin_root() {
     let c = Cu::new();
     let log = c.file("log");
     let given = c.file("managed/hooks.json");
-    Cu::write(&given, &hooks(vec![("beforeShellExecution", vec![record(&log, "given")])]).to_string());
+    write(&given, &hooks(vec![("beforeShellExecution", vec![record(&log, "given")])]).to_string());
     // A plugin naming its hooks file, one with inline hooks, one with neither (the default).
     let p1 = c.file("plugins/named");
-    Cu::write(&p1.join(".cursor-plugin/plugin.json"), r#"{"name": "named", "hooks": "hooks/hooks-cursor.json"}"#);
-    Cu::write(
+    write(&p1.join(".cursor-plugin/plugin.json"), r#"{"name": "named", "hooks": "hooks/hooks-cursor.json"}"#);
+    write(
         &p1.join("hooks/hooks-cursor.json"),
         &json!({ "hooks": { "beforeShellExecution": [record(&log, "named")] } }).to_string(),
     );
     // Its Claude Code hooks file is not Cursor's.
-    Cu::write(&p1.join("hooks/hooks.json"), &json!({ "hooks": { "PreToolUse": [] } }).to_string());
+    write(&p1.join("hooks/hooks.json"), &json!({ "hooks": { "PreToolUse": [] } }).to_string());
     let p2 = c.file("plugins/inline");
-    Cu::write(
+    write(
         &p2.join(".cursor-plugin/plugin.json"),
         &json!({ "name": "inline", "hooks": { "hooks": { "beforeShellExecution": [record(&log, "inline")] } } })
             .to_string(),
     );
     let p3 = c.file("plugins/default");
-    Cu::write(
+    write(
         &p3.join("hooks/hooks.json"),
         &json!({ "hooks": { "beforeShellExecution": [record(&log, "default")] } }).to_string(),
     );
@@ -261,7 +197,7 @@ fn bad_entries_are_skipped_with_a_warning_and_the_rest_loads() {
         assert!(w.contains(&want), "missing {want:?} in\n{w}");
     }
     // A file that is not JSON: skipped whole, said so.
-    Cu::write(&c.project_path(), "{ nope");
+    write(&c.project_path(), "{ nope");
     let out = c.fire(bash("ls"));
     assert!(warnings(&out).contains("not valid JSON"), "{out}");
 }
@@ -706,7 +642,7 @@ fn garbage_and_oversized_answers_never_turn_a_deny_into_an_allow() {
 #[test]
 fn cursor_does_not_read_claude_code_files() {
     let c = Cu::new();
-    Cu::write(
+    write(
         &c.cwd().join(".claude/settings.json"),
         &json!({ "hooks": { "PreToolUse": [ { "hooks": [ answer(2, "", "claude") ] } ] } }).to_string(),
     );

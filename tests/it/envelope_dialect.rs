@@ -4,7 +4,7 @@
 //! real hook processes, real files; the C ABI where the no-match shortcut could answer.
 
 use crate::common::{engine, fire, fire_raw};
-use oh_hooks::dialect::REGISTRY;
+use oh_hooks::dialect::registry::REGISTRY;
 use oh_hooks::envelope::tools::Kind;
 use oh_hooks::{ffi, Engine, Event};
 use serde_json::{json, Value};

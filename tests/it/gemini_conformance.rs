@@ -4,15 +4,23 @@
 //! code decides for each kind of answer is checked separately against its code
 //! (tests/it/gemini_oracle.rs); here the same rules are seen end to end.
 
+use crate::common::dialect::{write, Project};
+use crate::common::fire;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 struct Dirs {
-    home: tempfile::TempDir,
-    cwd: tempfile::TempDir,
+    dirs: Project,
     record: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Dirs {
+    type Target = Project;
+    fn deref(&self) -> &Project {
+        &self.dirs
+    }
 }
 
 fn hooks_dir() -> PathBuf {
@@ -26,16 +34,11 @@ fn fixture(name: &str) -> String {
 
 impl Dirs {
     fn new() -> Dirs {
-        Dirs {
-            home: tempfile::tempdir().unwrap(),
-            cwd: tempfile::tempdir().unwrap(),
-            record: tempfile::tempdir().unwrap(),
-        }
+        Dirs { dirs: Project::new("gemini"), record: tempfile::tempdir().unwrap() }
     }
 
     fn put(&self, path: &Path, value: &Value) -> PathBuf {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, value.to_string()).unwrap();
+        write(path, &value.to_string());
         path.to_path_buf()
     }
 
@@ -47,22 +50,16 @@ impl Dirs {
         self.put(&self.cwd.path().join(".gemini/settings.json"), &settings);
     }
 
+    /// The hooks see `RECORD_DIR` (unless `extra` sets `env` itself).
     fn engine(&self, extra: Value) -> Engine {
-        let mut options = json!({
-            "cwd": self.cwd.path(), "home": self.home.path(), "gemini": true, "trusted": true,
-            "env": { "RECORD_DIR": self.record.path() },
-        });
+        let mut options = json!({ "env": { "RECORD_DIR": self.record.path() } });
         options.as_object_mut().unwrap().extend(extra.as_object().cloned().unwrap_or_default());
-        Engine::new(Some(&options.to_string())).unwrap_or_else(|e| panic!("engine: {e}"))
+        self.dirs.engine(options)
     }
 
     fn recorded(&self, name: &str, what: &str) -> String {
         std::fs::read_to_string(self.record.path().join(format!("{name}.{what}"))).unwrap_or_default()
     }
-}
-
-fn fire(e: &Engine, envelope: Value) -> Value {
-    serde_json::from_str(&e.fire(&envelope.to_string()).to_json()).unwrap()
 }
 
 fn rm() -> Value {

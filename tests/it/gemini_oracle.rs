@@ -3,7 +3,7 @@
 //! HookAggregator on every case of cases.json and wrote what gemini-cli decided to
 //! expected.json; here oh-hooks' reader and merge decide the same cases and must agree.
 
-use oh_hooks::dialect::gemini::{self, answer, merge, view::View};
+use oh_hooks::dialect::gemini::{self, answer, merge, view::GeminiView};
 use oh_hooks::envelope::Envelope;
 use serde_json::{json, Map, Value};
 use std::path::Path;
@@ -14,7 +14,7 @@ fn load(name: &str) -> Value {
 }
 
 /// What the harness does with a gemini step's result, in the oracle's terms.
-fn project(event: oh_hooks::event::Event, d: &merge::Decision) -> Value {
+fn project(event: oh_hooks::event::Event, d: &merge::GeminiDecision) -> Value {
     let mut p = Map::new();
     let refused = gemini::can_block(event) && (d.deny || d.stop.is_some());
     p.insert("allowed".into(), json!(!refused));
@@ -60,7 +60,8 @@ fn every_recorded_case_decides_as_gemini_cli_does() {
         let mut input = case.get("input").cloned().unwrap_or(json!({})).as_object().cloned().unwrap();
         input.insert("event".into(), json!(event.name()));
         let envelope = Envelope::parse(&Value::Object(input).to_string(), event).unwrap();
-        let mut view = View::build(&envelope, Path::new("/w"), "t", &oh_hooks::envelope::tools::HostTools::default());
+        let mut view =
+            GeminiView::build(&envelope, Path::new("/w"), "t", &oh_hooks::envelope::tools::HostTools::default());
         let mut answers = Vec::new();
         for (i, h) in hooks.iter().enumerate() {
             if let Some(seen) = want.get("inputs").map(|inputs| &inputs[i]) {
@@ -74,12 +75,12 @@ fn every_recorded_case_decides_as_gemini_cli_does() {
                     }
                 }
             }
-            let raw = answer::Raw {
+            let raw = answer::GeminiRaw {
                 exit: Some(h["exit"].as_i64().unwrap() as i32),
                 stdout: h["stdout"].as_str().unwrap().as_bytes(),
                 stderr: h["stderr"].as_str().unwrap().as_bytes(),
                 name: "h",
-                ..answer::Raw::default()
+                ..answer::GeminiRaw::default()
             };
             let a = answer::read(event, &raw);
             if case["sequential"] == true && a.success && a.output {

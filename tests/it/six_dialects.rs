@@ -4,7 +4,7 @@
 //! guard refuses a different command), every context in one outcome, and the user's own hooks of
 //! every dialect before any project hook. Real files, real hook processes, the real engine.
 
-use oh_hooks::dialect::REGISTRY;
+use oh_hooks::dialect::registry::REGISTRY;
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -11,15 +11,15 @@
 //! `disableAllHooks` are read; every other key belongs to Claude Code.
 
 use super::events;
-use crate::dialect::{kind, string_field, File, Handler, Hook, Kind, Parsed, Place, Plugin, MAX_FILE_BYTES};
+use crate::dialect::{
+    kind, string_field, File, Handler, Hook, LayerKind, Parsed, Place, Plugin, MAX_FILE_BYTES, MAX_TIMEOUT_SECS,
+};
 use crate::event::Event;
-use crate::matcher::claude::{takes_if, ClaudeMatcher, PermissionRule};
+use crate::matcher::claude::{takes_if, PermissionRule};
+use crate::matcher::field::FieldMatcher;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Hooks never wait longer than this, whatever the file says (as for openHarness hooks).
-pub(crate) const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 
 /// Claude Code's default timeout for this hook on `event` (the reference's "Common fields").
 pub fn default_timeout(hook: &Hook, event: Event) -> Duration {
@@ -46,20 +46,20 @@ pub fn files(place: &Place) -> Vec<File> {
     let mut files = Vec::new();
     if place.chosen.on {
         if let (true, Some(home)) = (place.user, place.home) {
-            files.push(file(home.join(".claude/settings.json"), Kind::Own, Some("user_settings")));
+            files.push(file(home.join(".claude/settings.json"), LayerKind::Own, Some("user_settings")));
         }
         if place.project {
-            files.push(file(place.cwd.join(".claude/settings.json"), Kind::Project, Some("project_settings")));
+            files.push(file(place.cwd.join(".claude/settings.json"), LayerKind::Project, Some("project_settings")));
         }
         if place.local {
-            files.push(file(place.cwd.join(".claude/settings.local.json"), Kind::Project, Some("local_settings")));
+            files.push(file(place.cwd.join(".claude/settings.local.json"), LayerKind::Project, Some("local_settings")));
         }
     }
-    files.extend(place.chosen.files.iter().map(|path| file(path.clone(), Kind::Own, None)));
+    files.extend(place.chosen.files.iter().map(|path| file(path.clone(), LayerKind::Own, None)));
     for plugin in &place.chosen.plugins {
         files.push(File {
             path: plugin.root.join("hooks/hooks.json"),
-            kind: Kind::Own,
+            kind: LayerKind::Own,
             plugin: Some(plugin.clone()),
             change_source: None,
             dir: None,
@@ -76,17 +76,17 @@ pub const MAX_REGEX_MATCHERS: usize = 1000;
 /// many groups costs one compilation).
 #[derive(Default)]
 pub struct Matchers {
-    compiled: std::collections::HashMap<String, ClaudeMatcher>,
+    compiled: std::collections::HashMap<String, FieldMatcher>,
     regexes: usize,
 }
 
 impl Matchers {
-    fn get(&mut self, text: &str) -> Result<ClaudeMatcher, String> {
+    fn get(&mut self, text: &str) -> Result<FieldMatcher, String> {
         if let Some(m) = self.compiled.get(text) {
             return Ok(m.clone());
         }
-        let m = ClaudeMatcher::parse(text)?;
-        if matches!(m, ClaudeMatcher::Regex(_)) {
+        let m = FieldMatcher::parse(text)?;
+        if matches!(m, FieldMatcher::Regex(_)) {
             if self.regexes >= MAX_REGEX_MATCHERS {
                 return Err(format!(
                     "more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Claude Code files; this one is not compiled"
@@ -375,7 +375,7 @@ fn handler_of(value: &Value, event: Event, file: &str, at: &str, warnings: &mut 
     Ok(Hook {
         dialect: 0,
         handler,
-        matcher: ClaudeMatcher::Any,
+        matcher: FieldMatcher::Any,
         matcher_text: None,
         if_rule,
         if_text,

@@ -4,7 +4,7 @@
 
 use crate::dialect::View;
 use crate::envelope::tools::{self, HostTools};
-use crate::envelope::{push_compact, to_snake, Envelope};
+use crate::envelope::{json_in_string, to_snake, Envelope};
 use crate::response::json;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -130,23 +130,6 @@ fn to_claude_tool(rest: &mut [(String, Cow<str>)], host_tools: &HostTools) {
 /// field names (docs/envelope.md "Host tools"): what the outcome carries and the later steps receive.
 pub fn host_rewrite(envelope: &Envelope, host_tools: &HostTools, input: Value) -> Value {
     tools::rewrite_for_host(&tools::CLAUDE, host_tools, envelope, input)
-}
-
-/// The JSON a string value holds (`"{\"command\":\"ls\"}"`), compact, when it holds one; JSON
-/// only this reader accepts (`NaN`, raw control characters) is written out again so that every
-/// hook's reader reads the line.
-pub(crate) fn json_in_string(raw: &str) -> Option<String> {
-    if !raw.starts_with('"') {
-        return None;
-    }
-    let inner = json::decode_string(raw);
-    let value = json::value(&inner)?;
-    if serde_json::from_str::<serde::de::IgnoredAny>(&inner).is_ok() {
-        let mut out = Vec::with_capacity(inner.len());
-        push_compact(&mut out, value.raw());
-        return String::from_utf8(out).ok();
-    }
-    value.to_value().map(|v| v.to_string())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! Whether a file exists, can be read, is trusted or has changed is the one loader's business;
 //! this only names the files.
 
-use crate::dialect::{File, Kind, Place, Plugin};
+use crate::dialect::{File, LayerKind, Place, Plugin};
 use std::path::{Path, PathBuf};
 
 /// How a Codex file is written.
@@ -36,23 +36,23 @@ pub fn files(place: &Place) -> Vec<File> {
     let file = |path: PathBuf, kind| File { path, kind, plugin: None, change_source: None, dir: None };
     if place.chosen.on && place.user {
         if let Some(home) = place.home {
-            list.push(file(home.join(".codex/hooks.json"), Kind::Own));
-            list.push(file(home.join(".codex/config.toml"), Kind::Own));
+            list.push(file(home.join(".codex/hooks.json"), LayerKind::Own));
+            list.push(file(home.join(".codex/config.toml"), LayerKind::Own));
         }
     }
-    list.extend(place.chosen.files.iter().map(|path| file(path.clone(), Kind::Own)));
+    list.extend(place.chosen.files.iter().map(|path| file(path.clone(), LayerKind::Own)));
     for plugin in &place.chosen.plugins {
         list.push(File {
             path: plugin.root.join("hooks/hooks.json"),
-            kind: Kind::Own,
+            kind: LayerKind::Own,
             plugin: Some(plugin.clone()),
             change_source: None,
             dir: None,
         });
     }
     if place.chosen.on && place.project {
-        list.push(file(place.cwd.join(".codex/hooks.json"), Kind::Project));
-        list.push(file(place.cwd.join(".codex/config.toml"), Kind::Project));
+        list.push(file(place.cwd.join(".codex/hooks.json"), LayerKind::Project));
+        list.push(file(place.cwd.join(".codex/config.toml"), LayerKind::Project));
     }
     list
 }
@@ -100,20 +100,20 @@ mod tests {
             local: true,
             chosen,
         };
-        let got: Vec<(String, Kind, Format)> = files(&place(&chosen))
+        let got: Vec<(String, LayerKind, Format)> = files(&place(&chosen))
             .into_iter()
             .map(|f| (f.path.display().to_string(), f.kind, format(&f.path)))
             .collect();
         assert_eq!(
             got,
             [
-                ("/h/.codex/hooks.json".into(), Kind::Own, Format::Json),
-                ("/h/.codex/config.toml".into(), Kind::Own, Format::Toml),
-                ("/etc/codex/managed.toml".into(), Kind::Own, Format::Toml),
-                ("/etc/codex/hooks.json".into(), Kind::Own, Format::Json),
-                ("/plug/hooks/hooks.json".into(), Kind::Own, Format::Json),
-                ("/w/.codex/hooks.json".into(), Kind::Project, Format::Json),
-                ("/w/.codex/config.toml".into(), Kind::Project, Format::Toml),
+                ("/h/.codex/hooks.json".into(), LayerKind::Own, Format::Json),
+                ("/h/.codex/config.toml".into(), LayerKind::Own, Format::Toml),
+                ("/etc/codex/managed.toml".into(), LayerKind::Own, Format::Toml),
+                ("/etc/codex/hooks.json".into(), LayerKind::Own, Format::Json),
+                ("/plug/hooks/hooks.json".into(), LayerKind::Own, Format::Json),
+                ("/w/.codex/hooks.json".into(), LayerKind::Project, Format::Json),
+                ("/w/.codex/config.toml".into(), LayerKind::Project, Format::Toml),
             ]
         );
         let off = Chosen { on: false, ..chosen.clone() };

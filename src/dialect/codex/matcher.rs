@@ -9,7 +9,7 @@
 //! only and never appear on stdin.
 
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use std::sync::Arc;
 
 /// Compiled-size limit of one matcher regex (a hostile file cannot make one costly).
@@ -62,11 +62,11 @@ impl CodexMatcher {
 
     /// The same matcher as the engine's common hook carries it (`Names` and `Any` alike; a
     /// regex, already compiled by Codex's own `regex` syntax, is the same pattern).
-    pub fn to_engine(&self, text: &str) -> Result<ClaudeMatcher, String> {
+    pub fn to_engine(&self, text: &str) -> Result<FieldMatcher, String> {
         Ok(match self {
-            CodexMatcher::Any => ClaudeMatcher::Any,
-            CodexMatcher::Names(n) => ClaudeMatcher::Names(n.clone()),
-            CodexMatcher::Regex(_) => ClaudeMatcher::Regex(Arc::new(
+            CodexMatcher::Any => FieldMatcher::Any,
+            CodexMatcher::Names(n) => FieldMatcher::Names(n.clone()),
+            CodexMatcher::Regex(_) => FieldMatcher::Regex(Arc::new(
                 fancy_regex::RegexBuilder::new(text)
                     .delegate_size_limit(SIZE_LIMIT)
                     .build()

@@ -77,7 +77,7 @@ impl Dialect for Codex {
             values.extend(value.map(matcher::aliases).unwrap_or_default());
         }
         let runs = |hook: &Hook| match &hook.matcher {
-            crate::matcher::claude::ClaudeMatcher::Any => true,
+            crate::matcher::field::FieldMatcher::Any => true,
             m => values.iter().any(|v| m.matches(Some(v))),
         };
         (0..hooks.len()).filter(|i| runs(hooks[*i])).collect()

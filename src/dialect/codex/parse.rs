@@ -15,7 +15,7 @@ use super::matcher::{matcher_field, CodexMatcher};
 use super::{event_of, EVENTS, LATER_EVENTS, MAX_TIMEOUT};
 use crate::dialect::{kind, File, Handler, Hook, Plugin, MAX_FILE_BYTES};
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -33,7 +33,7 @@ pub struct CodexHook {
     pub command: String,
     pub matcher: CodexMatcher,
     /// The same, as the engine's common hook carries it.
-    pub claude_matcher: ClaudeMatcher,
+    pub field_matcher: FieldMatcher,
     /// The matcher as written (`None`: absent, or ignored on this event).
     pub matcher_text: Option<String>,
     /// Codex's `timeout` in seconds (at least 1), else 600.
@@ -80,7 +80,7 @@ pub struct Rejected(pub String);
 /// and at most [`MAX_REGEX_MATCHERS`] of them.
 #[derive(Default)]
 pub struct CodexParser {
-    regexes: HashMap<String, (CodexMatcher, ClaudeMatcher)>,
+    regexes: HashMap<String, (CodexMatcher, FieldMatcher)>,
 }
 
 impl crate::dialect::Parser for CodexParser {
@@ -103,7 +103,7 @@ impl CodexHook {
         Hook {
             dialect: 0,
             handler: Handler::Command { command: self.command, args: None },
-            matcher: self.claude_matcher,
+            matcher: self.field_matcher,
             matcher_text: self.matcher_text,
             if_rule: None,
             if_text: None,
@@ -128,7 +128,7 @@ impl CodexHook {
 pub fn parse(
     file: &File,
     bytes: &[u8],
-    regexes: &mut HashMap<String, (CodexMatcher, ClaudeMatcher)>,
+    regexes: &mut HashMap<String, (CodexMatcher, FieldMatcher)>,
 ) -> Result<Parsed, Rejected> {
     let name = file.path.display().to_string();
     let reject = |at: &str, why: String| {
@@ -242,7 +242,7 @@ pub fn parse(
                         built.push(CodexHook {
                             command,
                             matcher: CodexMatcher::Any,
-                            claude_matcher: ClaudeMatcher::Any,
+                            field_matcher: FieldMatcher::Any,
                             matcher_text: None,
                             timeout,
                             is_async,
@@ -268,9 +268,9 @@ pub fn parse(
                             "{name}: `{at}.matcher` `{text}` is ignored: Codex runs {event_name} hooks for every fire"
                         ));
                     }
-                    ((CodexMatcher::Any, ClaudeMatcher::Any), None)
+                    ((CodexMatcher::Any, FieldMatcher::Any), None)
                 }
-                (_, None) => ((CodexMatcher::Any, ClaudeMatcher::Any), None),
+                (_, None) => ((CodexMatcher::Any, FieldMatcher::Any), None),
                 (Some(_), Some(text)) => {
                     let compiled = match regexes.get(&text) {
                         Some(m) => Ok(m.clone()),
@@ -298,7 +298,7 @@ pub fn parse(
             };
             for mut hook in built {
                 hook.matcher = matcher.0.clone();
-                hook.claude_matcher = matcher.1.clone();
+                hook.field_matcher = matcher.1.clone();
                 hook.matcher_text = matcher_text.clone();
                 hooks.push((*event, hook));
             }
@@ -423,11 +423,11 @@ fn from_toml(v: toml::Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::Kind;
+    use crate::dialect::LayerKind;
     use std::path::Path;
 
     fn file(path: &str) -> File {
-        File { path: PathBuf::from(path), kind: Kind::Own, plugin: None, change_source: None, dir: None }
+        File { path: PathBuf::from(path), kind: LayerKind::Own, plugin: None, change_source: None, dir: None }
     }
 
     fn parse(file: &File, bytes: &[u8]) -> Result<Parsed, Rejected> {
@@ -595,7 +595,7 @@ trusted_hash = "abc"
     fn plugin_placeholders_are_replaced_at_load() {
         let f = File {
             path: PathBuf::from("/p/hooks/hooks.json"),
-            kind: Kind::Own,
+            kind: LayerKind::Own,
             plugin: Some(Plugin { root: Path::new("/p").into(), data: Some(Path::new("/d").into()) }),
             change_source: None,
             dir: None,

@@ -12,12 +12,11 @@
 //! file. In a `settings.json` the `hooks` key is strict: one bad entry rejects them all.
 
 use super::{event_of, Mode, DEFAULT_TIMEOUT_SECS};
-use crate::dialect::claude::config::MAX_TIMEOUT_SECS;
-use crate::dialect::MAX_FILE_BYTES;
 use crate::dialect::{kind, string_field};
-use crate::dialect::{File, Kind, Place, Plugin};
+use crate::dialect::{File, LayerKind, Place, Plugin};
+use crate::dialect::{MAX_FILE_BYTES, MAX_TIMEOUT_SECS};
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -41,23 +40,23 @@ pub fn files(place: &Place) -> Vec<File> {
     let mut list = Vec::new();
     if place.chosen.on {
         if let (true, Some(home)) = (place.user, place.home) {
-            list.push(file(home.join(".copilot/hooks"), Kind::Own, true));
-            list.push(file(home.join(".copilot/settings.json"), Kind::Own, false));
+            list.push(file(home.join(".copilot/hooks"), LayerKind::Own, true));
+            list.push(file(home.join(".copilot/settings.json"), LayerKind::Own, false));
         }
         if place.project {
-            list.push(file(place.cwd.join(".github/hooks"), Kind::Project, true));
-            list.push(file(place.cwd.join(".github/copilot/settings.json"), Kind::Project, false));
+            list.push(file(place.cwd.join(".github/hooks"), LayerKind::Project, true));
+            list.push(file(place.cwd.join(".github/copilot/settings.json"), LayerKind::Project, false));
         }
         if place.local {
-            list.push(file(place.cwd.join(".github/copilot/settings.local.json"), Kind::Project, false));
+            list.push(file(place.cwd.join(".github/copilot/settings.local.json"), LayerKind::Project, false));
         }
     }
     for f in &place.chosen.files {
-        list.push(file(f.clone(), Kind::Own, false));
+        list.push(file(f.clone(), LayerKind::Own, false));
     }
     for p in &place.chosen.plugins {
         for name in ["hooks.json", "hooks/hooks.json"] {
-            list.push(File { plugin: Some(p.clone()), ..file(p.root.join(name), Kind::Own, false) });
+            list.push(File { plugin: Some(p.clone()), ..file(p.root.join(name), LayerKind::Own, false) });
         }
     }
     list
@@ -73,7 +72,7 @@ fn is_settings(file: &File) -> bool {
 
 /// What a Copilot hook runs.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Handler {
+pub enum CopilotHandler {
     /// `bash` (else `command`): run by `bash -c`.
     Shell(String),
     /// `exec` + `args`: no shell.
@@ -86,21 +85,21 @@ pub enum Handler {
 /// runtime value. Pascal: Claude Code's rules (names, `*`, unanchored regex), tested against the
 /// PascalCase value and Copilot's own name ([`super::tools::Named::pascal_candidates`]).
 #[derive(Debug, Clone)]
-pub struct Matcher {
+pub struct CopilotMatcher {
     pub text: String,
-    pub compiled: ClaudeMatcher,
+    pub compiled: FieldMatcher,
 }
 
 /// One Copilot hook entry.
 #[derive(Debug, Clone)]
-pub struct Hook {
+pub struct CopilotHook {
     pub event: Event,
     pub mode: Mode,
     /// The event name as written (`preToolUse` or `PreToolUse`).
     pub event_name: String,
-    pub handler: Handler,
+    pub handler: CopilotHandler,
     /// `None`: no matcher, or one on an event that has none (ignored, as Copilot does).
-    pub matcher: Option<Matcher>,
+    pub matcher: Option<CopilotMatcher>,
     /// The working directory as written (relative to the project root, or absolute).
     pub cwd: Option<String>,
     /// The entry's `env`, in order (values may expand `$VAR`/`${VAR}` of the hook's environment).
@@ -112,10 +111,10 @@ pub struct Hook {
     pub plugin: Option<Plugin>,
 }
 
-impl Hook {
+impl CopilotHook {
     pub fn type_name(&self) -> &'static str {
         match self.handler {
-            Handler::Http { .. } => "http",
+            CopilotHandler::Http { .. } => "http",
             _ => "command",
         }
     }
@@ -123,11 +122,11 @@ impl Hook {
     /// One line for `oh-hooks check`.
     pub fn describe(&self) -> String {
         let mut s = match &self.handler {
-            Handler::Shell(c) => format!("command: {c}"),
-            Handler::Exec { program, args } => {
+            CopilotHandler::Shell(c) => format!("command: {c}"),
+            CopilotHandler::Exec { program, args } => {
                 format!("command: {program} (exec form) {}", serde_json::to_string(args).unwrap_or_default())
             }
-            Handler::Http { url, .. } => format!("http: {url}"),
+            CopilotHandler::Http { url, .. } => format!("http: {url}"),
         };
         if let Some(m) = &self.matcher {
             s.push_str(&format!("  [matcher {}]", m.text));
@@ -143,7 +142,7 @@ impl Hook {
 pub struct Parsed {
     /// A `settings.json`'s `disableAllHooks` (a hooks file's switches off only that file).
     pub disable_all: Option<bool>,
-    pub hooks: Vec<Hook>,
+    pub hooks: Vec<CopilotHook>,
     pub warnings: Vec<String>,
 }
 
@@ -239,7 +238,7 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
             let group = entry.as_object().filter(|o| o.contains_key("hooks"));
             let Some(group) = group else {
                 match hook_of(entry, event, mode, name, None, matchers) {
-                    Ok(hook) => parsed.hooks.push(Hook { at, ..hook }),
+                    Ok(hook) => parsed.hooks.push(CopilotHook { at, ..hook }),
                     Err(why) => dropped.push(format!("{file}: skipped `{at}`: {why}")),
                 }
                 continue;
@@ -265,7 +264,7 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
                     continue;
                 }
                 match hook_of(item, event, mode, name, group_matcher, matchers) {
-                    Ok(hook) => parsed.hooks.push(Hook { at, ..hook }),
+                    Ok(hook) => parsed.hooks.push(CopilotHook { at, ..hook }),
                     Err(why) => dropped.push(format!("{file}: skipped `{at}`: {why}")),
                 }
             }
@@ -291,24 +290,24 @@ pub fn parse(source: &File, bytes: &[u8], matchers: &mut Matchers) -> Result<Par
 /// The matchers of one load's files, each distinct text compiled once.
 #[derive(Default)]
 pub struct Matchers {
-    compiled: HashMap<(String, bool), ClaudeMatcher>,
+    compiled: HashMap<(String, bool), FieldMatcher>,
     regexes: usize,
 }
 
 impl Matchers {
-    fn get(&mut self, text: &str, mode: Mode) -> Result<ClaudeMatcher, String> {
+    fn get(&mut self, text: &str, mode: Mode) -> Result<FieldMatcher, String> {
         let camel = mode == Mode::Camel;
         if let Some(m) = self.compiled.get(&(text.to_string(), camel)) {
             return Ok(m.clone());
         }
         let m = if camel {
             // The whole value must match: the pattern anchored, as Copilot compiles it.
-            ClaudeMatcher::parse(&format!("^(?:{text})$"))
+            FieldMatcher::parse(&format!("^(?:{text})$"))
                 .map_err(|_| format!("matcher `{text}` is not a valid regular expression; the entry is skipped"))?
         } else {
-            ClaudeMatcher::parse(text)?
+            FieldMatcher::parse(text)?
         };
-        if matches!(m, ClaudeMatcher::Regex(_)) {
+        if matches!(m, FieldMatcher::Regex(_)) {
             if self.regexes >= MAX_REGEX_MATCHERS {
                 return Err(format!("more than {MAX_REGEX_MATCHERS} distinct regex matchers in the Copilot files"));
             }
@@ -326,7 +325,7 @@ fn hook_of(
     event_name: &str,
     group_matcher: Option<&str>,
     matchers: &mut Matchers,
-) -> Result<Hook, String> {
+) -> Result<CopilotHook, String> {
     let Value::Object(h) = value else {
         return Err(format!(
             "expected a hook entry such as {{\"type\": \"command\", \"bash\": \"...\"}}, found {}",
@@ -374,9 +373,9 @@ fn hook_of(
                     return Err("specify either `exec` (with `args`) or `bash`/`powershell`/`command`, not both".into())
                 }
                 Some(program) if program.trim().is_empty() => return Err("`exec` is empty".into()),
-                Some(program) => Handler::Exec { program, args: strings("args")? },
+                Some(program) => CopilotHandler::Exec { program, args: strings("args")? },
                 None => match bash.or(command) {
-                    Some(line) => Handler::Shell(line),
+                    Some(line) => CopilotHandler::Shell(line),
                     None if powershell.is_some() => {
                         return Err(
                             "only `powershell` is given: nothing runs on Linux or macOS (add `bash` or `command`)"
@@ -390,7 +389,11 @@ fn hook_of(
         "http" => {
             let url = string("url")?.filter(|u| !u.trim().is_empty()).ok_or("`url` is missing or empty")?;
             check_url(&url)?;
-            Handler::Http { url, headers: object_of_strings("headers")?, allowed_env_vars: strings("allowedEnvVars")? }
+            CopilotHandler::Http {
+                url,
+                headers: object_of_strings("headers")?,
+                allowed_env_vars: strings("allowedEnvVars")?,
+            }
         }
         "prompt" => return Err(
             "a `prompt` entry submits its text as a user message, which is the host's to do; oh-hooks does not run it"
@@ -416,10 +419,10 @@ fn hook_of(
         None => group_matcher.map(str::to_string),
     };
     let matcher = match matcher_text.filter(|m| !m.is_empty()) {
-        Some(text) if has_matcher(event) => Some(Matcher { compiled: matchers.get(&text, mode)?, text }),
+        Some(text) if has_matcher(event) => Some(CopilotMatcher { compiled: matchers.get(&text, mode)?, text }),
         _ => None,
     };
-    Ok(Hook {
+    Ok(CopilotHook {
         event,
         mode,
         event_name: event_name.to_string(),
@@ -473,7 +476,7 @@ mod tests {
 
     fn source(settings: bool) -> File {
         let name = if settings { "/p/.github/copilot/settings.json" } else { "/p/.github/hooks/guard.json" };
-        File { path: PathBuf::from(name), kind: Kind::Project, plugin: None, change_source: None, dir: None }
+        File { path: PathBuf::from(name), kind: LayerKind::Project, plugin: None, change_source: None, dir: None }
     }
 
     fn parse_text(text: &str) -> Result<Parsed, String> {
@@ -484,9 +487,9 @@ mod tests {
         p.hooks
             .iter()
             .map(|h| match &h.handler {
-                Handler::Shell(c) => c.clone(),
-                Handler::Exec { program, .. } => format!("exec {program}"),
-                Handler::Http { url, .. } => url.clone(),
+                CopilotHandler::Shell(c) => c.clone(),
+                CopilotHandler::Exec { program, .. } => format!("exec {program}"),
+                CopilotHandler::Http { url, .. } => url.clone(),
             })
             .collect()
     }
@@ -666,9 +669,12 @@ mod tests {
             ]
         );
         assert!(
-            list[0].dir.is_some() && list[1].dir.is_none() && is_settings(&list[1]) && list[2].kind == Kind::Project
+            list[0].dir.is_some()
+                && list[1].dir.is_none()
+                && is_settings(&list[1])
+                && list[2].kind == LayerKind::Project
         );
-        assert_eq!(list[5].kind, Kind::Own);
+        assert_eq!(list[5].kind, LayerKind::Own);
         let off = crate::dialect::Chosen::default();
         assert!(files(&Place { chosen: &off, ..place }).is_empty());
     }

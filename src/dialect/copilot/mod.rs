@@ -22,7 +22,7 @@ use super::{Answer, Decision, Dialect, File, Handler, Hook, Parsed, Parser, Plac
 use crate::envelope::tools::HostTools;
 use crate::envelope::Envelope;
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use crate::response::json;
 use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -135,20 +135,22 @@ impl Parser for CopilotParser {
 /// A parsed entry as the engine's hook. A `bash` line is the handler's command as written (what
 /// reasons and `oh-hooks check` show); [`Copilot::command`] runs it through `bash -c`, or the
 /// engine starts it directly when it is a program and plain words, as bash would.
-fn hook(h: files::Hook) -> Hook {
+fn hook(h: files::CopilotHook) -> Hook {
     let (handler, argv) = match h.handler {
-        files::Handler::Http { url, headers, allowed_env_vars } => {
+        files::CopilotHandler::Http { url, headers, allowed_env_vars } => {
             (Handler::Http { url, headers, allowed_env_vars }, None)
         }
-        files::Handler::Shell(line) => {
+        files::CopilotHandler::Shell(line) => {
             let words = crate::words::plain_words(&line);
             (Handler::Command { command: line, args: None }, words)
         }
-        files::Handler::Exec { program, args } => (Handler::Command { command: program, args: Some(args) }, None),
+        files::CopilotHandler::Exec { program, args } => {
+            (Handler::Command { command: program, args: Some(args) }, None)
+        }
     };
     let (matcher, matcher_text) = match h.matcher {
         Some(m) => (m.compiled, Some(m.text)),
-        None => (ClaudeMatcher::Any, None),
+        None => (FieldMatcher::Any, None),
     };
     Hook {
         dialect: 0,
@@ -226,8 +228,8 @@ impl Dialect for Copilot {
     /// PascalCase name.
     fn view(&self, envelope: &Envelope, site: &Site) -> View {
         let now = now_ms();
-        let camel = view::View::build(envelope, Mode::Camel, site.cwd, now, site.tools);
-        let pascal = view::View::build(envelope, Mode::Pascal, site.cwd, now, site.tools);
+        let camel = view::CopilotView::build(envelope, Mode::Camel, site.cwd, now, site.tools);
+        let pascal = view::CopilotView::build(envelope, Mode::Pascal, site.cwd, now, site.tools);
         let event = envelope.event;
         let camel_values = camel.matcher_values(event);
         let mut pascal_values = pascal.matcher_values(event);

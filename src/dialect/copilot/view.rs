@@ -13,7 +13,7 @@
 //!   field names; no `permission_mode`, `tool_use_id`, or `transcript_path` on tool events.
 
 use super::{name_of, Mode};
-use crate::dialect::claude::view::json_in_string;
+use crate::envelope::json_in_string;
 use crate::envelope::tools::{self as host_tools, HostTools, Table, COPILOT, COPILOT_PASCAL};
 use crate::envelope::{push_compact, to_camel, to_snake, Envelope};
 use crate::event::Event;
@@ -24,7 +24,7 @@ use std::path::Path;
 
 /// One mode's view of one envelope, built once per fire when a hook of that mode matches.
 #[derive(Debug, Clone)]
-pub struct View {
+pub struct CopilotView {
     pub mode: Mode,
     /// Compact JSON and a newline: the hook's stdin (and an HTTP hook's body, without the newline).
     pub json: String,
@@ -38,10 +38,10 @@ pub struct View {
 /// Envelope fields no Copilot payload has.
 const DROPPED: &[&str] = &["event", "dialect", "permissionMode", "toolUseId", "hookEventName"];
 
-impl View {
+impl CopilotView {
     /// `now_ms`: the time of the fire (milliseconds since the epoch), for `timestamp` when the
     /// host gave none.
-    pub fn build(envelope: &Envelope, mode: Mode, cwd: &Path, now_ms: u64, tools: &HostTools) -> View {
+    pub fn build(envelope: &Envelope, mode: Mode, cwd: &Path, now_ms: u64, tools: &HostTools) -> CopilotView {
         let table: &Table = match mode {
             Mode::Camel => &COPILOT,
             Mode::Pascal => &COPILOT_PASCAL,
@@ -155,7 +155,7 @@ impl View {
         }
         text.extend_from_slice(b"}\n");
         let json = String::from_utf8(text).expect("JSON text from UTF-8 parts is UTF-8");
-        View { mode, json, tool, other }
+        CopilotView { mode, json, tool, other }
     }
 
     /// The values a hook's matcher is tested against on `event` (any one matching runs it):
@@ -205,8 +205,8 @@ pub fn iso8601(ms: u64) -> String {
 mod tests {
     use super::*;
 
-    fn view(text: &str, event: Event, mode: Mode) -> View {
-        View::build(
+    fn view(text: &str, event: Event, mode: Mode) -> CopilotView {
+        CopilotView::build(
             &Envelope::parse(text, event).unwrap(),
             mode,
             Path::new("/work"),

@@ -15,7 +15,7 @@
 //! "Reading answers"). An answer over `maxOutputBytes` is not read; where the hook could refuse,
 //! it refuses (docs/envelope.md "Size never decides").
 
-use super::events::{CursorEvent, Permission as Rule};
+use super::events::{CursorEvent, PermissionSupport};
 use super::parse::event_of;
 use crate::dialect::{Answer, Decision, Handler, Hook, Raw, Via};
 use crate::event::Event;
@@ -167,10 +167,10 @@ fn interpret(event: &CursorEvent, obj: &Obj, hook: &Hook, fire: Fire) -> CursorA
     let said = |p: &str| values.iter().any(|v| v.is(p));
     let (deny, ask, allow) = (said("deny"), said("ask"), said("allow"));
     match event.permission {
-        Rule::None => {}
+        PermissionSupport::None => {}
         _ if deny => answer.refuse = true,
-        Rule::AskIsDeny if ask => answer.refuse = true,
-        Rule::AllowDenyAsk if ask => answer.permission = Some(Permission::Ask),
+        PermissionSupport::AskIsDeny if ask => answer.refuse = true,
+        PermissionSupport::AllowDenyAsk if ask => answer.permission = Some(Permission::Ask),
         _ if allow => answer.permission = Some(Permission::Allow),
         _ => {}
     }
@@ -281,13 +281,13 @@ pub fn merge(event: Event, answers: &[Answer]) -> Decision {
 mod tests {
     use super::*;
     use crate::dialect::cursor::parse::{parse, CursorParser};
-    use crate::dialect::{File, Kind};
+    use crate::dialect::{File, LayerKind};
     use std::path::PathBuf;
 
     fn hook(event: &str, extra: &str) -> Hook {
         let text = format!(r#"{{"version":1,"hooks":{{"{event}":[{{"command":"h"{extra}}}]}}}}"#);
         let file =
-            File { path: PathBuf::from("/h.json"), kind: Kind::Own, plugin: None, change_source: None, dir: None };
+            File { path: PathBuf::from("/h.json"), kind: LayerKind::Own, plugin: None, change_source: None, dir: None };
         let p = parse(&file, text.as_bytes(), &mut CursorParser::default());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         p.hooks.into_iter().next().unwrap().1

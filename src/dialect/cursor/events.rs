@@ -11,7 +11,7 @@ use crate::event::Event;
 
 /// How a Cursor event reads `permission` (Cursor's per-event output tables).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Permission {
+pub enum PermissionSupport {
     /// The event has no `permission`.
     None,
     /// `allow`/`deny`; `ask` is accepted but not enforced (ignored).
@@ -36,7 +36,7 @@ pub struct CursorEvent {
     pub refuses: bool,
     /// `followup_message` continues the agent (`stop`, `subagentStop`).
     pub continues: bool,
-    pub permission: Permission,
+    pub permission: PermissionSupport,
     /// What its `matcher` is tested against ([`Match`]).
     pub matcher: Match,
 }
@@ -65,7 +65,7 @@ const fn ev(name: &'static str, engine: Event) -> CursorEvent {
         kinds: &[],
         refuses: false,
         continues: false,
-        permission: Permission::None,
+        permission: PermissionSupport::None,
         matcher: Match::Never,
     }
 }
@@ -77,28 +77,28 @@ pub const ALL: &[CursorEvent] = &[
     ev("sessionEnd", Event::SessionEnd),
     CursorEvent {
         refuses: true,
-        permission: Permission::AllowDeny,
+        permission: PermissionSupport::AllowDeny,
         matcher: Match::ToolName,
         ..ev("preToolUse", Event::PreToolUse)
     },
     CursorEvent {
         kinds: &[Kind::Shell],
         refuses: true,
-        permission: Permission::AllowDenyAsk,
+        permission: PermissionSupport::AllowDenyAsk,
         matcher: Match::Command,
         ..ev("beforeShellExecution", Event::PreToolUse)
     },
     CursorEvent {
         kinds: &[Kind::Mcp],
         refuses: true,
-        permission: Permission::AllowDenyAsk,
+        permission: PermissionSupport::AllowDenyAsk,
         matcher: Match::McpTool,
         ..ev("beforeMCPExecution", Event::PreToolUse)
     },
     CursorEvent {
         kinds: &[Kind::Read],
         refuses: true,
-        permission: Permission::AllowDeny,
+        permission: PermissionSupport::AllowDeny,
         matcher: Match::Fixed("Read"),
         ..ev("beforeReadFile", Event::PreToolUse)
     },
@@ -120,7 +120,7 @@ pub const ALL: &[CursorEvent] = &[
     CursorEvent { continues: true, matcher: Match::Fixed("Stop"), ..ev("stop", Event::TurnStop) },
     CursorEvent {
         refuses: true,
-        permission: Permission::AskIsDeny,
+        permission: PermissionSupport::AskIsDeny,
         matcher: Match::SubagentType,
         ..ev("subagentStart", Event::SubagentStart)
     },
@@ -129,7 +129,7 @@ pub const ALL: &[CursorEvent] = &[
     CursorEvent { matcher: Match::Fixed("AgentThought"), ..ev("afterAgentThought", Event::AfterAgentThought) },
     CursorEvent {
         refuses: true,
-        permission: Permission::AllowDeny,
+        permission: PermissionSupport::AllowDeny,
         ..ev("beforeTabFileRead", Event::BeforeTabFileRead)
     },
     ev("afterTabFileEdit", Event::AfterTabFileEdit),
@@ -154,7 +154,7 @@ impl CursorEvent {
     /// A refusal of this event's hooks carries a permission decision (`deny`) in the outcome;
     /// a refused prompt does not (`allowed: false` only).
     pub fn has_permission(&self) -> bool {
-        self.permission != Permission::None
+        self.permission != PermissionSupport::None
     }
 }
 

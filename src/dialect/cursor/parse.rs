@@ -11,8 +11,10 @@
 
 use super::events::{self, CursorEvent};
 use super::matcher::CursorMatcher;
-use crate::dialect::{kind, string_field, File, Handler, Hook, Kind, Parsed, Parser, Place, MAX_FILE_BYTES};
-use crate::matcher::claude::ClaudeMatcher;
+use crate::dialect::{
+    kind, string_field, File, Handler, Hook, LayerKind, Parsed, Parser, Place, MAX_FILE_BYTES, MAX_TIMEOUT_SECS,
+};
+use crate::matcher::field::FieldMatcher;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::Read;
@@ -22,8 +24,6 @@ use std::time::Duration;
 /// Cursor's own default when a hook gives no `timeout` (a Cursor log: "Running hook 1 with
 /// timeout 60000ms").
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-/// No hook waits longer than this, whatever the file says (as for every dialect).
-pub const MAX_TIMEOUT_SECS: f64 = 24.0 * 60.0 * 60.0;
 /// Follow-ups a `stop`/`subagentStop` hook may trigger per conversation without `loop_limit`.
 pub const DEFAULT_LOOP_LIMIT: u64 = 5;
 /// Regex matchers one load may compile (each distinct text once).
@@ -60,16 +60,16 @@ pub fn files_with(place: &Place, manifest: &dyn Fn(&Path) -> Option<Vec<u8>>) ->
     let file = |path: PathBuf, kind, plugin| File { path, kind, plugin, change_source: None, dir: None };
     let mut files = Vec::new();
     if let (true, true, Some(home)) = (place.chosen.on, place.user, place.home) {
-        files.push(file(home.join(".cursor/hooks.json"), Kind::Own, None));
+        files.push(file(home.join(".cursor/hooks.json"), LayerKind::Own, None));
     }
     for path in &place.chosen.files {
-        files.push(file(path.clone(), Kind::Own, None));
+        files.push(file(path.clone(), LayerKind::Own, None));
     }
     for plugin in &place.chosen.plugins {
         let at = plugin.root.join(MANIFEST);
         // The manifest is an entry of its own: its inline hooks, its warnings, and a change to
         // it reloads.
-        files.push(file(at.clone(), Kind::Own, Some(plugin.clone())));
+        files.push(file(at.clone(), LayerKind::Own, Some(plugin.clone())));
         let named =
             match manifest(&at).map(|bytes| plugin_hooks(&at, &bytes)) {
                 None | Some(Ok(PluginHooks::Default)) => Some(plugin.root.join("hooks/hooks.json")),
@@ -80,11 +80,11 @@ pub fn files_with(place: &Place, manifest: &dyn Fn(&Path) -> Option<Vec<u8>>) ->
                 Some(Ok(PluginHooks::Inline) | Err(_)) => None,
             };
         if let Some(path) = named {
-            files.push(file(path, Kind::Own, Some(plugin.clone())));
+            files.push(file(path, LayerKind::Own, Some(plugin.clone())));
         }
     }
     if place.chosen.on && place.project {
-        files.push(file(place.cwd.join(".cursor/hooks.json"), Kind::Project, None));
+        files.push(file(place.cwd.join(".cursor/hooks.json"), LayerKind::Project, None));
     }
     files
 }
@@ -202,7 +202,7 @@ pub fn parse(file: &File, bytes: &[u8], parser: &mut CursorParser) -> Parsed {
     };
     // Project and plugin hooks run in the project directory (the engine's `cwd`); the user's
     // and the host's files' hooks in the file's own directory (`~/.cursor` for the user's).
-    let cwd = (file.kind == Kind::Own && file.plugin.is_none())
+    let cwd = (file.kind == LayerKind::Own && file.plugin.is_none())
         .then(|| file.path.parent().unwrap_or(Path::new("/")).to_path_buf());
     for (event_name, entries) in hooks {
         let at = format!("{prefix}hooks.{event_name}");
@@ -225,7 +225,7 @@ pub fn parse(file: &File, bytes: &[u8], parser: &mut CursorParser) -> Parsed {
                     hook.source = file.path.clone();
                     hook.plugin = file.plugin.clone();
                     hook.cwd = cwd.clone();
-                    hook.from_project = file.kind == Kind::Project;
+                    hook.from_project = file.kind == LayerKind::Project;
                     parsed.hooks.push((event.engine, hook));
                 }
                 Err(why) => parsed.warnings.push(format!("{name}: skipped `{at}`: {why}")),
@@ -311,8 +311,8 @@ fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParse
         dialect: 0,
         handler,
         matcher: match matcher {
-            CursorMatcher::Any => ClaudeMatcher::Any,
-            CursorMatcher::Regex(re) => ClaudeMatcher::Regex(re),
+            CursorMatcher::Any => FieldMatcher::Any,
+            CursorMatcher::Regex(re) => FieldMatcher::Regex(re),
         },
         matcher_text,
         if_rule: None,
@@ -338,9 +338,9 @@ fn entry_of(value: &Value, event: &'static CursorEvent, parser: &mut CursorParse
 /// event has no matcher, and it runs).
 pub fn matches(hook: &Hook, value: Option<&str>) -> bool {
     match (&hook.matcher, value) {
-        (_, None) | (ClaudeMatcher::Any, _) => true,
-        (ClaudeMatcher::Regex(re), Some(v)) => CursorMatcher::Regex(re.clone()).matches(Some(v)),
-        (ClaudeMatcher::Names(names), Some(v)) => names.iter().any(|n| n == v),
+        (_, None) | (FieldMatcher::Any, _) => true,
+        (FieldMatcher::Regex(re), Some(v)) => CursorMatcher::Regex(re.clone()).matches(Some(v)),
+        (FieldMatcher::Names(names), Some(v)) => names.iter().any(|n| n == v),
     }
 }
 
@@ -350,7 +350,7 @@ mod tests {
     use crate::dialect::{Chosen, Plugin};
     use crate::event::Event;
 
-    fn parse_as(kind: Kind, plugin: Option<Plugin>, text: &str) -> Parsed {
+    fn parse_as(kind: LayerKind, plugin: Option<Plugin>, text: &str) -> Parsed {
         let file = File { path: PathBuf::from("/p/.cursor/hooks.json"), kind, plugin, change_source: None, dir: None };
         parse(&file, text.as_bytes(), &mut CursorParser::default())
     }
@@ -358,7 +358,7 @@ mod tests {
     #[test]
     fn the_flat_shape_with_every_field() {
         let p = parse_as(
-            Kind::Project,
+            LayerKind::Project,
             None,
             r#"{"version": 1, "$schema": "x", "hooks": {
                 "beforeShellExecution": [{"command": "./guard.sh", "type": "command", "timeout": 10,
@@ -389,7 +389,7 @@ mod tests {
     #[test]
     fn bad_entries_are_skipped_with_file_path_and_reason() {
         let p = parse_as(
-            Kind::Own,
+            LayerKind::Own,
             None,
             r#"{"version": 1, "hooks": {
                 "beforeShellExecution": [
@@ -430,17 +430,17 @@ mod tests {
 
     #[test]
     fn whole_file_errors_and_version() {
-        let p = parse_as(Kind::Project, None, "{not json");
+        let p = parse_as(LayerKind::Project, None, "{not json");
         assert!(p.hooks.is_empty() && p.warnings[0].contains("not valid JSON"));
-        let p = parse_as(Kind::Project, None, "[1]");
+        let p = parse_as(LayerKind::Project, None, "[1]");
         assert!(p.warnings[0].contains("top level is not a JSON object"));
-        let p = parse_as(Kind::Project, None, r#"{"hooks": [], "disableAllHooks": true}"#);
+        let p = parse_as(LayerKind::Project, None, r#"{"hooks": [], "disableAllHooks": true}"#);
         assert!(p.warnings.iter().any(|w| w.contains("no `version`")));
         assert!(p.warnings.iter().any(|w| w.contains("`disableAllHooks` is not a Cursor setting")));
         assert!(p.warnings.iter().any(|w| w.contains("`hooks` is a list, expected an object")));
         assert_eq!(p.disable_all, None);
         let plugin = Plugin { root: "/plug".into(), data: None };
-        let p = parse_as(Kind::Own, Some(plugin), r#"{"hooks": {"stop": [{"command": "x"}]}}"#);
+        let p = parse_as(LayerKind::Own, Some(plugin), r#"{"hooks": {"stop": [{"command": "x"}]}}"#);
         assert!(p.warnings.is_empty(), "plugin files may omit version: {:?}", p.warnings);
         assert_eq!(p.hooks[0].1.cwd, None, "plugin hooks run in the project directory");
     }
@@ -480,14 +480,14 @@ mod tests {
         assert_eq!(
             paths,
             [
-                ("/home/.cursor/hooks.json", Kind::Own),
-                ("/etc/cursor/hooks.json", Kind::Own),
-                ("/a/.cursor-plugin/plugin.json", Kind::Own),
-                ("/a/h.json", Kind::Own),
-                ("/b/.cursor-plugin/plugin.json", Kind::Own),
-                ("/c/.cursor-plugin/plugin.json", Kind::Own),
-                ("/c/hooks/hooks.json", Kind::Own),
-                ("/p/.cursor/hooks.json", Kind::Project),
+                ("/home/.cursor/hooks.json", LayerKind::Own),
+                ("/etc/cursor/hooks.json", LayerKind::Own),
+                ("/a/.cursor-plugin/plugin.json", LayerKind::Own),
+                ("/a/h.json", LayerKind::Own),
+                ("/b/.cursor-plugin/plugin.json", LayerKind::Own),
+                ("/c/.cursor-plugin/plugin.json", LayerKind::Own),
+                ("/c/hooks/hooks.json", LayerKind::Own),
+                ("/p/.cursor/hooks.json", LayerKind::Project),
             ]
         );
         let inline = &f[4];

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 /// What happened when the hook ran.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Raw<'a> {
+pub struct GeminiRaw<'a> {
     /// The exit code; `None` when the process was killed (gemini-cli reads that as 0).
     pub exit: Option<i32>,
     /// Timed out, or could not start: no answer at all.
@@ -45,7 +45,7 @@ pub enum Word {
 
 /// One hook's answer: each key present or not, as gemini-cli's merges need to know.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Answer {
+pub struct GeminiAnswer {
     /// The hook produced an output (an object, or text turned into one).
     pub output: bool,
     pub decision: Option<Word>,
@@ -74,7 +74,7 @@ pub struct Answer {
     pub failure: Option<String>,
 }
 
-impl Answer {
+impl GeminiAnswer {
     pub fn blocks(&self) -> bool {
         self.decision == Some(Word::Block) || self.overflow_deny.is_some()
     }
@@ -89,13 +89,13 @@ impl Answer {
     }
 }
 
-pub fn read(event: Event, raw: &Raw) -> Answer {
+pub fn read(event: Event, raw: &GeminiRaw) -> GeminiAnswer {
     if let Some(why) = raw.failed {
-        return Answer { failure: Some(why.to_string()), ..Answer::default() };
+        return GeminiAnswer { failure: Some(why.to_string()), ..GeminiAnswer::default() };
     }
     if raw.overflow {
         let why = "its answer is larger than maxOutputBytes".to_string();
-        let mut a = Answer { failure: Some(why.clone()), ..Answer::default() };
+        let mut a = GeminiAnswer { failure: Some(why.clone()), ..GeminiAnswer::default() };
         if can_block(event) {
             a.overflow_deny = Some(format!("Gemini hook `{}`: {why}; it was not read, so it denies", raw.name));
         }
@@ -111,7 +111,7 @@ pub fn read(event: Event, raw: &Raw) -> Answer {
     };
     if text.is_empty() {
         let failure = (!success).then(|| format!("exit {code} with no output: no answer"));
-        return Answer { success, failure, ..Answer::default() };
+        return GeminiAnswer { success, failure, ..GeminiAnswer::default() };
     }
     let mut answer = match json_answer(event, text) {
         Parsed::Object(a) => {
@@ -127,7 +127,7 @@ pub fn read(event: Event, raw: &Raw) -> Answer {
                 *a
             }
         }
-        Parsed::NoAnswer => Answer::default(),
+        Parsed::NoAnswer => GeminiAnswer::default(),
         Parsed::NotJson => plain(text, code),
     };
     answer.success = success;
@@ -145,7 +145,7 @@ fn trim(s: &str) -> &str {
 }
 
 enum Parsed {
-    Object(Box<Answer>),
+    Object(Box<GeminiAnswer>),
     NoAnswer,
     NotJson,
 }
@@ -167,7 +167,7 @@ fn json_answer(event: Event, text: &str) -> Parsed {
     match v.kind() {
         Kind::Object => Parsed::Object(Box::new(keys(event, &v.as_object().expect("an object")))),
         // An array is an object to JavaScript: an output with no keys.
-        Kind::Array => Parsed::Object(Box::new(Answer { output: true, ..Answer::default() })),
+        Kind::Array => Parsed::Object(Box::new(GeminiAnswer { output: true, ..GeminiAnswer::default() })),
         _ => Parsed::NoAnswer,
     }
 }
@@ -176,8 +176,8 @@ fn strict_json(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
-fn plain(text: &str, code: i32) -> Answer {
-    let mut a = Answer { output: true, ..Answer::default() };
+fn plain(text: &str, code: i32) -> GeminiAnswer {
+    let mut a = GeminiAnswer { output: true, ..GeminiAnswer::default() };
     match code {
         0 => {
             a.decision = Some(Word::Other);
@@ -200,8 +200,8 @@ fn string_of(v: Val) -> Option<String> {
 }
 
 /// The keys of a JSON answer (case-sensitive; unknown keys ignored).
-fn keys(event: Event, obj: &Obj) -> Answer {
-    let mut a = Answer { output: true, ..Answer::default() };
+fn keys(event: Event, obj: &Obj) -> GeminiAnswer {
+    let mut a = GeminiAnswer { output: true, ..GeminiAnswer::default() };
     // A repeated `decision` keeps a deny over a later value (docs/envelope.md "Reading answers").
     a.decision = obj.get_by("decision", |v| v.is("deny") || v.is("block")).map(|v| {
         if v.is("deny") || v.is("block") {
@@ -242,15 +242,15 @@ fn keys(event: Event, obj: &Obj) -> Answer {
 mod tests {
     use super::*;
 
-    fn ran(exit: i32, stdout: &str, stderr: &str) -> Answer {
+    fn ran(exit: i32, stdout: &str, stderr: &str) -> GeminiAnswer {
         read(
             Event::PreToolUse,
-            &Raw {
+            &GeminiRaw {
                 exit: Some(exit),
                 stdout: stdout.as_bytes(),
                 stderr: stderr.as_bytes(),
                 name: "h",
-                ..Raw::default()
+                ..GeminiRaw::default()
             },
         )
     }
@@ -297,9 +297,9 @@ mod tests {
             ran(0, r#"{"hookSpecificOutput":{"tool_input":{"command":"ls"},"additionalContext":"ignored here"}}"#, "");
         assert_eq!(a.tool_input, Some(serde_json::json!({"command": "ls"})));
         assert_eq!(a.context, None, "BeforeTool does not read additionalContext");
-        let over = read(Event::PreToolUse, &Raw { overflow: true, name: "big", ..Raw::default() });
+        let over = read(Event::PreToolUse, &GeminiRaw { overflow: true, name: "big", ..GeminiRaw::default() });
         assert!(over.blocks());
-        let t = read(Event::PreToolUse, &Raw { failed: Some("timed out after 5 ms"), ..Raw::default() });
+        let t = read(Event::PreToolUse, &GeminiRaw { failed: Some("timed out after 5 ms"), ..GeminiRaw::default() });
         assert!(!t.blocks() && t.failure.is_some(), "a timeout lets the action through");
     }
 }

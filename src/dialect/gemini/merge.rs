@@ -8,14 +8,14 @@
 //!   AUTO;
 //! - SessionEnd, PreCompress, Notification: only the system messages count.
 
-use super::answer::{Answer, Word};
+use super::answer::{GeminiAnswer, Word};
 use super::can_block;
 use crate::event::Event;
 use serde_json::{json, Value};
 
 /// The step's result, in outcome terms (docs/dialects/gemini.md).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Decision {
+pub struct GeminiDecision {
     /// `allowed: false`: the tool, prompt or model call is refused, an AfterTool result is
     /// withheld, or (AfterAgent) the agent goes on with `reason`.
     pub deny: bool,
@@ -43,11 +43,11 @@ fn joined(parts: Vec<&str>) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
-pub fn merge(event: Event, answers: &[Answer]) -> Decision {
-    let outputs: Vec<&Answer> = answers.iter().filter(|a| a.output).collect();
-    let mut d = Decision {
+pub fn merge(event: Event, answers: &[GeminiAnswer]) -> GeminiDecision {
+    let outputs: Vec<&GeminiAnswer> = answers.iter().filter(|a| a.output).collect();
+    let mut d = GeminiDecision {
         system_message: joined(answers.iter().filter_map(|a| text(&a.system_message)).collect()),
-        ..Decision::default()
+        ..GeminiDecision::default()
     };
     match event {
         Event::PreToolUse | Event::PostToolUse | Event::UserPromptSubmit | Event::TurnStop | Event::SessionStart => {
@@ -75,7 +75,7 @@ pub fn merge(event: Event, answers: &[Answer]) -> Decision {
 }
 
 /// `mergeWithOrDecision`, then what the harness does with it on this event.
-fn or_decision(event: Event, outputs: &[&Answer], d: &mut Decision) {
+fn or_decision(event: Event, outputs: &[&GeminiAnswer], d: &mut GeminiDecision) {
     let block = outputs.iter().any(|a| a.decision == Some(Word::Block));
     let ask = !block && outputs.iter().any(|a| a.decision == Some(Word::Ask));
     let stop = outputs.iter().any(|a| a.cont == Some(false));
@@ -120,7 +120,7 @@ fn or_decision(event: Event, outputs: &[&Answer], d: &mut Decision) {
 
 /// `mergeWithFieldReplacement`: a later answer's keys replace the earlier ones', so a later
 /// `decision: "allow"` undoes an earlier deny, as it does in gemini-cli.
-fn field_replacement(event: Event, outputs: &[&Answer], d: &mut Decision) {
+fn field_replacement(event: Event, outputs: &[&GeminiAnswer], d: &mut GeminiDecision) {
     let mut decision = None;
     let mut reason = None;
     let mut stop_reason = None;
@@ -181,7 +181,7 @@ fn truthy(v: &Value) -> bool {
 }
 
 /// `mergeToolSelectionOutputs`.
-fn tool_selection(outputs: &[&Answer]) -> Value {
+fn tool_selection(outputs: &[&GeminiAnswer]) -> Value {
     let mut none = false;
     let mut any = false;
     let mut names: Vec<String> = Vec::new();
@@ -216,10 +216,10 @@ fn tool_selection(outputs: &[&Answer]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::gemini::answer::{read, Raw};
+    use crate::dialect::gemini::answer::{read, GeminiRaw};
 
-    fn a(event: Event, exit: i32, out: &str) -> Answer {
-        read(event, &Raw { exit: Some(exit), stdout: out.as_bytes(), name: "h", ..Raw::default() })
+    fn a(event: Event, exit: i32, out: &str) -> GeminiAnswer {
+        read(event, &GeminiRaw { exit: Some(exit), stdout: out.as_bytes(), name: "h", ..GeminiRaw::default() })
     }
 
     #[test]
@@ -239,7 +239,7 @@ mod tests {
         let d = merge(e, &[a(e, 0, r#"{"decision":"ask","reason":"sure?"}"#), a(e, 0, r#"{"decision":"allow"}"#)]);
         assert!(d.ask && !d.deny);
         let d = merge(e, &[a(e, 0, r#"{"decision":"allow"}"#)]);
-        assert_eq!(d, Decision::default(), "allow approves nothing");
+        assert_eq!(d, GeminiDecision::default(), "allow approves nothing");
     }
 
     #[test]

@@ -6,18 +6,18 @@
 //! and where its documentation says otherwise the code wins: exit 1 is a warning, any other
 //! non-zero exit with text denies, JSON is obeyed on every exit code, `allow` approves nothing,
 //! and a `tool_input` rewrite replaces the tool's input. Everything here is pure: no I/O, no
-//! traces; the engine runs the hooks and hands each one's [`answer::Raw`] to [`answer::read`].
+//! traces; the engine runs the hooks and hands each one's [`answer::GeminiRaw`] to [`answer::read`].
 
 pub mod answer;
 pub mod files;
 pub mod merge;
 pub mod view;
 
-use crate::dialect::{self as seam, Dialect, File, Hook, Kind, Parsed, Parser, Place, Site};
+use crate::dialect::{self as seam, Dialect, File, Hook, LayerKind, Parsed, Parser, Place, Site};
 use crate::envelope::tools::{self, HostTools};
 use crate::envelope::Envelope;
 use crate::event::Event;
-use crate::matcher::claude::ClaudeMatcher;
+use crate::matcher::field::FieldMatcher;
 use crate::response::json;
 use crate::response::Permission;
 use files::{FileKind, GeminiHook, ToolMatcher};
@@ -144,17 +144,17 @@ impl Dialect for Gemini {
         let mut out = Vec::new();
         if place.chosen.on {
             if let (true, Some(home)) = (place.user, place.home) {
-                out.push(file(home.join(".gemini/settings.json"), Kind::Own));
+                out.push(file(home.join(".gemini/settings.json"), LayerKind::Own));
             }
         }
-        out.extend(place.chosen.files.iter().map(|p| file(p.clone(), Kind::Own)));
+        out.extend(place.chosen.files.iter().map(|p| file(p.clone(), LayerKind::Own)));
         if place.chosen.on && place.project && Some(place.cwd) != place.home {
-            out.push(file(place.cwd.join(".gemini/settings.json"), Kind::Project));
+            out.push(file(place.cwd.join(".gemini/settings.json"), LayerKind::Project));
         }
         for plugin in &place.chosen.plugins {
             out.push(File {
                 path: plugin.root.join("hooks/hooks.json"),
-                kind: Kind::Own,
+                kind: LayerKind::Own,
                 plugin: Some(plugin.clone()),
                 change_source: None,
                 dir: None,
@@ -187,7 +187,7 @@ impl Dialect for Gemini {
 
     fn view(&self, envelope: &Envelope, site: &Site) -> seam::View {
         let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        let v = view::View::build(envelope, site.cwd, &view::iso_time(since), site.tools);
+        let v = view::GeminiView::build(envelope, site.cwd, &view::iso_time(since), site.tools);
         to_seam(&v)
     }
 
@@ -216,14 +216,14 @@ impl Dialect for Gemini {
             return None;
         }
         let tool = v.get_str("tool_name").map(str::to_string);
-        let mine = view::View::from_stdin(event, &v.stdin, tool).after(&rich);
+        let mine = view::GeminiView::from_stdin(event, &v.stdin, tool).after(&rich);
         Some(seam::View { vars: v.vars.clone(), ..to_seam(&mine) })
     }
 
     /// `bash -c` with `$GEMINI_PROJECT_DIR` and the other four replaced by their quoted values.
     fn command(&self, hook: &Hook, v: &seam::View) -> Option<Vec<String>> {
         let seam::Handler::Command { command, .. } = &hook.handler else { return None };
-        let mine = view::View::from_stdin(Event::SessionStart, &v.stdin, None);
+        let mine = view::GeminiView::from_stdin(Event::SessionStart, &v.stdin, None);
         Some(vec!["bash".into(), "-c".into(), mine.expand_command(command)])
     }
 
@@ -232,7 +232,7 @@ impl Dialect for Gemini {
         let killed = raw.exit.is_none()
             && !raw.timed_out
             && raw.failed.as_deref().is_some_and(|f| f.starts_with("killed by signal"));
-        let mine = answer::Raw {
+        let mine = answer::GeminiRaw {
             exit: if killed { Some(0) } else { raw.exit },
             failed: if killed { None } else { raw.failed.as_deref() },
             stdout: raw.stdout,
@@ -263,7 +263,7 @@ impl Dialect for Gemini {
     }
 
     fn merge(&self, event: Event, answers: &[seam::Answer]) -> seam::Decision {
-        let rich: Vec<answer::Answer> = answers.iter().map(rich).collect();
+        let rich: Vec<answer::GeminiAnswer> = answers.iter().map(rich).collect();
         let d = merge::merge(event, &rich);
         let refused = can_block(event) && (d.deny || d.stop.is_some());
         seam::Decision {
@@ -300,15 +300,15 @@ impl Dialect for Gemini {
 }
 
 /// The rich answer [`Dialect::read`] left in an answer (a hook that did not run has none).
-fn rich(answer: &seam::Answer) -> answer::Answer {
+fn rich(answer: &seam::Answer) -> answer::GeminiAnswer {
     answer
         .extra
         .get(RICH)
         .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_else(|| answer::Answer { failure: answer.failure.clone(), ..answer::Answer::default() })
+        .unwrap_or_else(|| answer::GeminiAnswer { failure: answer.failure.clone(), ..answer::GeminiAnswer::default() })
 }
 
-fn to_seam(v: &view::View) -> seam::View {
+fn to_seam(v: &view::GeminiView) -> seam::View {
     let stdin = v.stdin();
     // Matchers read the values decoded (a lone surrogate as U+FFFD).
     let fields = json::value(&stdin).and_then(json::Val::as_object).and_then(|o| o.to_map()).unwrap_or_default();
@@ -317,15 +317,15 @@ fn to_seam(v: &view::View) -> seam::View {
 }
 
 /// Whether a hook selects this fire (see [`files::GeminiHook::selects`]): its matcher was made
-/// into a [`ClaudeMatcher`] at load — `Any`, `Names([text])` for an exact comparison (and a tool
+/// into a [`FieldMatcher`] at load — `Any`, `Names([text])` for an exact comparison (and a tool
 /// matcher that is not a valid regex), `Regex` for a tool regex.
 fn selects(hook: &Hook, event: Event, value: Option<&str>) -> bool {
     match (match_on(event), value, &hook.matcher) {
-        (_, _, ClaudeMatcher::Any) | (MatchOn::Nothing, _, _) | (_, None, _) => true,
-        (_, Some(v), ClaudeMatcher::Names(names)) => names.iter().any(|n| n == v),
+        (_, _, FieldMatcher::Any) | (MatchOn::Nothing, _, _) | (_, None, _) => true,
+        (_, Some(v), FieldMatcher::Names(names)) => names.iter().any(|n| n == v),
         // A regex that gives up (backtracking limit) matches: a guard is never skipped because
         // its matcher was hard to evaluate.
-        (_, Some(v), ClaudeMatcher::Regex(re)) => re.is_match(v).unwrap_or(true),
+        (_, Some(v), FieldMatcher::Regex(re)) => re.is_match(v).unwrap_or(true),
     }
 }
 
@@ -342,8 +342,8 @@ impl Parser for GeminiParser {
     fn parse(&mut self, file: &File, bytes: &[u8]) -> Parsed {
         let kind = match (&file.plugin, file.kind) {
             (Some(p), _) => FileKind::Extension(p.root.clone()),
-            (None, Kind::Own) => FileKind::Own,
-            (None, Kind::Project) => FileKind::Project,
+            (None, LayerKind::Own) => FileKind::Own,
+            (None, LayerKind::Project) => FileKind::Project,
         };
         let mut out = Parsed::default();
         if bytes.len() as u64 > seam::MAX_FILE_BYTES {
@@ -399,9 +399,9 @@ impl Parser for GeminiParser {
 
 fn to_hook(g: GeminiHook, file: &File) -> Hook {
     let matcher = match (&g.matcher, &g.tool_matcher) {
-        (None, _) => ClaudeMatcher::Any,
-        (Some(_), Some(ToolMatcher::Regex(re))) => ClaudeMatcher::Regex(re.clone()),
-        (Some(m), _) => ClaudeMatcher::Names(vec![m.clone()]),
+        (None, _) => FieldMatcher::Any,
+        (Some(_), Some(ToolMatcher::Regex(re))) => FieldMatcher::Regex(re.clone()),
+        (Some(m), _) => FieldMatcher::Names(vec![m.clone()]),
     };
     let identity = g.key();
     Hook {
@@ -418,7 +418,7 @@ fn to_hook(g: GeminiHook, file: &File) -> Hook {
         plugin: file.plugin.clone(),
         argv: None,
         identity,
-        from_project: file.kind == Kind::Project,
+        from_project: file.kind == LayerKind::Project,
         event_name: None,
         loop_limit: None,
         cwd: None,
@@ -432,7 +432,7 @@ fn to_hook(g: GeminiHook, file: &File) -> Hook {
 mod tests {
     use super::*;
 
-    fn file(path: &str, kind: Kind, plugin: Option<&str>) -> File {
+    fn file(path: &str, kind: LayerKind, plugin: Option<&str>) -> File {
         File {
             path: PathBuf::from(path),
             kind,
@@ -455,14 +455,14 @@ mod tests {
         let mut parser = Gemini.parser();
         // The user switches off `noisy` wherever it comes from, the extension's included.
         let user = parser.parse(
-            &file("/h/.gemini/settings.json", Kind::Own, None),
+            &file("/h/.gemini/settings.json", LayerKind::Own, None),
             settings(r#""hooksConfig":{"disabled":["noisy"]},"#, &[hook("guard", "g.sh"), hook("noisy", "n.sh")])
                 .as_bytes(),
         );
         assert_eq!(commands(&user), ["g.sh"]);
         // The project's own switches reach only its own hooks.
         let project = parser.parse(
-            &file("/w/.gemini/settings.json", Kind::Project, None),
+            &file("/w/.gemini/settings.json", LayerKind::Project, None),
             settings(
                 r#""hooksConfig":{"enabled":false,"disabled":["guard","p2"]},"#,
                 &[hook("p1", "p1.sh"), hook("p2", "p2.sh")],
@@ -472,7 +472,7 @@ mod tests {
         assert_eq!(commands(&project), ["p1.sh"]);
         assert_eq!(project.disable_all, Some(true), "the loader switches the project's gemini hooks off");
         let ext = parser.parse(
-            &file("/e/hooks/hooks.json", Kind::Own, Some("/e")),
+            &file("/e/hooks/hooks.json", LayerKind::Own, Some("/e")),
             settings(r#""hooksConfig":{"enabled":false},"#, &[hook("noisy", "n2.sh"), hook("guard", "g2.sh")])
                 .as_bytes(),
         );
@@ -480,9 +480,11 @@ mod tests {
         assert!(ext.warnings.iter().any(|w| w.contains("hooksConfig")), "{:?}", ext.warnings);
         // The user's `enabled: false` switches off every later file's hooks.
         let mut parser = Gemini.parser();
-        parser.parse(&file("/h/.gemini/settings.json", Kind::Own, None), br#"{"hooksConfig":{"enabled":false}}"#);
-        let later = parser
-            .parse(&file("/e/hooks/hooks.json", Kind::Own, Some("/e")), settings("", &[hook("x", "x.sh")]).as_bytes());
+        parser.parse(&file("/h/.gemini/settings.json", LayerKind::Own, None), br#"{"hooksConfig":{"enabled":false}}"#);
+        let later = parser.parse(
+            &file("/e/hooks/hooks.json", LayerKind::Own, Some("/e")),
+            settings("", &[hook("x", "x.sh")]).as_bytes(),
+        );
         assert!(later.hooks.is_empty());
     }
 

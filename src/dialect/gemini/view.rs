@@ -10,7 +10,7 @@
 //! wrote it (a lone surrogate escape, `1e999`), only the tool input's keys are renamed.
 
 use super::{match_on, name_of, MatchOn};
-use crate::dialect::claude::view::json_in_string;
+use crate::envelope::json_in_string;
 use crate::envelope::tools::{self as host_tools, HostTools, GEMINI};
 use crate::envelope::{to_snake, Envelope};
 use crate::event::Event;
@@ -24,7 +24,7 @@ const LEADING: &[&str] = &["session_id", "transcript_path", "cwd", "hook_event_n
 /// One fire's Gemini view, built once and shared by its gemini hooks (a sequential run makes
 /// a changed copy per hook).
 #[derive(Debug, Clone)]
-pub struct View {
+pub struct GeminiView {
     pub event: Event,
     /// Snake_case fields and their JSON text, in stdin order.
     fields: Vec<(String, String)>,
@@ -32,20 +32,20 @@ pub struct View {
     pub tool: Option<String>,
 }
 
-impl View {
+impl GeminiView {
     /// The view of a stdin text this module wrote (a sequential run's next hook), each field's
     /// text kept as it is.
-    pub fn from_stdin(event: Event, stdin: &str, tool: Option<String>) -> View {
+    pub fn from_stdin(event: Event, stdin: &str, tool: Option<String>) -> GeminiView {
         let fields = json::value(stdin)
             .and_then(json::Val::as_object)
             .map(|o| o.entries().map(|(k, v)| (k.to_string(), v.raw().to_string())).collect())
             .unwrap_or_default();
-        View { event, fields, tool }
+        GeminiView { event, fields, tool }
     }
 
     /// `now` is the ISO 8601 time for `timestamp` when the host sent none.
     /// `tools` is what the host's tools are (option `tools`, docs/envelope.md "Host tools").
-    pub fn build(envelope: &Envelope, cwd: &Path, now: &str, tools: &HostTools) -> View {
+    pub fn build(envelope: &Envelope, cwd: &Path, now: &str, tools: &HostTools) -> GeminiView {
         let mut rest: Vec<(String, String)> = Vec::new();
         for (key, raw) in envelope.fields() {
             let snake = to_snake(key);
@@ -122,7 +122,7 @@ impl View {
             }
         }
         fields.extend(rest);
-        View { event: envelope.event, fields, tool }
+        GeminiView { event: envelope.event, fields, tool }
     }
 
     /// The stdin text: compact JSON, no trailing newline (gemini-cli writes `JSON.stringify`).
@@ -227,7 +227,7 @@ impl View {
     /// The input the next hook of a sequential run sees after a hook that exited 0 answered
     /// (`applyHookOutputToInput`): BeforeTool's `tool_input` and BeforeModel's `llm_request`
     /// merged key by key, BeforeAgent's prompt with the context appended after a blank line.
-    pub fn after(&self, answer: &super::answer::Answer) -> View {
+    pub fn after(&self, answer: &super::answer::GeminiAnswer) -> GeminiView {
         let mut next = self.clone();
         match self.event {
             Event::PreToolUse => {
@@ -310,7 +310,7 @@ enum Context {
 
 /// Where a position of a bash command stands: outside quotes, inside double quotes or inside
 /// single quotes (`$(…)` and backquotes open an unquoted context again). Any misjudgment is
-/// harmless: every form [`View::expand_command`] puts in only expands a variable.
+/// harmless: every form [`GeminiView::expand_command`] puts in only expands a variable.
 #[derive(Debug, Default)]
 struct Quoting {
     /// Open contexts above the outermost (unquoted) one; `(` depth for `$(`.
@@ -448,8 +448,8 @@ pub fn iso_time(since_epoch: std::time::Duration) -> String {
 mod tests {
     use super::*;
 
-    fn view(text: &str, event: Event) -> View {
-        View::build(
+    fn view(text: &str, event: Event) -> GeminiView {
+        GeminiView::build(
             &Envelope::parse(text, event).unwrap(),
             Path::new("/work"),
             "2026-01-01T00:00:00.000Z",
