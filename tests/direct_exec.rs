@@ -180,3 +180,56 @@ fn a_program_found_in_path_is_remembered_for_a_second() {
     std::fs::remove_file(early.join("which-prog")).unwrap();
     assert_eq!(which(), "late", "a remembered program that is gone is looked up again at once");
 }
+
+/// A relative `PATH` entry (`.`) resolves in each hook's own `cwd`: where a name was found for a
+/// hook in one directory must not decide what a hook in another directory runs. Found in the
+/// absolute directory from `elsewhere`, the name is still `./which-prog` in `here`, as `sh` would
+/// run it (remembering the first lookup ran the absolute one for the second hook too).
+#[test]
+fn a_relative_path_entry_is_looked_up_in_each_hooks_cwd() {
+    let dir = tempfile::tempdir().unwrap();
+    let (abs, here, elsewhere) = (dir.path().join("abs"), dir.path().join("here"), dir.path().join("elsewhere"));
+    for d in [&abs, &here, &elsewhere] {
+        std::fs::create_dir(d).unwrap();
+    }
+    let out = dir.path().join("which.out");
+    let install = |d: &Path, word: &str| {
+        let p = d.join("which-prog");
+        std::fs::write(&p, format!("#!/bin/sh\necho {word} > \"$OUT\"\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    install(&abs, "absolute");
+    install(&here, "local");
+    let env = EnvTemplate::new(
+        [
+            (OsString::from("PATH"), OsString::from(format!(".:{}:/usr/bin:/bin", abs.display()))),
+            (OsString::from("OUT"), out.as_os_str().to_owned()),
+        ]
+        .into_iter(),
+        &[],
+        &[],
+        dir.path(),
+    );
+    let argv = plain_words("which-prog").unwrap();
+    let which = |cwd: &Path| {
+        let _ = std::fs::remove_file(&out);
+        let f = run(&Spawn {
+            command: "which-prog",
+            argv: Some(&argv),
+            exec_form: false,
+            cwd,
+            env: &env,
+            vars: &[],
+            stdin: None,
+            capture_stdout: false,
+            max_stdout: 1 << 20,
+            timeout: Duration::from_secs(10),
+            cancel: None,
+        });
+        assert!(f.succeeded(), "{f:?}");
+        std::fs::read_to_string(&out).unwrap().trim().to_string()
+    };
+    assert_eq!(which(&elsewhere), "absolute");
+    assert_eq!(which(&here), "local", "`.` comes first in PATH: the hook's own directory's program");
+    assert_eq!(which(&elsewhere), "absolute");
+}

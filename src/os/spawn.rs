@@ -16,6 +16,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::fallback;
+use crate::sync::Unpoison;
 
 /// The environment every hook of an engine starts from (docs/config.md "Command hooks"): the host's at engine
 /// creation minus the `OH_*` names an envelope may set, plus the options' `env`, plus `PWD`.
@@ -29,6 +30,10 @@ pub struct EnvTemplate {
     pub path: Option<OsString>,
     /// Programs found in `PATH` lately, and when ([`EnvTemplate::found`]).
     found: Mutex<Vec<(String, PathBuf, Instant)>>,
+    /// Every `PATH` entry is absolute. A relative one (`.`, or an empty entry) resolves in each
+    /// hook's own `cwd`, so where a name was found for one hook says nothing about the next:
+    /// such a `PATH` is walked on every spawn, as the shell does.
+    path_absolute: bool,
 }
 
 /// How long a program found in `PATH` is taken from [`EnvTemplate::found`] without walking `PATH`
@@ -67,7 +72,8 @@ impl EnvTemplate {
         }
         let path = vars.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.clone());
         let fixed = vars.iter().map(|(k, v)| entry(k.as_bytes(), v.as_bytes())).collect();
-        EnvTemplate { fixed, defaults, path, found: Mutex::new(Vec::new()) }
+        let path_absolute = path.as_ref().is_some_and(|p| std::env::split_paths(p).all(|d| d.is_absolute()));
+        EnvTemplate { fixed, defaults, path, found: Mutex::new(Vec::new()), path_absolute }
     }
 
     /// Where `name` was found in `PATH` less than [`FOUND_FOR`] ago, if it was. The caller
@@ -75,13 +81,19 @@ impl EnvTemplate {
     /// again (one failed `stat` per directory before it, on every spawn: ten for `true` with a
     /// PATH of thirteen directories).
     pub fn found(&self, name: &str) -> Option<PathBuf> {
-        let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.path_absolute {
+            return None;
+        }
+        let found = self.found.lock().unpoisoned();
         let (_, path, at) = found.iter().find(|(n, _, _)| n == name)?;
         (at.elapsed() < FOUND_FOR).then(|| path.clone())
     }
 
     pub fn remember(&self, name: &str, path: &Path) {
-        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.path_absolute {
+            return;
+        }
+        let mut found = self.found.lock().unpoisoned();
         found.retain(|(n, _, _)| n != name);
         if found.len() >= FOUND_KEPT {
             found.clear();
