@@ -137,12 +137,7 @@ fn a_program_found_in_path_is_remembered_for_a_second() {
     std::fs::create_dir(&early).unwrap();
     std::fs::create_dir(&late).unwrap();
     let out = dir.path().join("which.out");
-    let install = |d: &Path, word: &str| {
-        let p = d.join("which-prog");
-        std::fs::write(&p, format!("#!/bin/sh\necho {word} > \"$OUT\"\n")).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    };
-    install(&late, "late");
+    install_which_prog(&late, "late");
     let env = EnvTemplate::new(
         [
             (OsString::from("PATH"), OsString::from(format!("{}:{}:/usr/bin:/bin", early.display(), late.display()))),
@@ -153,27 +148,9 @@ fn a_program_found_in_path_is_remembered_for_a_second() {
         &[],
         dir.path(),
     );
-    let argv = plain_words("which-prog").unwrap();
-    let which = || {
-        let _ = std::fs::remove_file(&out);
-        let f = run(&Spawn {
-            command: "which-prog",
-            argv: Some(&argv),
-            exec_form: false,
-            cwd: dir.path(),
-            env: &env,
-            vars: &[],
-            stdin: None,
-            capture_stdout: false,
-            max_stdout: 1 << 20,
-            timeout: Duration::from_secs(10),
-            cancel: None,
-        });
-        assert!(f.succeeded() && f.direct, "{f:?}");
-        std::fs::read_to_string(&out).unwrap().trim().to_string()
-    };
+    let which = || run_which_prog(&env, dir.path(), &out, true);
     assert_eq!(which(), "late");
-    install(&early, "early");
+    install_which_prog(&early, "early");
     assert_eq!(which(), "late", "within the second, the program found first");
     std::thread::sleep(oh_hooks::os::spawn::FOUND_FOR + Duration::from_millis(100));
     assert_eq!(which(), "early", "after it, PATH is walked again");
@@ -193,13 +170,8 @@ fn a_relative_path_entry_is_looked_up_in_each_hooks_cwd() {
         std::fs::create_dir(d).unwrap();
     }
     let out = dir.path().join("which.out");
-    let install = |d: &Path, word: &str| {
-        let p = d.join("which-prog");
-        std::fs::write(&p, format!("#!/bin/sh\necho {word} > \"$OUT\"\n")).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    };
-    install(&abs, "absolute");
-    install(&here, "local");
+    install_which_prog(&abs, "absolute");
+    install_which_prog(&here, "local");
     let env = EnvTemplate::new(
         [
             (OsString::from("PATH"), OsString::from(format!(".:{}:/usr/bin:/bin", abs.display()))),
@@ -210,26 +182,37 @@ fn a_relative_path_entry_is_looked_up_in_each_hooks_cwd() {
         &[],
         dir.path(),
     );
-    let argv = plain_words("which-prog").unwrap();
-    let which = |cwd: &Path| {
-        let _ = std::fs::remove_file(&out);
-        let f = run(&Spawn {
-            command: "which-prog",
-            argv: Some(&argv),
-            exec_form: false,
-            cwd,
-            env: &env,
-            vars: &[],
-            stdin: None,
-            capture_stdout: false,
-            max_stdout: 1 << 20,
-            timeout: Duration::from_secs(10),
-            cancel: None,
-        });
-        assert!(f.succeeded(), "{f:?}");
-        std::fs::read_to_string(&out).unwrap().trim().to_string()
-    };
+    let which = |cwd: &Path| run_which_prog(&env, cwd, &out, false);
     assert_eq!(which(&elsewhere), "absolute");
     assert_eq!(which(&here), "local", "`.` comes first in PATH: the hook's own directory's program");
     assert_eq!(which(&elsewhere), "absolute");
+}
+
+/// A `which-prog` script in `d` that writes `word` to the file `$OUT` names.
+fn install_which_prog(d: &Path, word: &str) {
+    let p = d.join("which-prog");
+    std::fs::write(&p, format!("#!/bin/sh\necho {word} > \"$OUT\"\n")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Runs `which-prog` (looked up in `env`'s PATH) in `cwd` and returns the word it wrote to `out`;
+/// `direct`: it must have run without `/bin/sh`.
+fn run_which_prog(env: &EnvTemplate, cwd: &Path, out: &Path, direct: bool) -> String {
+    let _ = std::fs::remove_file(out);
+    let argv = plain_words("which-prog").unwrap();
+    let f = run(&Spawn {
+        command: "which-prog",
+        argv: Some(&argv),
+        exec_form: false,
+        cwd,
+        env,
+        vars: &[],
+        stdin: None,
+        capture_stdout: false,
+        max_stdout: 1 << 20,
+        timeout: Duration::from_secs(10),
+        cancel: None,
+    });
+    assert!(f.succeeded() && (f.direct || !direct), "{f:?}");
+    std::fs::read_to_string(out).unwrap().trim().to_string()
 }

@@ -10,6 +10,8 @@
 //! rest loads; a file that is not JSON (comments allowed in settings files) loads nothing.
 
 use super::{event_of, match_on, MatchOn, EVENTS};
+// The seam's words for what a JSON value is (`kind` names a file's kind in this file).
+use crate::dialect::kind as kind_of;
 use crate::event::Event;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -464,17 +466,6 @@ pub fn switch_off(files: Vec<(FileKind, Parsed)>) -> (Vec<(Event, GeminiHook)>, 
         }
     }
     (hooks, warnings)
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn walk_strings(v: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
