@@ -11,15 +11,33 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
+/* As in bindings/node/src/addon.c: uv.h where Node's headers have it, else the few entry points. */
+#if defined(__has_include)
+#if __has_include(<uv.h>)
 #include <uv.h>
+#define OH_HAVE_UV_H 1
+#endif
+#endif
+#ifndef OH_HAVE_UV_H
+typedef struct uv_loop_s uv_loop_t;
+typedef struct uv_handle_s uv_handle_t;
+typedef struct uv_poll_s uv_poll_t;
+typedef void (*uv_poll_cb)(uv_poll_t *handle, int status, int events);
+enum { UV_POLL = 8, UV_READABLE = 1 };
+size_t uv_handle_size(int type);
+int uv_poll_init(uv_loop_t *loop, uv_poll_t *handle, int fd);
+int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb);
+void uv_unref(uv_handle_t *handle);
+#endif
 
 #include "../floor_wait.h"
 
 static napi_threadsafe_function tsfn;
 static int mode; /* 0: T, 1: P */
 static int pfd[2] = {-1, -1};
-static uv_poll_t poll;
+static uv_poll_t *poll;
 static napi_env penv;
 static napi_ref pfn;
 static napi_async_context pctx;
@@ -103,12 +121,13 @@ static napi_value start_pipe(napi_env env, napi_callback_info info) {
         napi_create_object(env, &resource) != napi_ok ||
         napi_create_string_utf8(env, "oh-hooks bench floor", NAPI_AUTO_LENGTH, &name) != napi_ok ||
         napi_async_init(env, resource, name, &pctx) != napi_ok || pipe(pfd) != 0 ||
-        fcntl(pfd[0], F_SETFL, O_NONBLOCK) != 0 || uv_poll_init(loop, &poll, pfd[0]) != 0 ||
-        uv_poll_start(&poll, UV_READABLE, on_readable) != 0 || start_thread()) {
+        fcntl(pfd[0], F_SETFL, O_NONBLOCK) != 0 || !(poll = malloc(uv_handle_size(UV_POLL))) ||
+        uv_poll_init(loop, poll, pfd[0]) != 0 || uv_poll_start(poll, UV_READABLE, on_readable) != 0 ||
+        start_thread()) {
         napi_throw_error(env, NULL, "cannot start the floor's pipe");
         return NULL;
     }
-    uv_unref((uv_handle_t *)&poll); /* the bench's process may exit */
+    uv_unref((uv_handle_t *)poll); /* the bench's process may exit */
     return NULL;
 }
 

@@ -74,7 +74,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* libuv: Node exports it, but the npm package node-api-headers (how a machine without Node's own
+ * headers builds this addon) ships no uv.h. Then the handful of libuv 1.x entry points used here
+ * are declared by hand; the poll handle is allocated with uv_handle_size and reached through
+ * uv_handle_get/set_data, so its layout is never needed. Where uv.h exists it is used, and the
+ * two constants are checked against it. */
+#if defined(__has_include)
+#if __has_include(<uv.h>)
 #include <uv.h>
+#define OH_HAVE_UV_H 1
+_Static_assert(UV_POLL == 8 && UV_READABLE == 1, "libuv constants declared below for builds without uv.h");
+#endif
+#endif
+#ifndef OH_HAVE_UV_H
+typedef struct uv_loop_s uv_loop_t;
+typedef struct uv_handle_s uv_handle_t;
+typedef struct uv_poll_s uv_poll_t;
+typedef void (*uv_poll_cb)(uv_poll_t *handle, int status, int events);
+typedef void (*uv_close_cb)(uv_handle_t *handle);
+enum { UV_POLL = 8, UV_READABLE = 1 };
+size_t uv_handle_size(int type);
+int uv_poll_init(uv_loop_t *loop, uv_poll_t *handle, int fd);
+int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb);
+void uv_close(uv_handle_t *handle, uv_close_cb close_cb);
+void uv_ref(uv_handle_t *handle);
+void uv_unref(uv_handle_t *handle);
+void *uv_handle_get_data(const uv_handle_t *handle);
+void uv_handle_set_data(uv_handle_t *handle, void *data);
+#endif
 
 #include "oh_hooks.h"
 
@@ -124,7 +152,7 @@ struct Handle {
     uint32_t refs;            /* the external + the TSFN + the poll: Handle freed at 0 (JS thread only) */
     /* Completion of fire(): the engine writes records to wfd; `poll` watches rfd. JS thread only. */
     int rfd, wfd;             /* -1 when not open */
-    uv_poll_t poll;
+    uv_poll_t *poll;          /* uv_handle_size(UV_POLL) bytes; freed by on_poll_closed */
     uint32_t drain_at;        /* fire() drains the pipe itself from this many in flight */
     unsigned char carry[16];  /* a partial record (never expected: pipe writes are atomic) */
     size_t carry_len;
@@ -560,7 +588,7 @@ static void read_records(napi_env env, Handle *h, bool deliver) {
 /* libuv: the pipe is readable. The records are delivered inside a callback scope, so promise
  * reactions and process.nextTick run when it closes, as after any libuv callback of Node's. */
 static void on_pipe_readable(uv_poll_t *poll, int status, int events) {
-    Handle *h = poll->data;
+    Handle *h = uv_handle_get_data((uv_handle_t *)poll);
     napi_env env = h->env;
     napi_handle_scope hs;
     napi_callback_scope cs;
@@ -576,7 +604,7 @@ static void on_pipe_readable(uv_poll_t *poll, int status, int events) {
     /* JS may have fired again, or closed the handle (then the poll is closing already). */
     if (h->in_flight == 0) {
         if (h->poll_open && h->poll_refd) {
-            uv_unref((uv_handle_t *)&h->poll);
+            uv_unref((uv_handle_t *)h->poll);
             h->poll_refd = false;
         }
         if (h->closed || h->finalized) release_engine(env, h); /* deferred close */
@@ -585,7 +613,9 @@ static void on_pipe_readable(uv_poll_t *poll, int status, int events) {
 }
 
 static void on_poll_closed(uv_handle_t *handle) {
-    Handle *h = handle->data;
+    Handle *h = uv_handle_get_data(handle);
+    free(h->poll);
+    h->poll = NULL;
     if (h->rfd >= 0) close(h->rfd);
     if (h->wfd >= 0) close(h->wfd);
     h->rfd = h->wfd = -1;
@@ -607,7 +637,7 @@ static void close_pipe(napi_env env, Handle *h) {
         napi_async_destroy(env, h->actx);
         h->actx = NULL;
     }
-    uv_close((uv_handle_t *)&h->poll, on_poll_closed);
+    uv_close((uv_handle_t *)h->poll, on_poll_closed);
 }
 
 /* Environment teardown (worker termination, process end): the engine is freed first (env_cleanup
@@ -656,13 +686,18 @@ static int open_pipe(napi_env env, Handle *h) {
         napi_create_string_utf8(env, "oh_hooks.fire", NAPI_AUTO_LENGTH, &name) != napi_ok ||
         napi_async_init(env, resource, name, &h->actx) != napi_ok)
         goto fail;
-    if (uv_poll_init(loop, &h->poll, h->rfd) != 0) goto fail;
-    h->poll.data = h;
+    if (!(h->poll = malloc(uv_handle_size(UV_POLL)))) goto fail;
+    if (uv_poll_init(loop, h->poll, h->rfd) != 0) {
+        free(h->poll);
+        h->poll = NULL;
+        goto fail;
+    }
+    uv_handle_set_data((uv_handle_t *)h->poll, h);
     h->poll_open = true;
     h->refs++; /* the poll: on_poll_closed drops it */
     /* Idle, the poll must not keep the process alive; fire() refs it while fires are in flight. */
-    uv_unref((uv_handle_t *)&h->poll);
-    if (uv_poll_start(&h->poll, UV_READABLE, on_pipe_readable) != 0) return -1; /* caller closes */
+    uv_unref((uv_handle_t *)h->poll);
+    if (uv_poll_start(h->poll, UV_READABLE, on_pipe_readable) != 0) return -1; /* caller closes */
     return 0;
 fail:
     if (h->actx) {
@@ -961,7 +996,7 @@ static napi_value js_fire(napi_env env, napi_callback_info info) {
         return NULL;
     }
     if (h->in_flight++ == 0 && !h->poll_refd) {
-        uv_ref((uv_handle_t *)&h->poll);
+        uv_ref((uv_handle_t *)h->poll);
         h->poll_refd = true;
     }
     /* Fire ids count up from 1 per engine: a double holds them exactly (up to 2^53). */
