@@ -51,7 +51,8 @@
  * the pipe is made 1 MiB (65536 records) where the system allows, and fire() drains it itself
  * (delivering the DONEs at once) whenever more fires are in flight than the pipe could hold
  * beside the engine's own bound (8 running + 4096 queued, after which it refuses at once).
- * A pipe the system keeps at 64 KiB is drained before every fire().
+ * A pipe the system keeps smaller is drained before every fire(), and fire() throws rather than
+ * have more fires in flight than it holds.
  *
  * Lifetimes. The engine is freed (release_engine) before the TSFN is released, so no engine
  * thread can ever call a released TSFN; an env cleanup hook, registered after the TSFN (cleanup
@@ -154,6 +155,7 @@ struct Handle {
     int rfd, wfd;             /* -1 when not open */
     uv_poll_t *poll;          /* uv_handle_size(UV_POLL) bytes; freed by on_poll_closed */
     uint32_t drain_at;        /* fire() drains the pipe itself from this many in flight */
+    uint32_t cap_records;     /* records the pipe holds: never more fires in flight than this */
     unsigned char carry[16];  /* a partial record (never expected: pipe writes are atomic) */
     size_t carry_len;
     napi_async_context actx;  /* the poll callback's async context (microtasks run after it) */
@@ -681,6 +683,7 @@ static int open_pipe(napi_env env, Handle *h) {
     cap = 65536;
 #endif
     cap = cap > 0 ? cap / 16 : 0;
+    h->cap_records = (uint32_t)cap;
     h->drain_at = cap > 2 * ENGINE_MAX_OUTSTANDING ? (uint32_t)(cap - ENGINE_MAX_OUTSTANDING) : 0;
     if (napi_create_object(env, &resource) != napi_ok ||
         napi_create_string_utf8(env, "oh_hooks.fire", NAPI_AUTO_LENGTH, &name) != napi_ok ||
@@ -986,6 +989,21 @@ static napi_value js_fire(napi_env env, napi_callback_info info) {
             read_records(env, h, true);
             napi_close_handle_scope(env, hs);
         }
+    }
+    /* Unread records never outnumber the fires in flight, so with no more fires in flight than
+     * the pipe holds, no write to it ever waits. A 1 MiB pipe holds more than the engine ever
+     * keeps (then this never refuses); a pipe the system kept small (a user over its pipe
+     * memory limit gets one page, 256 records) refuses here instead of risking a JS thread
+     * blocked in the engine's write of a refused fire. */
+    if (h->in_flight >= h->cap_records) {
+        char msg[200];
+        free(envelope);
+        snprintf(msg, sizeof msg,
+                 "%u fires are already in flight on this Hooks instance, as many as its completion pipe holds; "
+                 "await some before firing more",
+                 h->in_flight);
+        throw_code(env, "internal", msg);
+        return NULL;
     }
     /* Exactly one record per fire, a refused one included (written at once, on this thread): it
      * is read on this thread, after this returns. */
