@@ -339,7 +339,8 @@ class Hooks {
    * while hooks run. Resolves with the outcome object (also when its `error`
    * is set); rejects with OhHooksError('closed'), a TypeError for an envelope
    * that cannot be serialized, or an AbortError when `options.signal` aborts
-   * (the engine then stops the fire's running hooks).
+   * (the engine then stops the fire's running hooks); with an internal Error
+   * only where the system kept the completion pipe small (README "Threads").
    */
   fire(envelope, options) {
     try {
