@@ -108,6 +108,9 @@ test('the process exits by itself once no fire is pending (instances left open)'
     const opts = { cwd: '/tmp', trusted: true, config: { hooks: { preToolUse: [{ command: 'sleep 0.3' }] } } };
     const h = new Hooks(opts);
     const idle = new Hooks(opts); // never fired
+    // Registrations and an observer do not keep the process alive either.
+    h.register('judge', () => null);
+    h.onDecision(() => {});
     h.fire({ event: 'preToolUse', toolName: 'Read' }).then((o) => {
       process.stdout.write('resolved ' + o.allowed);
     });
