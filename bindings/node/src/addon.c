@@ -40,7 +40,7 @@
  * reads the records and calls dispatch(DONE) on the JS thread. That is one pipe write and one
  * epoll wake-up per fire, where a threadsafe function (TSFN) also takes its queue's mutex on both
  * sides and wakes the loop through a uv_async_t (docs/performance.md, "Node `await fire` through
- * the completion pipe": 1.4-1.6x less wall time, 1.45x less JS-thread CPU). Callback calls,
+ * the completion pipe": 1.25-1.6x less wall time, 1.45x less JS-thread CPU). Callback calls,
  * observer records and registration releases still go through the handle's one TSFN: they
  * carry more than two words and are not on the no-hook round trip. The exception is a callback
  * hook run by fireSync: the engine calls it on the calling thread, which is the JS thread
