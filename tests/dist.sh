@@ -89,7 +89,9 @@ glibc_needed() {
 # at_floor FILE WHAT: FILE needs at most GLIBC_<floor>, and every symbol it must find at load time
 # carries a version: a shared object may be linked with an undefined symbol the 2.17 stubs lack,
 # which would then fail to load on an old glibc. Weak ones (std's gettid, statx, getrandom,
-# __cxa_thread_atexit_impl, checked for null before use) and Node's N-API functions are expected.
+# __cxa_thread_atexit_impl, checked for null before use) and Node's N-API and libuv functions are
+# expected: the node process exports both to its addons (the addon watches its completion pipe
+# with a uv_poll_t on the loop napi_get_uv_event_loop gives it).
 at_floor() {
   local need loose
   need=$(glibc_needed "$1")
@@ -99,7 +101,7 @@ at_floor() {
     bad "$2 needs GLIBC_$need, above the floor GLIBC_$floor"
   fi
   loose=$(objdump -T "$1" | grep '\*UND\*' | grep -v '^[0-9a-f]* *w ' | grep -v '(GLIBC_[0-9.]*)\|(GCC_[0-9.]*)' |
-    awk '{print $NF}' | grep -v '^napi_\|^node_api_' | tr '\n' ' ')
+    awk '{print $NF}' | grep -v '^napi_\|^node_api_\|^uv_' | tr '\n' ' ')
   [ -z "$loose" ] && ok "$2: every strong undefined symbol has a glibc version" || bad "$2: undefined without a version: $loose"
 }
 arch=$(uname -m)
