@@ -79,8 +79,9 @@ class Completions:
     def make_room(self) -> None:
         """Called on the loop's thread before each fire, so that the engine's write of its record
         can never wait: with as many fires in flight as the pipe holds, grows the pipe (once),
-        else reads it (only a pipe the system keeps small stays full after that: a read one
-        keeps at most the engine's 8 running and 4,096 queued fires), else raises ``OhHooksError``."""
+        then reads it, and raises ``OhHooksError`` if it is still full. After a read the fires in
+        flight are at most the engine's (8 running, 4,096 queued), so only a pipe the system kept
+        at or below 64 KiB can refuse, and only while the engine is that busy."""
         if len(self.waiting) < self.capacity:
             return
         if not self.grown and _PIPE_BYTES > self.capacity * _RECORD.size:
