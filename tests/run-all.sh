@@ -52,7 +52,7 @@ declare -A cmd=(
   [rust]="tests/rust.sh" [rust-portable]="tests/rust.sh portable"
   [c-shared]="tests/c/run.sh shared" [c-static]="tests/c/run.sh static"
   [c-valgrind]="tests/c/run.sh valgrind" [c-asan]="tests/c/run.sh asan"
-  [dist]="nice -n 10 tests/dist.sh" [install]="nice -n 10 tests/install.sh"
+  [dist]="tests/dist.sh" [install]="tests/install.sh"
   [node]="bindings/node/test.sh" [go]="bindings/go/test.sh" [python]="bindings/python/test.sh"
 )
 # The suites run in three lanes at once (2 cores: most suites spend much of their time waiting
@@ -61,8 +61,9 @@ declare -A cmd=(
 # complete. Why these lanes (docs/TESTING.md "How the suites share the machine"):
 # - dist, install: dist builds its own LTO build for another target (target/<triple>/dist, which
 #   `cargo build --release` does not touch), so it starts at once, beside the build; install
-#   repackages what dist built. Both at a lower priority: no time allowance of theirs can fail,
-#   and the suites that time their hooks get the cores first.
+#   repackages what dist built. Not at a lower priority: at about 450 s of CPU, mostly one LTO
+#   codegen after another, dist is the longest chain of the run, and niced it waited behind every
+#   other compile and finished last by minutes.
 # - rust, rust-portable: both build the crate into target/release/deps (with other features for
 #   the second), so they must not overlap. Neither rewrites the library `build` put in
 #   target/release, which the third lane tests (cargo copies a library up there only for
