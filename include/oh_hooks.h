@@ -421,7 +421,10 @@ char *oh_hooks_fire_reserved(const OhHooks *hooks, const char *envelope_json, ui
  * concurrent fires never interleave, and a read of a multiple of 16 bytes returns whole
  * records. When the pipe is full the engine thread waits until the host reads (a blocked loop
  * holds up the engine's free); keep reading. When the write fails (the read end is closed,
- * `fd` is not open) the outcome is freed and nothing else happens; SIGPIPE is never raised.
+ * `fd` is not open) the outcome is freed and nothing else happens; SIGPIPE is never raised: an
+ * engine thread blocks it once it wrote a record and keeps it blocked (a host function that runs
+ * later on that thread finds it blocked; hook processes never inherit it), and the calling
+ * thread has it blocked only around the write of a refused fire's record.
  *
  * Returns the fire's id (never 0) for `oh_hooks_cancel`; 0 when `hooks` is NULL or `fd` is
  * negative, and then nothing is fired and nothing is written.

@@ -201,7 +201,10 @@ pub unsafe extern "C" fn oh_hooks_fire_reserved(
 /// concurrent fires never interleave, and a read of a multiple of 16 bytes returns whole
 /// records. When the pipe is full the engine thread waits until the host reads (a blocked loop
 /// holds up the engine's free); keep reading. When the write fails (the read end is closed,
-/// `fd` is not open) the outcome is freed and nothing else happens; SIGPIPE is never raised.
+/// `fd` is not open) the outcome is freed and nothing else happens; SIGPIPE is never raised: an
+/// engine thread blocks it once it wrote a record and keeps it blocked (a host function that runs
+/// later on that thread finds it blocked; hook processes never inherit it), and the calling
+/// thread has it blocked only around the write of a refused fire's record.
 ///
 /// Returns the fire's id (never 0) for `oh_hooks_cancel`; 0 when `hooks` is NULL or `fd` is
 /// negative, and then nothing is fired and nothing is written.
@@ -228,9 +231,31 @@ pub unsafe extern "C" fn oh_hooks_fire_async_fd(hooks: *const OhHooks, envelope_
     boundary(|| {
         // SAFETY: the caller passes NULL or a NUL-terminated string that lives for the call.
         let envelope = unsafe { text(envelope_json, "envelope_json", "oh_hooks_fire_async_fd") }.map(str::to_string);
+        let _host = HostCall::enter();
         hooks.engine.fire_async(envelope, Box::new(move |id, outcome| post_record(fd, id, outcome)))
     })
     .unwrap_or(0)
+}
+
+thread_local! {
+    /// Whether this thread is inside `oh_hooks_fire_async_fd`: a record written then (a refused
+    /// fire's, or one made while the engine is freed) is written on the host's own thread.
+    static IN_HOST_CALL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as the host's for the fire, until dropped (a panic included).
+struct HostCall(bool);
+
+impl HostCall {
+    fn enter() -> HostCall {
+        HostCall(IN_HOST_CALL.replace(true))
+    }
+}
+
+impl Drop for HostCall {
+    fn drop(&mut self) {
+        IN_HOST_CALL.set(self.0);
+    }
 }
 
 /// The completion record of `oh_hooks_fire_async_fd`.
@@ -239,7 +264,14 @@ fn post_record(fd: c_int, id: u64, outcome: Outcome) {
     let mut record = [0u8; 16];
     record[..8].copy_from_slice(&id.to_ne_bytes());
     record[8..].copy_from_slice(&(text as usize as u64).to_ne_bytes());
-    if crate::os::sigpipe::write_record(fd, &record).is_err() && !text.is_null() {
+    // The header promises the record on an engine thread unless it is written within the call:
+    // there the host's thread mask is left as it was; an engine thread keeps SIGPIPE blocked.
+    let written = if IN_HOST_CALL.get() {
+        crate::os::sigpipe::write_record(fd, &record)
+    } else {
+        crate::os::sigpipe::write_record_on_own_thread(fd, &record)
+    };
+    if written.is_err() && !text.is_null() {
         // SAFETY: made by `into_c_string` just above and never handed out.
         drop(unsafe { std::ffi::CString::from_raw(text) });
     }

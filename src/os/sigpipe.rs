@@ -110,9 +110,56 @@ pub fn sendmsg_nosignal(fd: libc::c_int, msg: &libc::msghdr) -> std::io::Result<
 /// Writes `record` whole to `fd` (a pipe, for `oh_hooks_fire_async_fd`) without raising SIGPIPE:
 /// one `write`, which a pipe makes atomic for up to `PIPE_BUF` bytes, so records written by
 /// several threads never interleave. A full pipe is waited for (`poll`), whether or not it is
-/// non-blocking: dropping the record would leave its reader waiting forever.
+/// non-blocking: dropping the record would leave its reader waiting forever. For any thread: the
+/// thread's SIGPIPE is blocked around the write (two `rt_sigprocmask`), and its mask restored.
 pub fn write_record(fd: libc::c_int, record: &[u8]) -> std::io::Result<()> {
     let mut guard = SigpipeBlock::tracked();
+    let written = write_whole(fd, record);
+    if is_epipe(&written) {
+        guard.epipe();
+    }
+    written
+}
+
+/// [`write_record`] for a thread the engine owns (an asynchronous fire's worker), which runs no
+/// code of the host's but its host functions: SIGPIPE is blocked on it at its first record and
+/// stays blocked, so later records cost no signal-mask calls. Unlike checking for a host that
+/// ignores SIGPIPE, this holds whatever the host does meanwhile to the disposition: a blocked
+/// SIGPIPE is only made pending on this thread, and taken off again here. Threads spawned
+/// from it inherit the mask; hook processes never do (spawn empties their mask).
+pub fn write_record_on_own_thread(fd: libc::c_int, record: &[u8]) -> std::io::Result<()> {
+    thread_local! {
+        static BLOCKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    let set = sigpipe_set();
+    if !BLOCKED.get() {
+        // SAFETY: blocks one signal on this thread; `set` is an initialised local set.
+        unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
+        BLOCKED.set(true);
+    }
+    let written = write_whole(fd, record);
+    if is_epipe(&written) {
+        consume_pending(&set);
+    }
+    written
+}
+
+fn sigpipe_set() -> libc::sigset_t {
+    // SAFETY: sigset operations on a local set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        set
+    }
+}
+
+fn is_epipe(r: &std::io::Result<()>) -> bool {
+    matches!(r, Err(e) if e.raw_os_error() == Some(libc::EPIPE))
+}
+
+/// The write of [`write_record`], SIGPIPE already kept off by the caller.
+fn write_whole(fd: libc::c_int, record: &[u8]) -> std::io::Result<()> {
     loop {
         // SAFETY: `record` is valid for its length; a bad `fd` is an error, not UB.
         let n = unsafe { libc::write(fd, record.as_ptr().cast(), record.len()) };
@@ -131,10 +178,6 @@ pub fn write_record(fd: libc::c_int, record: &[u8]) -> std::io::Result<()> {
                 // SAFETY: one valid pollfd. POLLERR/POLLHUP (the reader is gone) also return, and
                 // the next write says EPIPE.
                 unsafe { libc::poll(&mut p, 1, -1) };
-            }
-            Some(libc::EPIPE) => {
-                guard.epipe();
-                return Err(e);
             }
             _ => return Err(e),
         }

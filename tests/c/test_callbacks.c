@@ -5,6 +5,7 @@
 #include "common.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -996,6 +997,124 @@ static void test_fire_async_fd(void) {
     close(p[1]);
 }
 
+/* Whether SIGPIPE is in the hex mask on the line `key` of a /proc status file: 1, 0, -1 unknown. */
+static int status_has_sigpipe(const char *path, const char *key) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[256];
+    int got = -1;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0 && line[n] == ':') {
+            got = (int)((strtoull(line + n + 1, NULL, 16) >> (SIGPIPE - 1)) & 1);
+            break;
+        }
+    fclose(f);
+    return got;
+}
+
+/* Over the engine's asynchronous threads (named oh-hooks-async): how many there are, and how
+ * many have SIGPIPE on the status line `key` (SigBlk: blocked, SigPnd: pending). */
+static int engine_threads_with_sigpipe(const char *key, int *threads) {
+    DIR *d = opendir("/proc/self/task");
+    int with = 0;
+    *threads = 0;
+    if (!d) return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], comm[64] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (!fgets(comm, sizeof comm, f)) comm[0] = 0;
+        fclose(f);
+        if (strncmp(comm, "oh-hooks-async", 14) != 0) continue;
+        (*threads)++;
+        snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+        if (status_has_sigpipe(path, key) == 1) with++;
+    }
+    closedir(d);
+    return with;
+}
+
+static atomic_int g_gate_open;
+static void gate_fn(void *user, const char *request, OhHooksCall *call) {
+    (void)user;
+    (void)request;
+    while (!atomic_load(&g_gate_open)) sleep_ms(1);
+    oh_hooks_respond(call, NULL);
+}
+
+static atomic_int g_observed;
+static void count_record(void *user, const char *record) {
+    (void)user;
+    (void)record;
+    atomic_fetch_add(&g_observed, 1);
+}
+
+static atomic_int g_flip_stop;
+static void *flip_sigpipe(void *arg) {
+    (void)arg;
+    for (int i = 0; !atomic_load(&g_flip_stop); i++) signal(SIGPIPE, i % 2 ? SIG_DFL : SIG_IGN);
+    return NULL;
+}
+
+/* The record write keeps SIGPIPE off without two signal-mask calls per fire: an engine thread
+ * blocks it once and keeps it blocked; the host's own thread (a refused fire's record) is left
+ * as it was. It must hold while the host changes SIGPIPE's disposition at any moment. */
+static void test_fire_async_fd_sigpipe(void) {
+    OhHooks *h = ENG(cbcfg("preToolUse", "gate", "`timeout`:60000"), NULL);
+    if (!h) return;
+    oh_hooks_register(h, "gate", gate_fn, NULL, NULL, NULL);
+    oh_hooks_observe(h, count_record, NULL, NULL, NULL);
+    sigset_t none, mine;
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, NULL);
+    int p[2];
+    if (pipe(p)) return;
+    atomic_store(&g_gate_open, 1);
+    for (int i = 0; i < 20; i++) oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\"}", p[1]);
+    int got = 0;
+    for (int i = 0; i < 20; i++) {
+        FdRecord r;
+        if (!read_record(p[0], &r, 5000)) break;
+        take_record(&r);
+        got++;
+    }
+    CHECK(got == 20, "every record read");
+    int threads = 0, blocked = engine_threads_with_sigpipe("SigBlk", &threads);
+    CHECK(threads > 0 && blocked > 0, "an engine thread that wrote a record keeps SIGPIPE blocked");
+
+    /* The reader gone, the engine busy (8 threads held in the callback, 4096 fires queued), so
+     * the fires past that are refused and their records written on this thread: every write
+     * fails with EPIPE while another thread flips SIGPIPE between ignored and the default. */
+    close(p[0]);
+    atomic_store(&g_gate_open, 0);
+    atomic_store(&g_flip_stop, 0);
+    atomic_store(&g_observed, 0);
+    pthread_t flipper;
+    pthread_create(&flipper, NULL, flip_sigpipe, NULL);
+    int fired = 4096 + 8 + 200;
+    for (int i = 0; i < fired; i++) oh_hooks_fire_async_fd(h, "{\"event\":\"preToolUse\"}", p[1]);
+    atomic_store(&g_gate_open, 1);
+    /* one observer record per fire, after its completion's write */
+    for (int i = 0; i < 2000 && atomic_load(&g_observed) < fired; i++) sleep_ms(5);
+    CHECK(atomic_load(&g_observed) == fired, "every fire completed");
+    sleep_ms(50); /* the last record's write follows its observer call */
+    int pending = engine_threads_with_sigpipe("SigPnd", &threads);
+    free_now(h);
+    atomic_store(&g_flip_stop, 1);
+    pthread_join(flipper, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    CHECK(1, "no SIGPIPE killed the host while its disposition changed");
+    CHECK(pending == 0, "an engine thread's own SIGPIPE is not left pending");
+    CHECK(status_has_sigpipe("/proc/self/status", "ShdPnd") == 0, "no SIGPIPE left pending for the process");
+    pthread_sigmask(SIG_SETMASK, NULL, &mine);
+    CHECK(!sigismember(&mine, SIGPIPE), "the host's thread mask is as it was after its refused fires' writes");
+    close(p[1]);
+}
+
 int main(void) {
     setup("test_callbacks");
     setenv("HOME", g_dir, 1);
@@ -1027,5 +1146,6 @@ int main(void) {
     RUN(test_fire_reserved_cancelled_before_it_starts);
     RUN(test_fire_reserved_cancel_kills_the_group);
     RUN(test_fire_async_fd);
+    RUN(test_fire_async_fd_sigpipe);
     return DONE();
 }

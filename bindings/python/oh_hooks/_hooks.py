@@ -418,12 +418,14 @@ class Hooks:
                 # Made inside the call: close() then waits for it, and gives its pipe back.
                 completions = _completions.for_loop(self._completions, loop)
                 if completions is not None:
+                    completions.make_room()  # else the engine's write could block this thread
                     fire_id = self._lib.fire_async_fd(handle, data, completions.w)
+                    if fire_id == 0:  # nothing fired, no record will come
+                        raise OhHooksError("internal", "oh_hooks_fire_async_fd returned 0: no fire was started")
+                    fut = completions.wait(fire_id)
             finally:
                 self._leave()
-        if completions is not None:
-            fut = completions.wait(fire_id)
-        else:
+        if completions is None:
             fut = loop.create_future()
             key = _callbacks.next_key()
             _callbacks.fires[key] = (loop, fut)

@@ -457,6 +457,147 @@ class AsyncTests(unittest.TestCase):
         self.run_async(main())
 
 
+# Fires sys.argv[1] fire_async calls at once through asyncio.gather on one engine and loop, with
+# the completion pipe asked to be sys.argv[2] bytes (0: the binding's default), and prints how
+# they settled as JSON. With sys.argv[3] == "hold" the callback waits until every fire was made,
+# so the engine's 8 threads and its queue of 4,096 are full and it refuses the rest at once.
+# faulthandler ends a hung run with every thread's stack (exit status 1).
+_GATHER = r"""
+import asyncio, faulthandler, json, sys, threading
+faulthandler.dump_traceback_later(120, exit=True)
+from oh_hooks import Hooks, OhHooksError, _completions
+n, pipe_bytes, hold = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "hold"
+if pipe_bytes:  # a system that keeps the pipe at pipe_bytes, as for a user over its pipe memory
+    import fcntl, os
+    make_pipe = os.pipe
+    def small_pipe():
+        r, w = make_pipe()
+        fcntl.fcntl(w, 1031, pipe_bytes)  # F_SETPIPE_SZ
+        return r, w
+    os.pipe = small_pipe
+    _completions._PIPE_BYTES = pipe_bytes
+opts = {"trusted": True, "config": {"hooks": {"preToolUse": [{"callback": "echo"}]}}}
+counts = {"own": 0, "queue_full": 0, "pipe_full": 0, "other": []}
+released = threading.Event()
+if not hold:
+    released.set()
+def echo(env):
+    released.wait(60)
+    return {"decision": "deny", "reason": "no " + env["toolName"]}
+async def main():
+    with Hooks(opts) as h:
+        h.register("echo", echo)
+        burst = asyncio.gather(*(h.fire_async({"event": "preToolUse", "toolName": str(i)})
+                                 for i in range(n)), return_exceptions=True)
+        asyncio.get_running_loop().call_soon(released.set)  # runs once every fire was made
+        outs = await burst
+        for i, o in enumerate(outs):
+            if isinstance(o, OhHooksError) and o.code == "internal" and "completion pipe holds" in o.message:
+                counts["pipe_full"] += 1
+                counts["pipe_message"] = o.message
+            elif isinstance(o, BaseException):
+                counts["other"].append(repr(o))
+            elif o.error is None and o.reason == "no %d" % i:
+                counts["own"] += 1
+            elif o.error is not None and o.error.code == "internal" and "already waiting" in o.error.message:
+                counts["queue_full"] += 1
+            else:
+                counts["other"].append(repr(o))
+        # The engine and the loop still work after the burst, and close() on the loop returns.
+        after = await h.fire_async({"event": "preToolUse", "toolName": "after"})
+        counts["after"] = after.reason
+    counts["other"] = counts["other"][:5]
+    print(json.dumps(counts))
+asyncio.run(main())
+"""
+
+
+class ManyFiresTests(unittest.TestCase):
+    """More fire_async calls at once than the completion pipe holds must all settle: the engine
+    writes a refused fire's record on the loop's own thread, so a full pipe would block the one
+    thread that reads it (and every engine thread behind it)."""
+
+    def gather(self, n: int, pipe_bytes: int, hold: bool = False) -> Dict[str, Any]:
+        args = [str(n), str(pipe_bytes), "hold" if hold else "run"]
+        out = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _GATHER, *args],
+                             cwd=PROJECT_DIR, capture_output=True, text=True, timeout=180)
+        self.assertEqual(out.returncode, 0, out.stderr[-4000:])
+        counts = json.loads(out.stdout)
+        self.assertEqual(counts["other"], [])
+        self.assertEqual(counts["own"] + counts["queue_full"] + counts["pipe_full"], n)
+        self.assertGreater(counts["own"], 0)
+        self.assertEqual(counts["after"], "no after")
+        return counts
+
+    def test_20000_concurrent_fire_async_all_settle(self) -> None:
+        counts = self.gather(20000, 0)
+        # The default pipe holds more records than the engine keeps (8 running, 4096 queued):
+        # only the engine's own bound may refuse (how many it does depends on the machine's pace).
+        self.assertEqual(counts["pipe_full"], 0)
+
+    def test_20000_concurrent_fire_async_on_a_busy_engine_all_settle(self) -> None:
+        # Every fire past the engine's 8 running and 4,096 queued is refused at once, its record
+        # written on the loop's thread: each gets the engine's queue-full outcome.
+        counts = self.gather(20000, 0, hold=True)
+        self.assertEqual(counts["pipe_full"], 0)
+        self.assertGreaterEqual(counts["own"], 4096)
+        self.assertLessEqual(counts["own"], 4096 + 8)
+        self.assertEqual(counts["queue_full"], 20000 - counts["own"])
+
+    def test_a_small_pipe_refuses_past_what_it_holds(self) -> None:
+        # One page (256 records), as the system gives a user over its pipe memory limit; the
+        # engine busy, so nothing completes while the fires are made: the 257th is refused.
+        counts = self.gather(3000, 4096, hold=True)
+        self.assertEqual((counts["own"], counts["pipe_full"], counts["queue_full"]), (256, 3000 - 256, 0))
+        self.assertIn("256 fires are already in flight", counts["pipe_message"])
+
+    def test_a_small_pipe_is_read_when_full(self) -> None:
+        # The engine free to complete: fire_async reads the pipe when as many fires are in
+        # flight as it holds, so most fires get their outcome (only a fire made while 256 are
+        # unfinished is refused).
+        counts = self.gather(3000, 4096)
+        self.assertEqual(counts["queue_full"], 0)
+
+    def test_the_pipe_grows_only_when_needed(self) -> None:
+        # Each page of a pipe counts against the user's pipe memory: a few fires in flight keep
+        # the system's default pipe, 5,000 grow it to 1 MiB.
+        if not sys.platform.startswith("linux"):
+            self.skipTest("pipe sizes are Linux's")
+        import fcntl
+
+        async def main():
+            with Hooks(inline({"preToolUse": [{"command": "true", "match": "never"}]})) as h:
+                loop = asyncio.get_running_loop()
+                await asyncio.gather(*(h.fire_async({"event": "preToolUse"}) for _ in range(100)))
+                w = h._completions[loop].w
+                default = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
+                outs = await asyncio.gather(*(h.fire_async({"event": "preToolUse"}) for _ in range(5000)))
+                # Each has its outcome, or the engine's queue-full error (past 8 + 4,096).
+                self.assertTrue(all(o.allowed or o.error.code == "internal" for o in outs))
+                return default, fcntl.fcntl(w, 1032)
+
+        default, grown = asyncio.run(main())
+        # What this user may grow a pipe to here (1 MiB unless pipe-max-size or the user's pipe
+        # memory says less).
+        r, w = os.pipe()
+        try:
+            try:
+                fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ
+            except OSError:
+                pass
+            allowed = fcntl.fcntl(w, 1032)
+        finally:
+            os.close(r)
+            os.close(w)
+        self.assertLess(default, 5000 * 16)
+        self.assertEqual(grown, allowed)
+
+    def test_more_fires_than_the_default_pipe_holds(self) -> None:
+        # 70,000 records would overfill the 1 MiB pipe: fire_async reads it itself on the way.
+        counts = self.gather(70000, 0)
+        self.assertEqual(counts["pipe_full"], 0)
+
+
 class LifetimeTests(unittest.TestCase):
     def test_forgotten_hooks_with_callbacks_are_freed_and_the_process_exits(self) -> None:
         code = (
