@@ -2,8 +2,14 @@
 //! changes: PATH lookup, arguments, argv[0], environment, exit codes, missing or non-executable
 //! programs, scripts without `#!`. Each case runs the command as written (direct) and with a
 //! trailing `;` (which forces the shell) and compares.
+//!
+//! The tests run one at a time (`serial`): they write the scripts they run, and a script written
+//! while another test thread forks is open for writing in that child until it execs, so its own
+//! exec fails with ETXTBSY (the engine then falls back to `/bin/sh`, whose PATH walk goes on to
+//! the next directory). The portable build's fork made that window wide enough to fail a run.
 
 mod common;
+use common::process::serial;
 use oh_hooks::os::spawn::EnvTemplate;
 use oh_hooks::run::command::{plain_words, run, Finished, Spawn};
 use std::ffi::OsString;
@@ -78,6 +84,7 @@ fn both(s: &Setup, command: &str, expect_direct: bool) -> (Finished, Finished, S
 
 #[test]
 fn path_lookup_arguments_and_environment_are_identical() {
+    let _s = serial();
     let s = setup();
     let (d, sh, d_out, sh_out) = both(&s, "show a b=c --flag x,y", true);
     assert_eq!(d.exit, sh.exit);
@@ -89,6 +96,7 @@ fn path_lookup_arguments_and_environment_are_identical() {
 
 #[test]
 fn relative_paths_run_from_cwd() {
+    let _s = serial();
     let s = setup();
     let (d, sh, d_out, sh_out) = both(&s, "./bin/show one", true);
     assert_eq!(d.exit, sh.exit);
@@ -97,6 +105,7 @@ fn relative_paths_run_from_cwd() {
 
 #[test]
 fn missing_non_executable_and_shebangless_behave_as_in_the_shell() {
+    let _s = serial();
     let s = setup();
     for (command, code) in [
         ("not-a-program-anywhere x", 127),
@@ -118,6 +127,7 @@ fn missing_non_executable_and_shebangless_behave_as_in_the_shell() {
 
 #[test]
 fn true_and_false() {
+    let _s = serial();
     let s = setup();
     for (command, code) in [("true", 0), ("false", 1)] {
         let (d, sh, _, _) = both(&s, command, true);
@@ -132,6 +142,7 @@ fn true_and_false() {
 /// at once. On a build that walks PATH on every spawn the second run already takes `early`.
 #[test]
 fn a_program_found_in_path_is_remembered_for_a_second() {
+    let _s = serial();
     let dir = tempfile::tempdir().unwrap();
     let (early, late) = (dir.path().join("early"), dir.path().join("late"));
     std::fs::create_dir(&early).unwrap();
@@ -164,6 +175,7 @@ fn a_program_found_in_path_is_remembered_for_a_second() {
 /// run it (remembering the first lookup ran the absolute one for the second hook too).
 #[test]
 fn a_relative_path_entry_is_looked_up_in_each_hooks_cwd() {
+    let _s = serial();
     let dir = tempfile::tempdir().unwrap();
     let (abs, here, elsewhere) = (dir.path().join("abs"), dir.path().join("here"), dir.path().join("elsewhere"));
     for d in [&abs, &here, &elsewhere] {
