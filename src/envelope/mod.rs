@@ -276,7 +276,8 @@ impl Envelope {
             .and_then(|t| t.strip_prefix(event.name()))
             .filter(|t| t.starts_with('"'));
         // A key with `_` may need its camelCase copy (see `build`): then the text is rebuilt.
-        let no_alias = fields.iter().all(|(k, _)| !k.contains('_'));
+        // Keys are a few bytes: a plain loop, not a memchr call per key.
+        let no_alias = fields.iter().all(|(k, _)| k.bytes().all(|b| b != b'_'));
         if no_alias && head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
             // `verbatim` checked that every value is a slice of `text` in place.
             let base = text.as_ptr() as usize;
