@@ -1614,7 +1614,8 @@ static int cmd_report(int argc, char **argv) {
     line("Node  hooks.fireSync, JS callback", "node.fireSync.cb", NULL, NULL, 0, 5000, 1);
     line("Node  await hooks.fire, JS callback", "node.fire.cb", NULL, NULL, 0, 5000, 1);
     line("Node  T  floor: C thread -> threadsafe function", "node.floor.tsfn", NULL, NULL, 0, 0, 1);
-    line("Node  await hooks.fire, no hook", "node.fire", "T", "node.floor.tsfn", 0, 10000, 1);
+    line("Node  P  floor: C thread -> pipe -> uv_poll", "node.floor.pipe", NULL, NULL, 0, 0, 1);
+    line("Node  await hooks.fire, no hook", "node.fire", "P", "node.floor.pipe", 0, 10000, 1);
     line("Node  await fire, HTTP hook to this process", "node.fire.http", "cb", "node.fire.cb", 0, 0, 1);
     line("Go    h.Fire(Background), Go callback", "go.Fire.cb", NULL, NULL, 0, 5000, 1);
     line("Go    same, ohhooks.Inline()", "go.Fire.cb.inline", NULL, NULL, 0, 5000, 1);

@@ -5,13 +5,15 @@
 //! in /proc.
 
 mod common;
-use common::process::{reset_hwm, serial, status_kib};
+use common::process::{reset_hwm, serial, status_kib, thread_cpu_seconds};
 use oh_hooks::Engine;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-/// Loads `text` as the configPath file; returns the result, the seconds it took and the peak
-/// RSS growth in MiB.
+/// Loads `text` as the configPath file; returns the result, the CPU seconds the load took on this
+/// thread (where the engine parses the config and compiles its regexes; CPU time, so the bound
+/// holds on a loaded machine; a hang still shows as the wall-clock bound below) and the peak RSS
+/// growth in MiB.
 fn load(text: &str) -> (Result<Engine, oh_hooks::Error>, f64, f64) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.yaml");
@@ -20,15 +22,18 @@ fn load(text: &str) -> (Result<Engine, oh_hooks::Error>, f64, f64) {
     assert!(reset_hwm(), "the kernel lets us reset VmHWM");
     let before = status_kib("VmRSS");
     let start = Instant::now();
+    let cpu = thread_cpu_seconds();
     let result = Engine::new(Some(&options));
-    let took = start.elapsed().as_secs_f64();
+    let took = thread_cpu_seconds() - cpu;
+    let wall = start.elapsed();
+    assert!(wall < Duration::from_secs(30), "a config load took {wall:?} of wall-clock time");
     let grew = status_kib("VmHWM").saturating_sub(before) as f64 / 1024.0;
     (result, took, grew)
 }
 
 fn expect_bound(name: &str, text: &str, needle: &str) {
     let (result, took, grew) = load(text);
-    eprintln!("{name}: {} bytes of YAML, {took:.3} s, peak RSS +{grew:.1} MiB", text.len());
+    eprintln!("{name}: {} bytes of YAML, {took:.3} s CPU, peak RSS +{grew:.1} MiB", text.len());
     let e = result.err().unwrap_or_else(|| panic!("{name}: loaded"));
     assert_eq!(e.code, oh_hooks::ErrorCode::InvalidConfig, "{name}: {e}");
     assert!(e.message.contains(needle), "{name}: {}", e.message);
@@ -80,7 +85,7 @@ fn one_pattern_many_times_is_compiled_once() {
         text.push_str("    - command: exit 1\n      match: *m\n");
     }
     let (result, took, grew) = load(&text);
-    eprintln!("\\w{{10}} aliased 2000 times: {took:.3} s, peak RSS +{grew:.1} MiB");
+    eprintln!("\\w{{10}} aliased 2000 times: {took:.3} s CPU, peak RSS +{grew:.1} MiB");
     let e = result.unwrap();
     assert_eq!(e.describe()[0].1.len(), 2000);
     assert!(grew < 16.0, "+{grew} MiB: compiled more than once?");
@@ -104,7 +109,7 @@ fn string_alias_bomb() {
     }
     text.push_str("laughs: *l8\nhooks:\n  preToolUse: *l0\n");
     let (result, took, grew) = load(&text);
-    eprintln!("billion laughs: {took:.3} s, peak RSS +{grew:.1} MiB");
+    eprintln!("billion laughs: {took:.3} s CPU, peak RSS +{grew:.1} MiB");
     assert_eq!(result.unwrap().describe()[0].1.len(), 10);
     assert!(took < 1.0 && grew < 64.0);
 }
@@ -122,7 +127,7 @@ fn one_mebibyte_of_hooks_loads() {
         i += 1;
     }
     let (result, took, grew) = load(&text);
-    eprintln!("1 MiB of {i} ordinary hooks: {took:.3} s, peak RSS +{grew:.1} MiB");
+    eprintln!("1 MiB of {i} ordinary hooks: {took:.3} s CPU, peak RSS +{grew:.1} MiB");
     result.unwrap();
     assert!(took < 1.0 && grew < 64.0);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test suite, one after another. Each suite ends with its own `<suite>: N passed, N failed`
+# Every test suite, several at once (the lanes below). Each suite ends with its own `<suite>: N passed, N failed`
 # line; this script repeats them at the end and fails if any suite failed, could not run, or
 # did not report. A missing toolchain is a failure, never a skip.
 set -uo pipefail
@@ -46,34 +46,73 @@ timed() {
 start_load=$(cut -d' ' -f1-3 /proc/loadavg)
 t_start=$(date +%s%N)
 
+# The suites, in the order their logs and summary lines are printed.
+suites=(rust rust-portable c-shared c-static c-valgrind c-asan dist install node go python)
+declare -A cmd=(
+  [rust]="tests/rust.sh" [rust-portable]="tests/rust.sh portable"
+  [c-shared]="tests/c/run.sh shared" [c-static]="tests/c/run.sh static"
+  [c-valgrind]="tests/c/run.sh valgrind" [c-asan]="tests/c/run.sh asan"
+  [dist]="tests/dist.sh" [install]="tests/install.sh"
+  [node]="bindings/node/test.sh" [go]="bindings/go/test.sh" [python]="bindings/python/test.sh"
+)
+# The suites run in three lanes at once (2 cores: most suites spend much of their time waiting
+# for hooks, timeouts and links, so one after another left a core idle); a lane runs its suites
+# one after another, and each suite's log is printed whole, in the order above, once it is
+# complete. Why these lanes (docs/TESTING.md "How the suites share the machine"):
+# - dist, install: dist builds its own LTO build for another target (target/<triple>/dist, which
+#   `cargo build --release` does not touch), so it starts at once, beside the build; install
+#   repackages what dist built. Not at a lower priority: at about 450 s of CPU, mostly one LTO
+#   codegen after another, dist is the longest chain of the run, and niced it waited behind every
+#   other compile and finished last by minutes.
+# - rust, rust-portable: both build the crate into target/release/deps (with other features for
+#   the second), so they must not overlap. Neither rewrites the library `build` put in
+#   target/release, which the third lane tests (cargo copies a library up there only for
+#   `cargo build`).
+# - the C programs and the bindings: they only read the library `build` made.
+# OH_TEST_SERIAL=1 runs every suite one after another in the order above, the build first, to
+# reproduce a failure without the others' load.
+early=("dist install")
+lanes=("rust rust-portable" "c-shared c-static c-asan c-valgrind node go python")
+if [ "${OH_TEST_SERIAL:-0}" = 1 ]; then
+  early=()
+  lanes=("${suites[*]}")
+fi
+run_lane() { # the suites of one lane, each into its own log
+  local name
+  for name in $1; do
+    # shellcheck disable=SC2086 # the commands are words without spaces
+    timed "$name" ${cmd[$name]} >"$logs/$name.log" 2>&1 </dev/null
+    echo $? >"$logs/$name.status"
+  done
+}
+# Background jobs of a script ignore SIGINT: an interrupted or terminated run stops every lane.
+trap 'trap - INT TERM; kill -TERM 0 2>/dev/null; exit 130' INT TERM
+pids=()
+for lane in "${early[@]}"; do
+  run_lane "$lane" &
+  pids+=($!)
+done
+
 echo "== build: cargo build --release --locked"
 if ! timed build cargo build --release --locked; then
+  [ ${#pids[@]} = 0 ] || kill -TERM "${pids[@]}" 2>/dev/null
   echo "build: 0 passed, 1 failed"
   exit 1
 fi
-
-suites=()
-run_suite() { # name command...
-  local name=$1; shift
-  suites+=("$name")
+for lane in "${lanes[@]}"; do
+  run_lane "$lane" &
+  pids+=($!)
+done
+# Each suite's log in the order above, as soon as it is complete.
+lanes_running() { local p; for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+for name in "${suites[@]}"; do
   echo
-  echo "================ $name: $*"
-  timed "$name" "$@" 2>&1 | tee "$logs/$name.log"
-  local status=${PIPESTATUS[0]}
-  echo "$status" > "$logs/$name.status"
-}
-
-run_suite rust tests/rust.sh
-run_suite rust-portable tests/rust.sh portable
-run_suite c-shared tests/c/run.sh shared
-run_suite c-static tests/c/run.sh static
-run_suite c-valgrind tests/c/run.sh valgrind
-run_suite c-asan tests/c/run.sh asan
-run_suite dist tests/dist.sh
-run_suite install tests/install.sh
-run_suite node bindings/node/test.sh
-run_suite go bindings/go/test.sh
-run_suite python bindings/python/test.sh
+  echo "================ $name: ${cmd[$name]}"
+  while [ ! -f "$logs/$name.status" ] && lanes_running; do sleep 1; done
+  [ -f "$logs/$name.status" ] || echo none >"$logs/$name.status"
+  cat "$logs/$name.log" 2>/dev/null
+done
+wait
 
 echo
 echo "================ summary"
@@ -98,7 +137,7 @@ done
 # Where the time went: wall and CPU seconds per step (not a result: CI reads the lines above).
 cpu_total=0
 for name in build "${suites[@]}"; do
-  read -r w c <"$logs/$name.time"
+  read -r w c <"$logs/$name.time" 2>/dev/null || { w='?'; c=0; }
   echo "time: $name $w s wall, $c s CPU"
   cpu_total=$((cpu_total + c))
 done

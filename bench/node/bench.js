@@ -7,9 +7,10 @@
 // that answers at once with no decision; and, for comparison, openHarness's own route to its host:
 // await fire(object) on an engine whose one hook is an HTTP hook posting to an http server in this
 // process, answering `{}`; and, when BENCH_NODEFLOOR names bench/node/floor.c built as an addon,
-// the floor of `await fire`: a promise resolved from a C thread through a threadsafe function
-// (node.floor.tsfn), the addon's route from an engine thread to JS. One sample = a batch of calls, timed as a whole; ns per call is
-// appended to OUT_FILE as `<row> <ns>` lines.
+// the floors of `await fire`: a promise resolved from a C thread through a threadsafe function
+// (node.floor.tsfn, how fire() completed before) and through a pipe watched by a uv_poll_t
+// (node.floor.pipe, the addon's route from an engine thread to JS now). One sample = a batch of
+// calls, timed as a whole; ns per call is appended to OUT_FILE as `<row> <ns>` lines.
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
@@ -98,12 +99,24 @@ if (process.env.BENCH_NODEFLOOR) {
   const floor = require(process.env.BENCH_NODEFLOOR);
   let wake = null;
   floor.start(() => wake());
+  floor.startPipe(() => wake());
   rows['node.floor.tsfn'] = async () => {
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < ASYNC_BATCH; i++) {
       await new Promise((resolve) => {
         wake = resolve;
         floor.kick();
+      });
+    }
+    return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;
+  };
+  // The route `await fire` takes now: a record on a pipe watched by a uv_poll_t.
+  rows['node.floor.pipe'] = async () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < ASYNC_BATCH; i++) {
+      await new Promise((resolve) => {
+        wake = resolve;
+        floor.kickPipe();
       });
     }
     return Number(process.hrtime.bigint() - t0) / ASYNC_BATCH;

@@ -385,7 +385,9 @@ export class Hooks {
    * Resolves with the outcome — also when its `error` is set.
    * Rejects with OhHooksError `closed` after close(), a TypeError for a value that cannot be
    * serialized, or an AbortError when `options.signal` aborts: the engine then stops the fire's
-   * running hooks (process groups killed as on a timeout, pending callbacks dropped).
+   * running hooks (process groups killed as on a timeout, pending callbacks dropped). Where the
+   * system kept the instance's completion pipe small (256 records), also rejects with an Error
+   * whose `code` is `internal` once that many fires are in flight (see the README's "Threads").
    */
   fire(envelope: Envelope | string, options?: FireOptions): Promise<Outcome>;
 

@@ -190,12 +190,11 @@ function abortError(signal, outcome) {
 function makeState() {
   const state = {
     callbacks: new Map(), // regId -> { name, fn }
-    pending: new Map(), // ticket -> { resolve, reject, signal, onAbort, keep }
+    pending: new Map(), // fire id -> { resolve, reject, signal, onAbort, keep }
     idle: [], // resolvers waiting for `pending` to empty (close())
     observer: null,
     promiseInSync: null, // the first callback that returned a Promise inside fireSync
     regSeq: 0,
-    ticket: 0,
   };
   state.dispatch = (kind, a, b, c) => {
     switch (kind) {
@@ -244,10 +243,10 @@ function call(state, regId, requestJson, callId) {
   return undefined;
 }
 
-function done(state, ticket, outcomeJson) {
-  const entry = state.pending.get(ticket);
+function done(state, id, outcomeJson) {
+  const entry = state.pending.get(id);
   if (entry === undefined) return;
-  state.pending.delete(ticket);
+  state.pending.delete(id);
   if (state.pending.size === 0 && state.idle.length > 0) {
     for (const wake of state.idle.splice(0)) wake();
   }
@@ -340,7 +339,8 @@ class Hooks {
    * while hooks run. Resolves with the outcome object (also when its `error`
    * is set); rejects with OhHooksError('closed'), a TypeError for an envelope
    * that cannot be serialized, or an AbortError when `options.signal` aborts
-   * (the engine then stops the fire's running hooks).
+   * (the engine then stops the fire's running hooks); with an internal Error
+   * only where the system kept the completion pipe small (README "Threads").
    */
   fire(envelope, options) {
     try {
@@ -355,8 +355,9 @@ class Hooks {
       const json = envelopeJson(envelope);
       const state = this.#state;
       const handle = this.#handle;
-      const ticket = ++state.ticket;
-      const id = native.fire(handle, json, ticket);
+      // The outcome comes back as dispatch(DONE, id, ...), on a later turn of the event loop
+      // (never inside this call), so the entry below is in place before it.
+      const id = native.fire(handle, json);
       return new Promise((resolve, reject) => {
         const entry = { resolve, reject, signal: undefined, onAbort: null, keep: handle };
         if (signal !== undefined && signal !== null) {
@@ -364,7 +365,7 @@ class Hooks {
           entry.onAbort = () => native.cancel(handle, id);
           signal.addEventListener('abort', entry.onAbort, { once: true });
         }
-        state.pending.set(ticket, entry);
+        state.pending.set(id, entry);
       });
     } catch (e) {
       try {

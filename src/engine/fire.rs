@@ -431,7 +431,7 @@ impl Inner {
             }
             Pick::Dialect(i) => unrun(i, NO_TURN, true),
         };
-        // A dialect that runs this step's hooks one after another (Gemini CLI's `sequential`):
+        // A dialect that runs this step's hooks one after another (its `Dialect::sequential`):
         // each of its hooks sees the view the previous one's answer left, and its timeout counts
         // from its own start. The other jobs run in parallel first.
         let sequential: Vec<usize> = (0..REGISTRY.len())

@@ -21,6 +21,17 @@ pub fn status_kib(field: &str) -> u64 {
         .unwrap_or_else(|| panic!("no {field} in /proc/self/status"))
 }
 
+/// CPU seconds the calling thread has used (user + system). A bound on work done on one thread
+/// (a config load, a regex compile) holds whatever else the machine runs; a wall-clock bound does
+/// not: `make test` runs suites side by side on 2 cores.
+pub fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 /// Resets VmHWM to the current RSS (Linux >= 4.0). False when the kernel refuses.
 pub fn reset_hwm() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
