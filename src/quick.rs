@@ -27,7 +27,9 @@
 use crate::config::Config;
 use crate::event::Event;
 use crate::matcher::Matcher;
+use std::borrow::Cow;
 use std::ffi::CStr;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 /// The outcome of a fire that ran nothing and has nothing to warn about: byte for byte what
@@ -112,34 +114,53 @@ impl Plan {
     /// certainly runs nothing and answers [`ALLOWED`]. `false` means "ask the general path",
     /// not "something runs".
     pub fn runs_nothing(&self, json: &[u8], config: &Config) -> bool {
+        self.look(json, config) == Look::Nothing
+    }
+
+    /// What the scan of `json` says of a fire under `config`.
+    pub fn look(&self, json: &[u8], config: &Config) -> Look {
         if !self.any {
-            return false;
+            // Every event may run something: nothing scanned yet, [`fields`] will tell.
+            return Look::Maybe;
         }
-        let Some(head) = scan(json) else { return false };
+        let Some(head) = scan(json) else { return Look::Unread };
         // Bytes above 0x7f occur only inside strings of text the scan accepted; text that is not
         // UTF-8 is the general path's `invalid_utf8`.
         if head.non_ascii && std::str::from_utf8(json).is_err() {
-            return false;
+            return Look::Unread;
         }
-        let Some(&event) = Event::ALL.iter().find(|e| e.name().as_bytes() == head.event) else { return false };
+        let Some(&event) = Event::ALL.iter().find(|e| e.name().as_bytes() == head.event) else {
+            return Look::Unread;
+        };
         match &self.can[event.index()] {
-            Can::Nothing => true,
+            Can::Nothing => Look::Nothing,
             Can::IfMatched(seen) => {
                 // No tool name, or an empty one: every matcher matches.
-                let Some(tool) = head.tool.filter(|t| !t.is_empty()) else { return false };
+                let Some(tool) = head.tool.filter(|t| !t.is_empty()) else { return Look::Maybe };
                 if seen.contains(tool) {
-                    return true;
+                    return Look::Nothing;
                 }
-                let Ok(tool) = std::str::from_utf8(tool) else { return false };
+                let Ok(tool) = std::str::from_utf8(tool) else { return Look::Unread };
                 if config.hooks.of(event).iter().any(|h| h.matcher.matches(Some(tool))) {
-                    return false;
+                    return Look::Maybe;
                 }
                 seen.insert(tool);
-                true
+                Look::Nothing
             }
-            Can::Ask => false,
+            Can::Ask => Look::Maybe,
         }
     }
+}
+
+/// What [`Plan::look`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// Nothing runs: the outcome is [`ALLOWED`].
+    Nothing,
+    /// A hook may run, and the scan may read the envelope for it ([`fields`]).
+    Maybe,
+    /// The scan leaves this text to the general path.
+    Unread,
 }
 
 /// `event` and `toolName` (or `tool_name`) as written, quotes removed.
@@ -153,41 +174,168 @@ struct Head<'a> {
 /// Reads a whole JSON object, validating it strictly (a subset of what serde_json accepts), and
 /// returns its `event` and tool name; `None` for anything the general path should look at.
 fn scan(b: &[u8]) -> Option<Head<'_>> {
+    scan_into(b, &mut ())
+}
+
+/// [`scan`], handing every member but `event` to `sink` on the way.
+#[inline(always)]
+fn scan_into<'a, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2.
-            return unsafe { scan_avx2(b) };
+            return unsafe { scan_avx2(b, sink) };
         }
-        scan_blocks::<false>(b)
+        scan_blocks::<false, K>(b, sink)
     }
     #[cfg(not(target_arch = "x86_64"))]
-    walk(b, &mut Bytes { non_ascii: false })
+    walk(b, &mut Bytes { non_ascii: false }, sink)
 }
 
 /// [`scan_blocks`] with AVX2: the walk is compiled again, so that the classification it
 /// inlines uses 32-byte registers.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_avx2(b: &[u8]) -> Option<Head<'_>> {
-    scan_blocks::<true>(b)
+unsafe fn scan_avx2<'a, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> {
+    scan_blocks::<true, K>(b, sink)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn scan_blocks<const AVX2: bool>(b: &[u8]) -> Option<Head<'_>> {
+fn scan_blocks<'a, const AVX2: bool, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> {
     let mut quotes =
         Quotes::<AVX2> { base: 0, bits: 0, backslash: 0, escaped_next: 0, non_ascii: false, control: false };
     let head = quotes.classify(b).and_then(|bits| {
         quotes.bits = bits;
-        walk(b, &mut quotes)
+        walk(b, &mut quotes, sink)
     });
     // Whitespace other than spaces: the byte scanner tells it from a control character
     // inside a string.
     if head.is_some() || !quotes.control {
         return head;
     }
-    walk(b, &mut Bytes { non_ascii: false })
+    sink.restart();
+    walk(b, &mut Bytes { non_ascii: false }, sink)
+}
+
+/// What the walk does with each top-level member but `event`: nothing on the no-match path,
+/// gathers the envelope's fields for a fire whose hooks may run ([`fields`]).
+trait Sink {
+    /// Whether [`Sink::member`] does anything (the walk skips what it would compute for it).
+    const WANTS: bool;
+    /// The member whose key is `b[key]` (between its quotes, as written; `plain`: without
+    /// escapes) and whose value is `b[value]`.
+    fn member(&mut self, key: Range<usize>, plain: bool, value: Range<usize>);
+    /// The walk starts again from the first member.
+    fn restart(&mut self);
+}
+
+impl Sink for () {
+    const WANTS: bool = false;
+    #[inline(always)]
+    fn member(&mut self, _: Range<usize>, _: bool, _: Range<usize>) {}
+    #[inline(always)]
+    fn restart(&mut self) {}
+}
+
+/// An envelope the scan accepted, read for a fire whose hooks may run: what
+/// `envelope::head::parse_head_for` and the envelope's full parse would read from the same text
+/// (tests/it/quick_path.rs and this module's tests compare them), without reading it again.
+#[derive(Debug)]
+pub struct Scanned<'a> {
+    pub event: Event,
+    /// `toolName` (or `tool_name`), a string without escapes: the scan leaves any other to the
+    /// general path.
+    pub tool: Option<&'a str>,
+    /// Every member but `event`, in order, its key decoded and its value's JSON text as written;
+    /// a repeated key keeps its first place and its last value (as the full parse does).
+    pub fields: Vec<(Cow<'a, str>, &'a str)>,
+}
+
+/// Gathers the fields into a `Vec` as the walk meets them.
+struct Fields<'a> {
+    text: &'a str,
+    fields: Vec<(Cow<'a, str>, &'a str)>,
+    /// One bit per key seen, by [`Fields::bit`]: a key whose bit is clear is not a repeat.
+    seen: u64,
+}
+
+impl Fields<'_> {
+    /// A bit from the key's length and its first and last bytes.
+    #[inline(always)]
+    fn bit(key: &str) -> u64 {
+        let b = key.as_bytes();
+        let (first, last) = (b.first().copied().unwrap_or(0), b.last().copied().unwrap_or(0));
+        1 << ((b.len() as u32).wrapping_mul(7).wrapping_add(first as u32 * 3).wrapping_add(last as u32) & 63)
+    }
+}
+
+impl Sink for Fields<'_> {
+    const WANTS: bool = true;
+
+    #[inline(always)]
+    fn member(&mut self, key: Range<usize>, plain: bool, value: Range<usize>) {
+        // Both spans start and end next to a quote or a structural byte, all ASCII: boundaries of
+        // the (UTF-8) text.
+        let raw = &self.text[key];
+        let key = if plain { Cow::Borrowed(raw) } else { Cow::Owned(unescape(raw)) };
+        let value = &self.text[value];
+        let bit = Self::bit(&key);
+        // A repeated key keeps its first place and takes the last value, as the full parse's
+        // reader does; only a key whose bit was set can be one.
+        if self.seen & bit != 0 {
+            if let Some(slot) = self.fields.iter_mut().find(|(k, _)| *k == key) {
+                slot.1 = value;
+                return;
+            }
+        }
+        self.seen |= bit;
+        self.fields.push((key, value));
+    }
+
+    fn restart(&mut self) {
+        self.fields.clear();
+        self.seen = 0;
+    }
+}
+
+/// A key's text with its escapes decoded: the scan accepts only JSON's one-character escapes
+/// (never `\u`).
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next() {
+            Some('b') => '\u{8}',
+            Some('f') => '\u{c}',
+            Some('n') => '\n',
+            Some('r') => '\r',
+            Some('t') => '\t',
+            // `"`, `\\` and `/` stand for themselves.
+            Some(c) => c,
+            None => break,
+        });
+    }
+    out
+}
+
+/// The envelope's event, tool name and fields, when the scan accepts `json` and its event is
+/// one of the engine's; `None` leaves the text to the general path, which reads it as if this
+/// had not been asked.
+pub fn fields(json: &str) -> Option<Scanned<'_>> {
+    let mut sink = Fields { text: json, fields: Vec::with_capacity(12), seen: 0 };
+    let head = scan_into(json.as_bytes(), &mut sink)?;
+    let event = Event::ALL.iter().find(|e| e.name().as_bytes() == head.event)?;
+    // The tool name has no escapes (the walk checked): its bytes between the quotes are the text.
+    let tool = head.tool.map(|t| {
+        let at = t.as_ptr() as usize - json.as_ptr() as usize;
+        &json[at..at + t.len()]
+    });
+    Some(Scanned { event: *event, tool, fields: sink.fields })
 }
 
 /// How the walk finds the end of a string.
@@ -207,7 +355,7 @@ trait Strings {
 }
 
 #[inline(always)]
-fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
+fn walk<'a, S: Strings, K: Sink>(b: &'a [u8], s: &mut S, sink: &mut K) -> Option<Head<'a>> {
     let mut i = ws(b, 0);
     if b.get(i) != Some(&b'{') {
         return None;
@@ -219,6 +367,9 @@ fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
         let end = s.string(b, i)?;
         // A key with escapes is none of the four read here (their decoded text would hold a
         // quote, a backslash, a slash or a control character): compared as written.
+        let key_at = i + 1..end;
+        // (Asked now: `plain` tells only for the string just found.)
+        let key_plain = K::WANTS && s.plain(b, i, end);
         let key = &b[i + 1..end];
         // Compact JSON first: no whitespace around the colon and the comma.
         i = end + 1;
@@ -231,6 +382,7 @@ fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
             }
             i = ws(b, i + 1);
         }
+        let start = i;
         let is_event = key == b"event";
         if is_event || key == b"toolName" || key == b"tool_name" {
             // Only a plain string is read here; anything else is the general path's to judge.
@@ -247,14 +399,17 @@ fn walk<'a, S: Strings>(b: &'a [u8], s: &mut S) -> Option<Head<'a>> {
             }
             *slot = Some(value);
             i = end + 1;
+            // The envelope's JSON writes `event` from its name: never a field.
+            if !is_event {
+                sink.member(key_at, key_plain, start..i);
+            }
         } else if key == b"dialect" {
             // An event named in a dialect's terms (docs/envelope.md "Dialect event names"): the
             // general path maps it and checks it.
             return None;
-        } else if b.get(i) == Some(&b'"') {
-            i = s.string(b, i)? + 1;
         } else {
-            i = value(b, i, 1, s)?;
+            i = if b.get(i) == Some(&b'"') { s.string(b, i)? + 1 } else { value(b, i, 1, s)? };
+            sink.member(key_at, key_plain, start..i);
         }
         if b.get(i..i + 2) == Some(b",\"") {
             i += 1;
@@ -765,13 +920,23 @@ mod tests {
                 let end = (at + next(3)).min(text.len());
                 text.splice(at..end, pieces[next(pieces.len())].bytes());
             }
-            let bytes = read(walk(&text, &mut Bytes { non_ascii: false }));
+            let bytes = read(walk(&text, &mut Bytes { non_ascii: false }, &mut ()));
             #[cfg(target_arch = "x86_64")]
             {
-                assert_eq!(read(scan_blocks::<false>(&text)), bytes, "SSE2: {:?}", String::from_utf8_lossy(&text));
+                assert_eq!(
+                    read(scan_blocks::<false, ()>(&text, &mut ())),
+                    bytes,
+                    "SSE2: {:?}",
+                    String::from_utf8_lossy(&text)
+                );
                 if std::is_x86_feature_detected!("avx2") {
                     // SAFETY: the CPU has AVX2.
-                    assert_eq!(read(unsafe { scan_avx2(&text) }), bytes, "AVX2: {:?}", String::from_utf8_lossy(&text));
+                    assert_eq!(
+                        read(unsafe { scan_avx2(&text, &mut ()) }),
+                        bytes,
+                        "AVX2: {:?}",
+                        String::from_utf8_lossy(&text)
+                    );
                 }
             }
             accepted += bytes.is_some() as usize;
@@ -828,5 +993,112 @@ mod tests {
         assert!(scan(long.as_bytes()).unwrap().non_ascii);
         assert!(!scan(r#"{"event":"e","a":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}"#.as_bytes()).unwrap().non_ascii);
         assert!(scan("{\"event\":\"e\",\"a\":\"\u{1}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}".as_bytes()).is_none());
+    }
+
+    /// What [`fields`] reads from a text is what the general path reads from it: the head
+    /// (`envelope::head::parse_head`) and the envelope's full parse, compared field by field, its
+    /// JSON text and its `OH_*` variables; and every text it reads, the general path accepts.
+    fn reads_as_the_general_path(text: &str) -> bool {
+        use crate::envelope::{head::parse_head, Envelope};
+        let Some(scanned) = fields(text) else { return false };
+        let head = parse_head(text).unwrap_or_else(|e| panic!("the general path refuses {text:?}: {e:?}"));
+        assert_eq!(head.event, scanned.event, "{text:?}");
+        assert_eq!(head.tool.as_deref(), scanned.tool, "{text:?}");
+        assert!(head.named.is_none());
+        let general = Envelope::parse(text, head.event).unwrap();
+        let fast = Envelope::parse_with(text, scanned.event, Some(scanned.fields)).unwrap();
+        assert_eq!(fast.json, general.json, "{text:?}");
+        assert_eq!(fast.fields().collect::<Vec<_>>(), general.fields().collect::<Vec<_>>(), "{text:?}");
+        assert_eq!(fast.vars(), general.vars(), "{text:?}");
+        true
+    }
+
+    #[test]
+    fn fields_read_what_the_general_path_reads() {
+        let huge = format!(r#"{{"command":"{}","n":[{}]}}"#, "x".repeat(1 << 20), "1,".repeat(50_000) + "2");
+        let read = [
+            r#"{"event":"preToolUse","toolName":"Bash","toolInput":{"command":"ls"}}"#.to_string(),
+            // Members in an unusual order, whitespace everywhere.
+            " {\n\t\"toolInput\" : { \"command\" : \"ls -la\" } ,\r\n\"toolName\":\"Bash\" , \"event\" :\"preToolUse\" } ".into(),
+            r#"{"tool_input":{"command":"ls"},"tool_name":"Bash","session_id":"s","event":"preToolUse"}"#.into(),
+            // Escaped keys: decoded, one of them the same key as a plain one.
+            r#"{"event":"preToolUse","a\/b":1,"a/b":2,"q\"k":"v","t\tab":[],"\\":{},"\b\f\n\r\t":null}"#.into(),
+            // Repeated keys: the first place, the last value.
+            r#"{"event":"preToolUse","a":1,"b":2,"a":{"x":[1,2]},"toolInput":1,"tool_input":2,"toolInput":3}"#.into(),
+            // Keys whose bits collide but which differ.
+            r#"{"event":"preToolUse","ab":1,"ba":2,"a_b":3,"aab":4,"abb":5,"":6,"":7}"#.into(),
+            // Escapes and non-ASCII inside values, an empty tool name, numbers.
+            r#"{"event":"postToolUse","toolName":"","toolOutput":"é \"q\" \\ \/ ✓","turnNumber":-0.5,"x":true}"#.into(),
+            format!(r#"{{"event":"preToolUse","toolName":"Bash","toolInput":{huge},"toolInputJson":{}}}"#, serde_json::Value::from(huge.clone())),
+            format!(r#"{{"event":"userPromptSubmit","prompt":"{}","effort":{{"level":"high"}}}}"#, "é".repeat(5000)),
+        ];
+        for text in &read {
+            assert!(reads_as_the_general_path(text), "the scan reads {text:?}");
+        }
+        // Left to the general path (which these tests of the scan cover): `\u` escapes, a
+        // `dialect`, unknown events, deep nesting.
+        for text in [
+            r#"{"event":"preToolUse","k\u0041":1}"#.to_string(),
+            r#"{"event":"BeforeTool","dialect":"gemini"}"#.into(),
+            r#"{"event":"PreToolUse"}"#.into(),
+            format!(r#"{{"event":"preToolUse","a":{}1{}}}"#, "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH)),
+        ] {
+            assert!(fields(&text).is_none(), "{text:?}");
+        }
+        // Random edits of a text with repeats and escaped keys: whatever the scan reads, the general
+        // path reads the same.
+        let base = r#"{"event":"preToolUse","toolName":"Bash","a\"b":1,"toolInput":{"command":"ls \"x\""},"a\"b":[2,{"c":null}],"tool_input":"s","cwd":"/w"}"#;
+        let pieces = [
+            "",
+            "\"",
+            "\\",
+            "\\\"",
+            "\\/",
+            "\\n",
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\n",
+            "1",
+            "-",
+            ".",
+            "0",
+            "null",
+            "é",
+            "\"a\\\"b\":3,",
+            "\"toolInput\":7,",
+            "\"x\":1,",
+            "\"x\":\"x\",",
+            "\"\\/x\":0,",
+            "\"/x\":1,",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut accepted = 0;
+        for _ in 0..20_000 {
+            let mut text = base.to_string();
+            for _ in 0..1 + next(3) {
+                let mut at = next(text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let mut end = (at + next(3)).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                text.replace_range(at..end, pieces[next(pieces.len())]);
+            }
+            accepted += reads_as_the_general_path(&text) as usize;
+        }
+        assert!(accepted > 1_000, "the edits leave some texts to read: {accepted}");
     }
 }

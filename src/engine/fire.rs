@@ -26,11 +26,13 @@ use crate::fanout::{self, Budget};
 use crate::merge::{denied_by, Walk};
 use crate::os::cancel::Cancel;
 use crate::outcome::{Outcome, Trace, Verdict};
+use crate::quick;
 use crate::run::dialect::{self as dialect_run, DialectContext};
 use crate::run::{self as hook, Context, Ran};
 use crate::sync::Unpoison;
 use crate::thread_pool::{BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -73,6 +75,7 @@ impl Inner {
         self: &Arc<Self>,
         json: &str,
         cancel: Option<&Arc<Cancel>>,
+        scanned: bool,
     ) -> (Outcome, Option<Arc<Mutex<Record>>>) {
         self.reload_if_due();
         // A guard, not an Arc clone: no shared reference count to bounce between threads.
@@ -86,7 +89,15 @@ impl Inner {
         let has_hooks = |e: Event| {
             !config.disable_all_hooks && (!config.hooks.of(e).is_empty() || !config.dialects.of(e).is_empty())
         };
-        let head = match envelope::head::parse_head_for(json, &has_hooks) {
+        // The no-match scan accepted the text and a hook may run (src/quick.rs): the envelope as
+        // the scan read it, the same head and fields the parse below reads from the same text.
+        let read = scanned.then(|| quick::fields(json)).flatten().map(|s| envelope::head::Head {
+            event: s.event,
+            tool: s.tool.map(Cow::Borrowed),
+            fields: Some(s.fields),
+            named: None,
+        });
+        let head = match read.map_or_else(|| envelope::head::parse_head_for(json, &has_hooks), Ok) {
             Ok(h) => h,
             Err(e) => return (Outcome::error(e), self.record(json, None)),
         };

@@ -25,7 +25,7 @@ use crate::options::Options;
 use crate::os::cancel::Cancel;
 use crate::os::spawn::EnvTemplate;
 use crate::outcome::Outcome;
-use crate::quick;
+use crate::quick::{self, Look};
 use crate::run::http::HttpClient;
 use crate::run::persistent::{self, WorkerSupervisor};
 use crate::sync::Unpoison;
@@ -153,14 +153,46 @@ impl Engine {
     }
 
     /// Fires one event. Bad input is an outcome with `error`, never a panic or an `Err`.
+    /// This is the general path alone: the envelope is read by its full parse (tests compare
+    /// [`Engine::fire_bytes`] against it).
     pub fn fire(&self, envelope_json: &str) -> Outcome {
+        self.fire_read(envelope_json, Look::Unread)
+    }
+
+    /// What `oh_hooks_fire` does: `None` when the fire certainly runs nothing and its outcome is
+    /// [`quick::ALLOWED`] (the no-match shortcut); otherwise the outcome [`Engine::fire`] gives,
+    /// the envelope read from the shortcut's scan when it accepted the text (src/quick.rs), so
+    /// that a fire whose hooks run does not parse it a second time.
+    /// `envelope` need not be UTF-8 (text that is not is an `invalid_utf8` outcome).
+    #[inline]
+    pub fn fire_bytes(&self, envelope: &[u8]) -> Option<Outcome> {
+        let look = self.inner.look(envelope);
+        if look == Look::Nothing {
+            return None;
+        }
+        Some(self.fire_text(envelope, look))
+    }
+
+    /// Apart from [`Engine::fire_bytes`], whose no-match answer then costs no frame for an `Outcome`.
+    #[inline(never)]
+    fn fire_text(&self, envelope: &[u8], look: Look) -> Outcome {
+        match std::str::from_utf8(envelope) {
+            Ok(json) => self.fire_read(json, look),
+            Err(e) => Outcome::error(Error::new(
+                ErrorCode::InvalidUtf8,
+                format!("the envelope is not valid UTF-8 ({e}); expected UTF-8 JSON text"),
+            )),
+        }
+    }
+
+    fn fire_read(&self, envelope_json: &str, look: Look) -> Outcome {
         if self.inner.closing() {
             // Only a callback, observer or `done` of this engine can fire during its free.
             let outcome = Outcome::error(freeing_error());
             self.inner.observe_unrun(Some(envelope_json), &outcome);
             return outcome;
         }
-        let (outcome, record) = self.inner.fire(envelope_json, None);
+        let (outcome, record) = self.inner.fire(envelope_json, None, look == Look::Maybe);
         if let Some(record) = record {
             self.inner.foreground_done(&record, &outcome);
         }
@@ -172,7 +204,7 @@ impl Engine {
     /// [`Engine::fire`]", which then decides as if this had not been asked.
     /// `envelope` need not be UTF-8 (the shortcut checks; text that is not is left to the caller).
     pub fn fire_quick(&self, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
-        self.inner.fire_quick(envelope)
+        (self.inner.look(envelope) == Look::Nothing).then_some(quick::ALLOWED)
     }
 
     /// Fires one event on an engine thread and hands the fire's id and outcome to `done` there,
@@ -404,18 +436,22 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
-    /// [`Engine::fire_quick`].
-    fn fire_quick(self: &Arc<Self>, envelope: &[u8]) -> Option<&'static std::ffi::CStr> {
-        // Each fire is a record for the observer: the general path builds it; and a fire during
-        // free is `cancelled`, which the general path answers.
-        if self.host.observing() || self.closing() {
-            return None;
+    /// [`Engine::fire_quick`]'s scan: whether nothing runs, and whether a fire may read the
+    /// envelope from the scan.
+    fn look(self: &Arc<Self>, envelope: &[u8]) -> Look {
+        // A fire during free is `cancelled`, which the general path answers.
+        if self.closing() {
+            return Look::Unread;
         }
         // The same change check as the general path, first; it is due at most once per
         // interval, so the general path, if asked next, does not repeat it.
         self.reload_if_due();
         let snapshot = self.state.load();
-        snapshot.quick.runs_nothing(envelope, &snapshot.config).then_some(quick::ALLOWED)
+        match snapshot.quick.look(envelope, &snapshot.config) {
+            // Each fire is a record for the observer: the general path builds it.
+            Look::Nothing if self.host.observing() => Look::Maybe,
+            look => look,
+        }
     }
 
     /// The body of a cancellable fire (asynchronous or reserved): fires, releases `id` and
@@ -424,8 +460,10 @@ impl Inner {
     fn complete(self: &Arc<Self>, id: u64, envelope_json: Result<&str>, cancel: &Arc<Cancel>) -> Outcome {
         let fired = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &envelope_json {
             // Nothing can run: the constant, as the general path would say (src/quick.rs).
-            Ok(json) if self.fire_quick(json.as_bytes()).is_some() => (Outcome::allowed(Vec::new()), None),
-            Ok(json) => self.fire(json, Some(cancel)),
+            Ok(json) => match self.look(json.as_bytes()) {
+                Look::Nothing => (Outcome::allowed(Vec::new()), None),
+                look => self.fire(json, Some(cancel), look == Look::Maybe),
+            },
             Err(e) => (Outcome::error(e.clone()), None),
         }));
         // The outcome comes whatever happened: a panic is an `internal` outcome.

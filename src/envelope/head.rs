@@ -24,7 +24,7 @@ pub struct Head<'a> {
     /// Every field as raw JSON text, in order, repeats merged (as `Fields` reads them), gathered on the
     /// way at almost no cost so that a fire whose hooks run need not parse the text again.
     /// `None` for deeply nested input, which takes the depth-checking path.
-    pub fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
+    pub fields: Option<Vec<(Cow<'a, str>, &'a str)>>,
     /// The registered dialect whose event name `event` was (`"dialect": "cursor"`), and that
     /// name, when it was one of a registered dialect's (docs/envelope.md "Dialect event names"):
     /// a tool-specific event needs a tool of its kind, which only the options can tell
@@ -166,7 +166,7 @@ struct RawHead<'a> {
     event: Option<Cow<'a, str>>,
     dialect: Option<Cow<'a, str>>,
     tool: Option<Cow<'a, str>>,
-    fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
+    fields: Option<Vec<(Cow<'a, str>, &'a str)>>,
 }
 
 impl<'de> RawHead<'de> {
@@ -252,8 +252,8 @@ impl<'de> RawHead<'de> {
                     }
                     if let (Some(fields), Some(raw), true) = (&mut head.fields, raw, keep) {
                         match fields.iter_mut().find(|(k, _)| *k == key) {
-                            Some(slot) => slot.1 = raw,
-                            None => fields.push((key, raw)),
+                            Some(slot) => slot.1 = raw.get(),
+                            None => fields.push((key, raw.get())),
                         }
                     }
                 }

@@ -68,7 +68,7 @@ fn invalid(message: String) -> Error {
 /// borrowed where they have no escapes. A repeated key keeps
 /// its first place and its last value (as a map would); envelopes are small, so a linear search
 /// beats hashing every key.
-struct Fields<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+struct Fields<'a>(Vec<(Cow<'a, str>, &'a str)>);
 
 impl<'de> Deserialize<'de> for Fields<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
@@ -79,13 +79,13 @@ impl<'de> Deserialize<'de> for Fields<'de> {
                 f.write_str("a JSON object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Fields<'de>, A::Error> {
-                let mut fields: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::with_capacity(16);
+                let mut fields: Vec<(Cow<'de, str>, &'de str)> = Vec::with_capacity(16);
                 while let Some(Text(key)) = map.next_key::<Text>()? {
                     if key == "event" || key == "dialect" {
                         map.next_value::<de::IgnoredAny>()?;
                         continue;
                     }
-                    let value: &'de RawValue = map.next_value()?;
+                    let value = map.next_value::<&'de RawValue>()?.get();
                     match fields.iter_mut().find(|(k, _)| *k == key) {
                         Some(slot) => slot.1 = value,
                         None => fields.push((key, value)),
@@ -258,7 +258,7 @@ impl Envelope {
     pub fn parse_with<'a>(
         text: &'a str,
         event: Event,
-        fields: Option<Vec<(Cow<'a, str>, &'a RawValue)>>,
+        fields: Option<Vec<(Cow<'a, str>, &'a str)>>,
     ) -> Result<Envelope> {
         let fields = match fields {
             Some(f) => f,
@@ -276,7 +276,8 @@ impl Envelope {
             .and_then(|t| t.strip_prefix(event.name()))
             .filter(|t| t.starts_with('"'));
         // A key with `_` may need its camelCase copy (see `build`): then the text is rebuilt.
-        let no_alias = fields.iter().all(|(k, _)| !k.contains('_'));
+        // Keys are a few bytes: a plain loop, not a memchr call per key.
+        let no_alias = fields.iter().all(|(k, _)| k.bytes().all(|b| b != b'_'));
         if no_alias && head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
             // `verbatim` checked that every value is a slice of `text` in place.
             let base = text.as_ptr() as usize;
@@ -284,13 +285,13 @@ impl Envelope {
             let spans = fields
                 .iter()
                 .map(|(k, v)| {
-                    let (key, start) = (k.as_ptr() as usize - base, v.get().as_ptr() as usize - base);
-                    (Key::At(key..key + k.len()), start..start + v.get().len())
+                    let (key, start) = (k.as_ptr() as usize - base, v.as_ptr() as usize - base);
+                    (Key::At(key..key + k.len()), start..start + v.len())
                 })
                 .collect();
             return Ok(Envelope { event, json: text.to_string(), fields: spans, vars: OnceLock::new() });
         }
-        Ok(Envelope::build(event, fields.iter().map(|(k, v)| (&**k, v.get()))))
+        Ok(Envelope::build(event, fields.iter().map(|(k, v)| (&**k, *v))))
     }
 
     /// An envelope the engine makes itself (`configChange`).
@@ -546,7 +547,7 @@ fn is_compact(text: &str) -> bool {
 /// Whether `text` from `start` is exactly each field as `,"key":value`, then `}`, with compact
 /// values: then it has no repeated key (a repeat would leave a gap) and no whitespace between
 /// tokens. Keys and values are slices of `text`, so their places are checked by address.
-fn verbatim(text: &str, start: usize, fields: &[(Cow<'_, str>, &RawValue)]) -> bool {
+fn verbatim(text: &str, start: usize, fields: &[(Cow<'_, str>, &str)]) -> bool {
     let (b, base) = (text.as_bytes(), text.as_ptr() as usize);
     let mut pos = start;
     for (key, value) in fields {
@@ -559,7 +560,7 @@ fn verbatim(text: &str, start: usize, fields: &[(Cow<'_, str>, &RawValue)]) -> b
             return false;
         }
         pos += key.len() + 3;
-        let raw = value.get();
+        let raw = *value;
         if raw.as_ptr() as usize != base + pos || (matches!(raw.as_bytes()[0], b'{' | b'[') && !is_compact(raw)) {
             return false;
         }

@@ -100,17 +100,10 @@ pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *co
         let envelope = unsafe { CStr::from_ptr(envelope_json) };
         // Nothing can run: the constant outcome, without building one (src/quick.rs, which
         // also checks the text is UTF-8).
-        if hooks.engine.fire_quick(envelope.to_bytes()).is_some() {
-            return Ok(());
+        match hooks.engine.fire_bytes(envelope.to_bytes()) {
+            None => Ok(()),
+            Some(outcome) => Err(outcome.to_json()),
         }
-        Err(match envelope.to_str() {
-            Ok(json) => hooks.engine.fire(json),
-            Err(e) => Outcome::error(Error::new(
-                ErrorCode::InvalidUtf8,
-                format!("the envelope is not valid UTF-8 ({e}); expected UTF-8 JSON text"),
-            )),
-        }
-        .to_json())
     });
     match outcome {
         // A copy of the constant, never the constant itself: the caller owns what it gets and may

@@ -358,3 +358,132 @@ fn a_fire_during_free_is_cancelled_not_the_constant() {
     assert_eq!(v["error"]["code"], "cancelled", "{outcome}");
     assert_eq!(v["allowed"], false, "{outcome}");
 }
+
+/// Answers every call with the request it was given as `additionalContext`: the outcome then
+/// holds the envelope exactly as the hook received it.
+struct Echo;
+
+/// [`Echo`]'s answer to `request`.
+fn echo_answer(request: &str) -> String {
+    serde_json::json!({ "hookSpecificOutput": { "additionalContext": request } }).to_string()
+}
+
+impl oh_hooks::host::HostFunction for Echo {
+    fn call(&self, request: &str, call: u64) {
+        oh_hooks::host::answer(call, Some(echo_answer(request).into_bytes()));
+    }
+}
+
+/// An engine whose hooks run on the envelopes below (a callback filtering by tool, one not;
+/// with `commands`, command hooks whose stderr, kept in their traces, is the JSON they read and
+/// the `OH_*` variables they were given), with `Echo` registered on both its APIs.
+fn echoing(commands: bool) -> Pair {
+    let command = if commands {
+        r#",{"command":"cat >&2; echo {}","jsonIO":true},{"command":"env | grep ^OH_ | LC_ALL=C sort >&2","match":"Bash"}"#
+    } else {
+        ""
+    };
+    let e = engine(&format!(
+        r#"{{"preToolUse":[{{"callback":"echo","match":"Bash"}},{{"callback":"echo"}}{command}],"userPromptSubmit":[{{"callback":"echo"}}]}}"#
+    ));
+    e.register("echo", Some(Arc::new(Echo)));
+    let name = CString::new("echo").unwrap();
+    unsafe extern "C" fn echo(_: *mut std::ffi::c_void, request: *const std::ffi::c_char, call: *mut ffi::OhHooksCall) {
+        // SAFETY: the engine hands a NUL-terminated request, valid for the call.
+        let request = unsafe { CStr::from_ptr(request) }.to_str().unwrap();
+        let answer = CString::new(echo_answer(request)).unwrap();
+        // SAFETY: `call` is this call's, answered once, with a NUL-terminated answer.
+        unsafe { ffi::oh_hooks_respond(call, answer.as_ptr()) };
+    }
+    // SAFETY: a live engine, a NUL-terminated name, no user data to release.
+    let registered = unsafe {
+        ffi::oh_hooks_register(e.c, name.as_ptr(), Some(echo), std::ptr::null_mut(), None, std::ptr::null_mut())
+    };
+    assert_eq!(registered, 0);
+    e
+}
+
+/// The same envelope through the general path (`Engine::fire`, which parses it) and the path
+/// `oh_hooks_fire` takes (`Engine::fire_bytes`, which reads it from the no-match scan when the
+/// scan accepts it, and the C ABI itself): the outcomes, byte for byte but for the hooks'
+/// durations. Returns whether the scan read it.
+fn same_both_ways(e: &Pair, text: &str) -> bool {
+    let durations = |s: String| {
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s.as_str();
+        while let Some(at) = rest.find("\"durationMs\":") {
+            out.push_str(&rest[..at]);
+            rest = rest[at..]
+                .trim_start_matches("\"durationMs\":")
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == 'e' || c == '-');
+        }
+        out + rest
+    };
+    let general = durations(e.fire(text).to_json());
+    let fast = durations(e.fire_bytes(text.as_bytes()).map_or(ALLOWED.to_string(), |o| o.to_json()));
+    assert_eq!(fast, general, "the two readings of {text:?} differ");
+    assert_eq!(durations(fire_c(e, text.as_bytes())), general, "{text:?} through oh_hooks_fire");
+    oh_hooks::quick::fields(text).is_some()
+}
+
+/// Envelopes the scan reads, through the engine: members in an unusual order, escaped keys
+/// (one decoding to a key also given plainly), repeated keys, a 1 MiB tool input, both
+/// spellings of a field; the hooks (callbacks, then command hooks) see the same either way.
+#[test]
+fn hooks_see_the_same_envelope_whichever_path_read_it() {
+    let huge = format!(r#"{{"command":"{}","n":[{}]}}"#, "x".repeat(1 << 20), "1,".repeat(50_000) + "2");
+    let texts = [
+        BENCH.to_string(),
+        " {\n\t\"toolInput\" : { \"command\" : \"ls -la\" } ,\r\n\"toolName\":\"Bash\" , \"event\" :\"preToolUse\" } ".into(),
+        r#"{"tool_input":{"command":"ls"},"tool_name":"Bash","session_id":"s","event":"preToolUse","sessionId":"t"}"#.into(),
+        r#"{"event":"preToolUse","toolName":"Bash","a\/b":1,"a/b":2,"q\"k":"v","t\tab":[],"\\":{},"\b\f\n\r\t":null}"#.into(),
+        r#"{"event":"preToolUse","toolName":"Read","a":1,"b":2,"a":{"x":[1,2]},"toolInput":1,"tool_input":2,"toolInput":3}"#.into(),
+        r#"{"event":"preToolUse","ab":1,"ba":2,"a_b":3,"aab":4,"abb":5,"":6,"":7,"model":"é ✓ \"q\""}"#.into(),
+        format!(r#"{{"event":"preToolUse","toolName":"Bash","toolInput":{huge},"toolInputJson":{}}}"#, Value::from(huge.clone())),
+        format!(r#"{{"event":"userPromptSubmit","prompt":"{}","effort":{{"level":"high"}},"prompt":"p2"}}"#, "é".repeat(5000)),
+        // Left to the general path by the scan: both paths are the general one.
+        r#"{"event":"preToolUse","toolName":"Ba\u0073h","k":1}"#.into(),
+        r#"{"event":"preToolUse","toolName":"Bash","n":1e3}"#.into(),
+    ];
+    let callbacks = echoing(false);
+    let mut read = 0;
+    for text in &texts {
+        read += same_both_ways(&callbacks, text) as usize;
+    }
+    assert_eq!(read, texts.len() - 2, "the scan read every envelope but the last two");
+    assert!(callbacks.fire(&texts[3]).to_json().contains(r#"\"a/b\":2"#), "the hooks' requests are in the outcome");
+    let commands = echoing(true);
+    for text in texts.iter().filter(|t| t.len() < 100_000) {
+        same_both_ways(&commands, text);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Random edits of an envelope with repeated and escaped keys, fired at callback hooks that
+    /// echo what they were given: both readings give the same outcome, byte for byte.
+    #[test]
+    fn edited_envelopes_reach_hooks_the_same_both_ways(edits in prop::collection::vec((0usize..200, prop::sample::select(vec![
+        "", "\"", "\\", "\\\"", "\\/", "\\n", "\\u0041", "{", "}", "[", "]", ",", ":", " ", "\n", "1", "-", ".", "e", "0",
+        "null", "é", "\u{1}", "\"a\\\"b\":3,", "\"toolInput\":7,", "\"tool_input\":{\"x\":[]},", "\"\\/x\":0,", "\"/x\":1,",
+        "\"toolName\":\"Read\",", "\"tool_name\":\"Bash\",", "\"event\":\"userPromptSubmit\",", "\"prompt\":\"p\",",
+    ]), 0usize..3), 1..4)) {
+        thread_local! {
+            static ENGINE: Pair = echoing(false);
+        }
+        let mut text = concat!(
+            r#"{"event":"preToolUse","toolName":"Bash","a\"b":1,"toolInput":{"command":"ls \"x\""},"#,
+            r#""a\"b":[2,{"c":null}],"tool_input":"s","cwd":"/w","turnNumber":3}"#
+        ).as_bytes().to_vec();
+        for (at, insert, remove) in edits {
+            let at = at.min(text.len());
+            let end = (at + remove).min(text.len());
+            text.splice(at..end, insert.bytes());
+        }
+        // Text that is not UTF-8 is refused alike (`what_the_shortcut_leaves_to_the_general_path`).
+        if let Ok(text) = String::from_utf8(text) {
+            ENGINE.with(|e| same_both_ways(e, &text));
+        }
+    }
+}
