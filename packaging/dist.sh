@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make dist`: builds this machine's platform packages into dist/ from the cargo profile `dist`
-# (LTO: one build for the CLI, one for the shared and the static library), shipping
+# (LTO: one build for the shared library and the CLI, one for the static library), shipping
 # stripped binaries and keeping their debug info in dist/debug/.
 #
 #   packaging/dist.sh [c|python|npm|go|all]...      (default: all)
@@ -93,24 +93,23 @@ printf '#!/bin/sh\nexec "%s" -m ziglang cc -target %s "$@"\n' "$venv/bin/python"
 chmod 755 "$zigcc"
 
 # --- the LTO builds ----------------------------------------------------------------------------
-echo "== cargo zigbuild --profile dist --target $triple.$glibc_floor --locked (the CLI, LTO)"
+echo "== cargo zigbuild --profile dist --target $triple.$glibc_floor --locked (LTO; SONAME liboh_hooks.so.$major)"
 OH_HOOKS_SONAME=1 zigbuild zigbuild --profile dist --locked --target "$triple.$glibc_floor"
 built=$root/target/$triple/dist
-
-# The libraries get an LTO build of their own. Cargo runs LTO only for a unit whose crate types
-# all take it: the lib target's own list has `rlib` too (the CLI and the tests link it), so the
-# build above compiled it without LTO, its shared library and archive included (the archive kept
-# every crate's objects un-optimised across crates: 55 MiB stripped against 11 MiB). One rustc run
-# for the two crate types cargo can LTO does the whole-program optimisation once for both. In the
-# same target dir, so the dependencies are compiled once for both builds: cargo names a
-# `--crate-type` build's outputs apart (a hash in deps/), so neither build invalidates the other.
-# The same OH_HOOKS_SONAME, or build.rs would run again and dirty both. Cargo copies this build's
-# libraries to $built (over the first build's), where they are stripped below before any other
-# cargo run.
-echo "== cargo zigbuild rustc --profile dist --lib --crate-type cdylib,staticlib --target $triple.$glibc_floor (LTO; SONAME liboh_hooks.so.$major)"
-OH_HOOKS_SONAME=1 zigbuild rustc --profile dist --locked --lib --crate-type cdylib,staticlib --target "$triple.$glibc_floor"
 grep -q <<<"$(readelf -d "$built/liboh_hooks.so")" "SONAME.*\[liboh_hooks.so.$major\]" ||
   die "$built/liboh_hooks.so has no SONAME liboh_hooks.so.$major (build.rs sets it when OH_HOOKS_SONAME=1)"
+
+# The static library gets an LTO build of its own: cargo runs LTO only for a unit whose crate
+# types all take it, and the lib target's list has `rlib` (the CLI and the tests link it), so the
+# build above compiles the lib without LTO: its archive keeps every crate's objects un-optimised
+# across crates (55 MiB stripped against 11 MiB), and its shared library is not LTO'd either (see
+# docs/packaging.md, "The libraries"). In the same target dir, so the dependencies are compiled once for both: cargo names a
+# `--crate-type staticlib` build's archive apart (a hash in deps/), so neither build invalidates
+# the other. The same OH_HOOKS_SONAME, or build.rs would run again and dirty both. Cargo copies
+# this build's archive to $built/liboh_hooks.a (over the first build's), where it is stripped
+# below before any other cargo run.
+echo "== cargo zigbuild rustc --profile dist --lib --crate-type staticlib --target $triple.$glibc_floor (LTO)"
+OH_HOOKS_SONAME=1 zigbuild rustc --profile dist --locked --lib --crate-type staticlib --target "$triple.$glibc_floor"
 static_built=$built/liboh_hooks.a
 
 # glibc_needed FILE: the newest GLIBC_x.y symbol version an ELF file needs ("none" if none).
