@@ -11,22 +11,27 @@ cd "$(dirname "$0")/.."
 suite=rust
 [ "${1:-}" = portable ] && suite=rust-portable
 command -v cargo >/dev/null || { echo "error: cargo not found"; echo "$suite: 0 passed, 1 failed"; exit 1; }
+command -v python3 >/dev/null || { echo "error: python3 not found (tools/test-pool.py runs the test executables)"; echo "$suite: 0 passed, 1 failed"; exit 1; }
 log=$(mktemp)
 checks_passed=0 checks_failed=0
 if [ "$suite" = rust-portable ]; then
   # Only the binaries that start, wait for, signal and cancel hook processes: the rest of the
   # crate does not touch the OS layer, and each binary here is one more link of the crate.
-  cargo test --release --locked --no-fail-fast --features portable --lib --test direct_exec --test hardening_process \
+  python3 tools/test-pool.py -- --release --locked --features portable --lib --test direct_exec --test hardening_process \
     --test persistent --test fallbacks --test lifecycle --test emfile --test emfile_fd0 --test hardening_host 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
 else
-  cargo test --release --locked --no-fail-fast 2>&1 | tee "$log"
+  # `cargo test`, with the test executables run side by side (tools/test-pool.py: most of their
+  # time is waiting for hooks), then the doc tests.
+  python3 tools/test-pool.py -- --release --locked 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
+  cargo test --release --locked --doc 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
   # The hook suites again through the fallbacks for systems older than the calls the engine
   # prefers (src/os/fallback.rs): fork + chdir + exec, no pidfd, no eventfd.
   echo "== the process suites with OH_HOOKS_FORCE_FALLBACK=all"
-  OH_HOOKS_FORCE_FALLBACK=all cargo test --release --locked --test direct_exec --test hardening_process --test persistent \
-    --test fallbacks 2>&1 | tee -a "$log"
+  python3 tools/test-pool.py --env OH_HOOKS_FORCE_FALLBACK=all -- --release --locked --test direct_exec \
+    --test hardening_process --test persistent --test fallbacks 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   # Two checks of the source, one test each: the import graph of src/ (no cycle, no import from a
   # lower layer to a higher one, no dialect importing another: tools/layers.py, docs/layout.md)
