@@ -178,7 +178,14 @@ fn watch_false_pins_the_config() {
 
 /// Issue 9 item 10: a config rewritten in place (truncate, then write) every 100 ms while
 /// firing. Version 1 adopted the half-written (valid, empty) file: 98 of 600 fires ran without
-/// the deny hook. A change is now adopted only once it has settled.
+/// the deny hook. A change is now adopted only once it has settled (docs/config.md, "Live reload").
+///
+/// The writer leaves the file empty for 20 ms each time, well inside the settle time. On a busy
+/// machine its thread can be held up past the settle time between the truncate and the write
+/// (`make test` runs suites side by side): the empty file then has really sat still for a
+/// settle time, and adopting it is the rule, not a fault. Such an attempt proves nothing either
+/// way, so it is run again, up to five times; an attempt where every empty spell stayed short
+/// must have no fire without the deny hook.
 #[test]
 fn half_written_files_are_never_adopted() {
     use std::io::Write;
@@ -188,30 +195,46 @@ fn half_written_files_are_never_adopted() {
     let text = "hooks:\n  preToolUse:\n    - command: exit 1\n";
     write(&file, text);
     e.reload().unwrap();
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let writer = {
-        let (stop, file) = (stop.clone(), file.clone());
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                let mut f = std::fs::File::create(&file).unwrap(); // truncates
-                std::thread::sleep(Duration::from_millis(20));
-                f.write_all(text.as_bytes()).unwrap();
-                drop(f);
-                std::thread::sleep(Duration::from_millis(80));
+    // An empty spell this long may be adopted: the settle time, less a margin for the clock
+    // the file system stamps with.
+    let too_long = oh_hooks::config::watch::SETTLE - Duration::from_millis(10);
+    for attempt in 1..=5 {
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (stop, file) = (stop.clone(), file.clone());
+            std::thread::spawn(move || {
+                let mut longest = Duration::ZERO;
+                while !stop.load(Ordering::Relaxed) {
+                    let emptied = Instant::now();
+                    let mut f = std::fs::File::create(&file).unwrap(); // truncates
+                    std::thread::sleep(Duration::from_millis(20));
+                    f.write_all(text.as_bytes()).unwrap();
+                    drop(f);
+                    longest = longest.max(emptied.elapsed());
+                    std::thread::sleep(Duration::from_millis(80));
+                }
+                longest
+            })
+        };
+        let mut without_deny = 0;
+        for _ in 0..600 {
+            if outcome(&e)["allowed"] == true {
+                without_deny += 1;
             }
-        })
-    };
-    let mut without_deny = 0;
-    for _ in 0..600 {
-        if outcome(&e)["allowed"] == true {
-            without_deny += 1;
+            std::thread::sleep(Duration::from_millis(3));
         }
-        std::thread::sleep(Duration::from_millis(3));
+        stop.store(true, Ordering::Relaxed);
+        let longest = writer.join().unwrap();
+        eprintln!("attempt {attempt}: fires that ran without the deny hook: {without_deny} of 600; longest empty spell {longest:?}");
+        if longest < too_long {
+            assert_eq!(without_deny, 0, "a half-written config was adopted");
+            return;
+        }
+        // Back to the full file, settled, before the next attempt.
+        write(&file, text);
+        e.reload().unwrap();
     }
-    stop.store(true, Ordering::Relaxed);
-    writer.join().unwrap();
-    eprintln!("fires that ran without the deny hook: {without_deny} of 600");
-    assert_eq!(without_deny, 0, "a half-written config was adopted");
+    panic!("in five attempts the writer was held up past the settle time with the file empty: the machine was too busy to test this");
 }
 
 /// Issue 16 item 20 (version 1.2): a change whose modification time is already 100 ms old when
