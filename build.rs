@@ -14,6 +14,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     soname();
     portable();
+    cli_no_pie();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let mut config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml is valid");
     let version = |part: &str| std::env::var(format!("CARGO_PKG_VERSION_{part}")).expect("cargo sets the version");
@@ -43,6 +44,20 @@ fn portable() {
     let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
     if std::env::var_os("CARGO_FEATURE_PORTABLE").is_some() || !linux {
         println!("cargo:rustc-cfg=oh_portable");
+    }
+}
+
+/// The CLI is linked as a fixed-address executable (not PIE): a shell harness starts it once per
+/// tool call, and as a PIE the loader applied 18,769 relocations and copied every page of its
+/// `.data.rel.ro` at each start, a third of a no-match `oh-hooks fire` (docs/decisions.md,
+/// "The CLI is not a PIE"). Only the `oh-hooks` binary: the libraries stay position-independent.
+/// The code is still compiled PIC (the crates are shared with the cdylib); the linker resolves
+/// those relocations at link time. gcc and `zig cc` (`make dist`) both take `-no-pie`.
+fn cli_no_pie() {
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && env == "gnu" {
+        println!("cargo:rustc-link-arg-bin=oh-hooks=-no-pie");
     }
 }
 

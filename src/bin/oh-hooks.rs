@@ -220,7 +220,10 @@ fn real_main() -> ExitCode {
 fn engine(args: &Args) -> Result<Engine, ExitCode> {
     let options = Value::Object(args.options.clone()).to_string();
     // `check` reads and reports; it never starts a hook or a worker (docs/reliability.md "Reliability").
-    let engine = if args.command == "check" { Engine::inspect(Some(&options)) } else { Engine::new(Some(&options)) };
+    // `fire` starts at most the hooks of one event, in a process that never changes its
+    // environment: the environment is read when a hook starts, not by a fire that runs none.
+    let engine =
+        if args.command == "check" { Engine::inspect(Some(&options)) } else { Engine::new_late_env(Some(&options)) };
     engine.map_err(|e| {
         print_error(&e);
         ExitCode::from(2)

@@ -163,10 +163,8 @@ pub fn load(options: &Options, trust: &Trust) -> Result<Config, LoadFailure> {
     // One parser per dialect per load, made when its first file is read.
     let mut parsers: Vec<Option<Box<dyn dialect::Parser>>> = REGISTRY.iter().map(|_| None).collect();
     let entries = entries(options);
-    for entry in &entries {
-        if is_also_own(entry, &entries) {
-            continue;
-        }
+    let also_own = also_own(&entries);
+    for (entry, _) in entries.iter().zip(&also_own).filter(|(_, own)| !**own) {
         if let (LayerKind::Project, Trust::Untrusted(why), Origin::File(path)) = (entry.kind, trust, &entry.origin) {
             // lstat only: the file is not opened, so a symlink to a secret or a FIFO costs nothing.
             if std::fs::symlink_metadata(path).is_ok() {
@@ -347,19 +345,47 @@ fn dialect_warnings(origin: &Origin, hooks: &EventHooks) -> Vec<String> {
     warnings
 }
 
-/// A project file that is an own layer's file too (`cwd` is the home directory): it is the
-/// user's, read once as such, not a second time as the project's.
-fn is_also_own(entry: &Entry, entries: &[Entry]) -> bool {
-    let Origin::File(path) = &entry.origin else { return false };
-    if entry.kind != LayerKind::Project {
-        return false;
+/// For each entry, whether it is a project file that is an own layer's file too (`cwd` is the
+/// home directory): it is the user's, read once as such, not a second time as the project's.
+/// Each directory is resolved (`realpath`) once, however many entries it holds: the project's
+/// `config.yaml` and `config.local.yaml` share theirs, and the own files are resolved only
+/// when some project file's directory exists.
+fn also_own(entries: &[Entry]) -> Vec<bool> {
+    /// `p`'s directory resolved, then its name; `dirs` holds the directories resolved so far.
+    fn real<'a>(p: &'a Path, dirs: &mut Vec<(&'a Path, Option<PathBuf>)>) -> Option<PathBuf> {
+        let dir = p.parent()?;
+        let resolved = match dirs.iter().find(|(d, _)| *d == dir) {
+            Some((_, r)) => r.clone(),
+            None => {
+                let r = std::fs::canonicalize(dir).ok();
+                dirs.push((dir, r.clone()));
+                r
+            }
+        };
+        resolved.map(|d| d.join(p.file_name().unwrap_or_default()))
     }
-    let real = |p: &Path| {
-        p.parent().and_then(|d| std::fs::canonicalize(d).ok()).map(|d| d.join(p.file_name().unwrap_or_default()))
-    };
-    let mine = real(path);
-    mine.is_some()
-        && entries.iter().any(|e| matches!(&e.origin, Origin::File(p) if e.kind == LayerKind::Own && real(p) == mine))
+    let mut dirs = Vec::new();
+    let mut own: Option<Vec<Option<PathBuf>>> = None;
+    let mut list = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let mine = match &entry.origin {
+            Origin::File(path) if entry.kind == LayerKind::Project => real(path, &mut dirs),
+            _ => None,
+        };
+        let Some(mine) = mine else {
+            list.push(false);
+            continue;
+        };
+        let own = own.get_or_insert_with(|| {
+            let files = entries.iter().filter_map(|e| match &e.origin {
+                Origin::File(p) if e.kind == LayerKind::Own => Some(p),
+                _ => None,
+            });
+            files.map(|p| real(p, &mut dirs)).collect()
+        });
+        list.push(own.iter().any(|r| r.as_ref() == Some(&mine)));
+    }
+    list
 }
 
 /// One openHarness entry's layer; `None` when its file does not exist.

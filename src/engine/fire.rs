@@ -261,7 +261,7 @@ impl Inner {
         Context {
             envelope,
             cwd: &self.options.cwd,
-            env: &self.env,
+            env: self.env(),
             default_timeout: self.options.default_timeout,
             max_output_bytes: self.options.max_output_bytes,
             strict: self.options.strict,

@@ -35,7 +35,7 @@ use state::{evaluate_trust, Snapshot};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 pub struct Engine {
     inner: Arc<Inner>,
@@ -43,7 +43,9 @@ pub struct Engine {
 
 struct Inner {
     options: Options,
-    env: EnvTemplate,
+    /// The environment hooks start from ([`Inner::env`]): taken at creation, or for
+    /// [`Engine::new_late_env`] when the first hook starts.
+    env: OnceLock<EnvTemplate>,
     http: HttpClient,
     state: ArcSwap<Snapshot>,
     watch: Watch,
@@ -98,30 +100,33 @@ type PoolKey = (usize, String, usize);
 impl Engine {
     /// Parses the options, reads and validates the config. `options_json` `None`: defaults.
     pub fn new(options_json: Option<&str>) -> Result<Engine> {
-        Engine::create(options_json, false)
+        Engine::create(options_json, false, false)
+    }
+
+    /// [`Engine::new`] for a program that owns its process and never changes its environment
+    /// (the CLI): the environment hooks start from is read when the first hook starts instead
+    /// of here, so a fire that runs no hook never copies it (docs/performance.md, "Round 5").
+    /// A host whose threads may call `setenv` uses [`Engine::new`], which takes it at once.
+    pub fn new_late_env(options_json: Option<&str>) -> Result<Engine> {
+        Engine::create(options_json, false, true)
     }
 
     /// An engine for looking at the config only (`oh-hooks check`): read and validated as by
     /// [`Engine::new`], but nothing is started — no `persistent: "eager"` worker, so inspecting
     /// a fresh clone never runs its code (docs/reliability.md "Reliability").
     pub fn inspect(options_json: Option<&str>) -> Result<Engine> {
-        Engine::create(options_json, true)
+        Engine::create(options_json, true, false)
     }
 
-    fn create(options_json: Option<&str>, inspect: bool) -> Result<Engine> {
+    fn create(options_json: Option<&str>, inspect: bool, late_env: bool) -> Result<Engine> {
         let options = Options::parse(options_json)?;
         let store = if options.trusted.is_none() { trust::store_path(options.home.as_deref()) } else { None };
         let watch = Watch::new(layers::files(&options), store);
         let (trust, unread) = evaluate_trust(&options);
         let config = layers::load(&options, &trust).map_err(LoadFailure::into_error)?;
         watch.set_retry(&mut watch.lock(), unread.is_some());
-        // Captured once: the fire path never reads `environ` (which a host's `setenv` on another
-        // thread could be changing).
-        let reserved: Vec<&str> =
-            envelope::variable_names().chain(REGISTRY.iter().flat_map(|d| d.variables().iter().copied())).collect();
-        let env = EnvTemplate::new(std::env::vars_os(), &options.env, &reserved, &options.cwd);
         let inner = Arc::new(Inner {
-            env,
+            env: OnceLock::new(),
             http: HttpClient::new(options.http_proxy.clone()),
             state: ArcSwap::from_pointee(Snapshot::new(
                 Arc::new(Config::default()),
@@ -143,6 +148,11 @@ impl Engine {
             stop: Cancel::default(),
             inspect,
         });
+        if !late_env {
+            // Captured once: the fire path never reads `environ` (which a host's `setenv` on
+            // another thread could be changing).
+            inner.env();
+        }
         let pools = inner.pools_for(&config);
         inner.state.store(Arc::new(Snapshot::new(Arc::new(config), trust, unread, pools)));
         Ok(Engine { inner })
@@ -436,6 +446,16 @@ fn describe_hook(spec: &config::HookSpec) -> String {
 }
 
 impl Inner {
+    /// The environment every hook starts from: the host's, minus the names an envelope sets,
+    /// plus the options' `env` ([`EnvTemplate`]); read from the process the first time.
+    fn env(&self) -> &EnvTemplate {
+        self.env.get_or_init(|| {
+            let reserved: Vec<&str> =
+                envelope::variable_names().chain(REGISTRY.iter().flat_map(|d| d.variables().iter().copied())).collect();
+            EnvTemplate::new(std::env::vars_os(), &self.options.env, &reserved, &self.options.cwd)
+        })
+    }
+
     /// [`Engine::fire_quick`]'s scan: whether nothing runs, and whether a fire may read the
     /// envelope from the scan.
     fn look(self: &Arc<Self>, envelope: &[u8]) -> Look {

@@ -131,10 +131,12 @@ impl Inner {
         for removed in old.into_values() {
             removed.close();
         }
-        if self.inspect {
+        // Nothing to start: the environment is not needed (an engine that reads it late,
+        // [`super::Engine::new_late_env`], then still has not read it).
+        if self.inspect || eager.is_empty() {
             return Arc::new(table);
         }
-        let launch = Launch { cwd: &self.options.cwd, env: &self.env };
+        let launch = Launch { cwd: &self.options.cwd, env: self.env() };
         for pool in eager {
             pool.start_eagerly(&launch);
         }

@@ -444,3 +444,41 @@ fn a_dialect_flag_keeps_the_object_form_of_its_option() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains(r#""reason":"no""#), "{stdout}");
 }
+
+/// The CLI's engine reads the environment when its first hook starts (`Engine::new_late_env`),
+/// not at creation: a hook still sees the CLI's environment, `PWD` set to `--cwd`, the options'
+/// `env`, and no inherited `OH_*` variable an envelope may set.
+#[test]
+fn fire_hooks_see_the_environment_read_late() {
+    let dir = project(concat!(
+        "hooks:\n  preToolUse:\n",
+        "    - command: test \"$CLI_LATE_ENV\" = from-parent && test \"$PWD\" = \"$WANT_PWD\" ",
+        "&& test \"$FROM_OPTIONS\" = yes && test -z \"$OH_PROMPT\" || exit 1\n",
+    ));
+    let real = std::fs::canonicalize(dir.path()).unwrap();
+    let out = cli()
+        .env("CLI_LATE_ENV", "from-parent")
+        .env("WANT_PWD", &real)
+        .env("OH_PROMPT", "stale")
+        .args(["fire", "--trusted", "--options", r#"{"env":{"FROM_OPTIONS":"yes"}}"#, "--cwd"])
+        .arg(&real)
+        .arg(r#"{"event":"preToolUse","toolName":"Bash"}"#)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(r#""exitCode":0"#), "the hook ran and passed: {text}");
+}
+
+/// The CLI is linked as a fixed-address executable, not a PIE (build.rs, docs/decisions.md
+/// "The CLI is not a PIE"): its start-up applies no relative relocations. ELF `e_type` at
+/// byte 16: 2 is `ET_EXEC`, 3 `ET_DYN` (a PIE).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_cli_binary_is_not_a_pie() {
+    use std::io::Read;
+    let mut head = [0u8; 18];
+    std::fs::File::open(env!("CARGO_BIN_EXE_oh-hooks")).unwrap().read_exact(&mut head).unwrap();
+    assert_eq!(&head[..4], b"\x7fELF");
+    assert_eq!(u16::from_le_bytes([head[16], head[17]]), 2, "e_type ET_EXEC (2), not ET_DYN (3, a PIE)");
+}
