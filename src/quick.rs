@@ -173,6 +173,7 @@ struct Head<'a> {
 
 /// Reads a whole JSON object, validating it strictly (a subset of what serde_json accepts), and
 /// returns its `event` and tool name; `None` for anything the general path should look at.
+#[inline(always)]
 fn scan(b: &[u8]) -> Option<Head<'_>> {
     scan_into(b, &mut ())
 }
@@ -182,8 +183,8 @@ fn scan(b: &[u8]) -> Option<Head<'_>> {
 fn scan_into<'a, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq") {
+            // SAFETY: the CPU has AVX2 and PCLMULQDQ.
             return unsafe { scan_avx2(b, sink) };
         }
         scan_blocks::<false, K>(b, sink)
@@ -193,9 +194,9 @@ fn scan_into<'a, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> {
 }
 
 /// [`scan_blocks`] with AVX2: the walk is compiled again, so that the classification it
-/// inlines uses 32-byte registers.
+/// inlines uses 32-byte registers (and [`flat`]'s prefix XOR a carry-less multiplication).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,pclmulqdq")]
 unsafe fn scan_avx2<'a, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> {
     scan_blocks::<true, K>(b, sink)
 }
@@ -203,6 +204,13 @@ unsafe fn scan_avx2<'a, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn scan_blocks<'a, const AVX2: bool, K: Sink>(b: &'a [u8], sink: &mut K) -> Option<Head<'a>> {
+    // The no-match path reads the common shape from the masks alone; anything else, and every
+    // fire that wants the fields, takes the walk.
+    if !K::WANTS {
+        if let Some(head) = flat::<AVX2>(b) {
+            return Some(head);
+        }
+    }
     let mut quotes =
         Quotes::<AVX2> { base: 0, bits: 0, backslash: 0, escaped_next: 0, non_ascii: false, control: false };
     let head = quotes.classify(b).and_then(|bits| {
@@ -216,6 +224,284 @@ fn scan_blocks<'a, const AVX2: bool, K: Sink>(b: &'a [u8], sink: &mut K) -> Opti
     }
     sink.restart();
     walk(b, &mut Bytes { non_ascii: false }, sink)
+}
+
+/// The common envelope read from the blocks' masks, not member by member (simdjson's second
+/// stage, for one shape): a compact object of 64 bytes or more (a shorter one is walked), `{`
+/// first and `}` last, whose values are strings, numbers, `true`, `false` or `null`, with no
+/// whitespace or control character anywhere. `None` means "not this shape, or not sure": the
+/// walk then reads the text as if this had not been tried, so this accepts only texts the walk
+/// accepts, with the same event and tool name (`block_scanners_agree_with_the_byte_scanner` and
+/// `flat_agrees_with_the_walk` compare them).
+///
+/// Outside strings (found from the unescaped quotes by a prefix XOR) every byte is a colon, a
+/// comma, the first `{` or the last `}` (both count as commas here), or part of a scalar. What
+/// may follow each byte is checked on the masks: a comma an opening quote, a colon an opening
+/// quote or a scalar, a closing quote a colon or a comma, a scalar byte another or a comma; and
+/// colons and commas alternate (a second prefix XOR), so that one string stands between a comma
+/// and the next colon (the key) and one value between a colon and the next comma. Each scalar
+/// is then read as the walk reads it, and the keys the walk looks for are found from the seven
+/// bytes before each colon.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn flat<const AVX2: bool>(b: &[u8]) -> Option<Head<'_>> {
+    let n = b.len();
+    // A text shorter than a block is cheap to walk.
+    if n < 64 || b[0] != b'{' || b[n - 1] != b'}' {
+        return None;
+    }
+    let mut f = Flat {
+        base: 0,
+        first: 1,
+        comma: 0,
+        colon: 0,
+        close: 0,
+        scalar: 0,
+        inside: 0,
+        parity: 0,
+        escaped_next: 0,
+        high: 0,
+        event: None,
+        tool: None,
+    };
+    while n - f.base > 64 {
+        f.block::<AVX2>(b, masks::<AVX2>(&b[f.base..f.base + 64]), !0, 0)?;
+        f.base += 64;
+    }
+    // The last block: the text's last 64 bytes shifted to start at `base` (the bytes before it
+    // were checked with the block before).
+    let rest = n - f.base;
+    let shift = 64 - rest;
+    let m = masks::<AVX2>(&b[n - 64..]);
+    let m = Masks {
+        quote: m.quote >> shift,
+        backslash: m.backslash >> shift,
+        escapable: m.escapable >> shift,
+        colon: m.colon >> shift,
+        comma: m.comma >> shift,
+        ..m
+    };
+    f.block::<AVX2>(b, m, !0u64 >> (64 - rest), 1u64 << (rest - 1))?;
+    let event = plain(b, f.event?)?;
+    let tool = match f.tool {
+        Some(at) => Some(plain(b, at)?),
+        None => None,
+    };
+    Some(Head { event, tool, non_ascii: f.high != 0 })
+}
+
+/// What [`flat`] carries from one block to the next.
+#[cfg(target_arch = "x86_64")]
+struct Flat {
+    /// Where the block starts.
+    base: usize,
+    /// 1 for the first block, whose first byte (the `{`) counts as a comma.
+    first: u64,
+    /// The previous block's last byte, at bit 0: a comma, a colon, a closing quote, a scalar.
+    comma: u64,
+    colon: u64,
+    close: u64,
+    scalar: u64,
+    /// All ones when the previous block ended inside a string, or after an odd number of colons
+    /// and commas.
+    inside: u64,
+    parity: u64,
+    /// 1 when the block's first byte is escaped by a backslash at the end of the one before.
+    escaped_next: u64,
+    /// Nonzero once a byte above 0x7f was seen.
+    high: u32,
+    /// Where the values of `event` and of the tool name begin.
+    event: Option<usize>,
+    tool: Option<usize>,
+}
+
+/// The last seven bytes before the colon of the keys the walk reads, by their first byte's two
+/// low bits (`"` 2, `o` 3, `l` 0, `i` 1).
+#[cfg(target_arch = "x86_64")]
+const KEY_TAILS: [u64; 4] = [tail(b"l_name\""), tail(b"ialect\""), tail(b"\"event\""), tail(b"olName\"")];
+
+#[cfg(target_arch = "x86_64")]
+impl Flat {
+    /// Checks the block at `self.base` whose masks are `m`: `valid` has a bit for each of its
+    /// bytes in the text, and `end` the text's last byte (the `}`) when it is in this block.
+    #[inline(always)]
+    fn block<const AVX2: bool>(&mut self, b: &[u8], m: Masks, valid: u64, end: u64) -> Option<()> {
+        if m.control != 0 {
+            return None;
+        }
+        self.high |= m.high;
+        let mut quote = m.quote;
+        if m.backslash | self.escaped_next != 0 {
+            // As [`Quotes::unescaped`]: the bytes a backslash escapes, each one checked.
+            const ODD: u64 = 0xaaaa_aaaa_aaaa_aaaa;
+            let potential = m.backslash & !self.escaped_next;
+            let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
+            let escaped = code ^ (m.backslash | self.escaped_next);
+            self.escaped_next = (code & m.backslash) >> 63;
+            if !AVX2 || escaped & !m.escapable != 0 {
+                let mut e = escaped;
+                while e != 0 {
+                    escape(b.get(self.base + e.trailing_zeros() as usize).copied())?;
+                    e &= e - 1;
+                }
+            }
+            quote &= !escaped;
+        }
+        let inside = prefix_xor::<AVX2>(quote) ^ self.inside;
+        let out = !(inside | quote) & valid;
+        // The `}` is outside strings and ends the last value.
+        if end & !out != 0 {
+            return None;
+        }
+        let colon = m.colon & out;
+        let comma = (m.comma & out) | self.first | end;
+        self.first = 0;
+        let scalar = out & !colon & !comma;
+        let close = quote & !inside;
+        let after_comma = comma << 1 | self.comma;
+        let after_colon = colon << 1 | self.colon;
+        let after_close = close << 1 | self.close;
+        let after_scalar = scalar << 1 | self.scalar;
+        let structural = colon | comma;
+        let parity = prefix_xor::<AVX2>(structural) ^ self.parity;
+        let wrong = (after_comma & !quote)
+            | (after_colon & !(quote | scalar))
+            | (after_close & !structural)
+            | (after_scalar & !(scalar | comma))
+            // Commas (with the `{`) at odd places, colons at even ones.
+            | ((parity ^ comma) & structural);
+        if wrong & valid != 0 {
+            return None;
+        }
+        let n = b.len();
+        let mut starts = scalar & !after_scalar;
+        while starts != 0 {
+            let k = starts.trailing_zeros();
+            let at = self.base + k as usize;
+            starts &= starts - 1;
+            // A short integer ending in this block, such as a turn number: its digits.
+            let len = (!(scalar >> k)).trailing_zeros() as usize;
+            if k as usize + len < 64
+                && len <= MAX_NUMBER
+                && (b[at] != b'0' || len == 1)
+                && b[at..at + len].iter().all(u8::is_ascii_digit)
+            {
+                continue;
+            }
+            let end = match b[at] {
+                b't' => b.get(at..at + 4).filter(|w| *w == b"true").map(|_| at + 4),
+                b'f' => b.get(at..at + 5).filter(|w| *w == b"false").map(|_| at + 5),
+                b'n' => b.get(at..at + 4).filter(|w| *w == b"null").map(|_| at + 4),
+                b'-' | b'0'..=b'9' => number(b, at),
+                _ => None,
+            }?;
+            // The scalar is the whole run of scalar bytes: a comma or the last `}` follows it.
+            if b[end] != b',' && end != n - 1 {
+                return None;
+            }
+        }
+        let mut colons = colon;
+        while colons != 0 {
+            let at = self.base + colons.trailing_zeros() as usize;
+            colons &= colons - 1;
+            if at < 8 {
+                continue;
+            }
+            let word = u64::from_le_bytes(b[at - 8..at].try_into().unwrap()) >> 8;
+            if word != KEY_TAILS[(word & 3) as usize] {
+                continue;
+            }
+            // The key ends with the quote before its colon and begins after a `{` or a comma; a
+            // quote after one of those is unescaped, so it is the key's opening quote.
+            let key =
+                |k: &[u8]| at > k.len() && b[at - k.len()..at] == *k && matches!(b[at - k.len() - 1], b'{' | b',');
+            let slot = if key(b"\"event\"") {
+                &mut self.event
+            } else if key(b"\"toolName\"") || key(b"\"tool_name\"") {
+                &mut self.tool
+            } else if key(b"\"dialect\"") {
+                return None;
+            } else {
+                continue;
+            };
+            if slot.replace(at + 1).is_some() {
+                return None;
+            }
+        }
+        self.comma = comma >> 63;
+        self.colon = colon >> 63;
+        self.close = close >> 63;
+        self.scalar = scalar >> 63;
+        self.inside = ((inside as i64) >> 63) as u64;
+        self.parity = ((parity as i64) >> 63) as u64;
+        Some(())
+    }
+}
+
+/// The seven bytes of a key's end before its colon, as [`flat`] reads them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+const fn tail(k: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < 7 {
+        w |= (k[k.len() - 7 + i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+/// The string at `open` of a text [`flat`] validated, quotes removed, when it has no escape.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn plain(b: &[u8], open: usize) -> Option<&[u8]> {
+    if b[open] != b'"' {
+        return None;
+    }
+    let from = open + 1;
+    // The first quote or backslash: a backslash is an escape; else the quote closes the string.
+    let k = if from + 16 <= b.len() {
+        let hits = specials(&b[from..from + 16]).0;
+        if hits != 0 {
+            Some(hits.trailing_zeros() as usize)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    let k = match k {
+        Some(k) => k,
+        None => b[from..].iter().position(|c| *c == b'"' || *c == b'\\')?,
+    };
+    (b[from + k] == b'"').then(|| &b[from..from + k])
+}
+
+/// Bit `i` set when an odd number of bits of `x` are at `i` or below.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefix_xor<const AVX2: bool>(x: u64) -> u64 {
+    if AVX2 {
+        // SAFETY: `AVX2` is true only below `scan_avx2`, called when the CPU has PCLMULQDQ.
+        return unsafe { prefix_xor_clmul(x) };
+    }
+    let mut x = x;
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// [`prefix_xor`] as one carry-less multiplication by all ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "pclmulqdq")]
+#[inline]
+unsafe fn prefix_xor_clmul(x: u64) -> u64 {
+    use std::arch::x86_64::*;
+    _mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0)) as u64
 }
 
 /// What the walk does with each top-level member but `event`: nothing on the no-match path,
@@ -561,26 +847,49 @@ impl<const AVX2: bool> Quotes<AVX2> {
     /// The unescaped quotes of the block at `self.base`.
     #[inline(always)]
     fn classify(&mut self, b: &[u8]) -> Option<u64> {
+        let m = self.load(b)?;
+        self.unescaped(b, &m)
+    }
+
+    /// The masks of the block at `self.base`; `None` past the end of the text. Bits past the end
+    /// of the text are clear (a short text is padded with spaces, which are none of the bytes
+    /// classified).
+    #[inline(always)]
+    fn load(&self, b: &[u8]) -> Option<Masks> {
         let len = b.len();
         let rest = len.checked_sub(self.base).filter(|r| *r > 0)?;
-        let m = if rest >= 64 {
+        Some(if rest >= 64 {
             masks::<AVX2>(&b[self.base..self.base + 64])
         } else if len >= 64 {
             // The last block: the text's last 64 bytes, shifted to start at `base` (the bytes
             // before it were classified with the block before).
             let m = masks::<AVX2>(&b[len - 64..]);
             let shift = 64 - rest;
-            Masks { quote: m.quote >> shift, backslash: m.backslash >> shift, escapable: m.escapable >> shift, ..m }
+            Masks {
+                quote: m.quote >> shift,
+                backslash: m.backslash >> shift,
+                escapable: m.escapable >> shift,
+                colon: m.colon >> shift,
+                comma: m.comma >> shift,
+                ..m
+            }
         } else {
             let mut block = [b' '; 64];
             block[..rest].copy_from_slice(&b[self.base..]);
             masks::<AVX2>(&block)
-        };
-        if m.control {
+        })
+    }
+
+    /// The unescaped quotes of the block at `self.base` whose masks are `m`, its escapes
+    /// checked; `None` for a control character (then [`Quotes::control`]) or an escape JSON
+    /// does not allow here.
+    #[inline(always)]
+    fn unescaped(&mut self, b: &[u8], m: &Masks) -> Option<u64> {
+        if m.control != 0 {
             self.control = true;
             return None;
         }
-        self.non_ascii |= m.high;
+        self.non_ascii |= m.high != 0;
         self.backslash = m.backslash;
         let mut quote = m.quote;
         if m.backslash != 0 || self.escaped_next != 0 {
@@ -654,8 +963,12 @@ struct Masks {
     backslash: u64,
     /// With AVX2, when there is a backslash: the bytes that may follow one (`"\\/bfnrt`).
     escapable: u64,
-    control: bool,
-    high: bool,
+    colon: u64,
+    comma: u64,
+    /// Nonzero when a byte is a control character.
+    control: u32,
+    /// Nonzero when a byte is above 0x7f.
+    high: u32,
 }
 
 /// One bit per quote and per backslash of the 64 bytes at the start of `block`, and whether
@@ -686,8 +999,10 @@ fn masks<const AVX2: bool>(block: &[u8]) -> Masks {
             quote: bits(b'"'),
             backslash: bits(b'\\'),
             escapable: 0,
-            control: _mm_movemask_epi8(control) != 0,
-            high: _mm_movemask_epi8(all) != 0,
+            colon: bits(b':'),
+            comma: bits(b','),
+            control: _mm_movemask_epi8(control) as u32,
+            high: _mm_movemask_epi8(all) as u32,
         }
     }
 }
@@ -736,8 +1051,10 @@ unsafe fn masks_avx2(block: &[u8]) -> Masks {
             quote: bits(b'"'),
             backslash,
             escapable,
-            control: _mm256_movemask_epi8(_mm256_or_si256(control(0), control(1))) != 0,
-            high: _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1])) != 0,
+            colon: bits(b':'),
+            comma: bits(b','),
+            control: _mm256_movemask_epi8(_mm256_or_si256(control(0), control(1))) as u32,
+            high: _mm256_movemask_epi8(_mm256_or_si256(v[0], v[1])) as u32,
         }
     }
 }
@@ -906,7 +1223,12 @@ mod tests {
             seed ^= seed << 17;
             (seed % n as u64) as usize
         };
-        let (mut accepted, mut total) = (0, 0);
+        let (mut accepted, mut total, mut flat_accepted) = (0, 0, 0);
+        #[cfg(target_arch = "x86_64")]
+        assert!(
+            flat_agrees(BENCH.as_bytes(), &read(scan(BENCH.as_bytes()))),
+            "the bench envelope is read from the masks"
+        );
         for _ in 0..20_000 {
             let mut text = BENCH.as_bytes().to_vec();
             if next(4) == 0 {
@@ -923,14 +1245,15 @@ mod tests {
             let bytes = read(walk(&text, &mut Bytes { non_ascii: false }, &mut ()));
             #[cfg(target_arch = "x86_64")]
             {
+                flat_accepted += flat_agrees(&text, &bytes) as usize;
                 assert_eq!(
                     read(scan_blocks::<false, ()>(&text, &mut ())),
                     bytes,
                     "SSE2: {:?}",
                     String::from_utf8_lossy(&text)
                 );
-                if std::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the CPU has AVX2.
+                if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq") {
+                    // SAFETY: the CPU has AVX2 and PCLMULQDQ.
                     assert_eq!(
                         read(unsafe { scan_avx2(&text, &mut ()) }),
                         bytes,
@@ -943,6 +1266,156 @@ mod tests {
             total += 1;
         }
         assert!(accepted > total / 20, "the edits leave some texts acceptable: {accepted} of {total}");
+        #[cfg(target_arch = "x86_64")]
+        assert!(flat_accepted > accepted / 3, "the masks read some of them: {flat_accepted} of {accepted}");
+        let _ = flat_accepted;
+    }
+
+    type Read = Option<(Vec<u8>, Option<Vec<u8>>)>;
+
+    /// Whether [`flat`] (SSE2, and AVX2 when this CPU has it) read `text`; when it does, it read
+    /// what the walk read (`walked`), and both builds say the same.
+    #[cfg(target_arch = "x86_64")]
+    fn flat_agrees(text: &[u8], walked: &Read) -> bool {
+        let read = |h: Option<Head>| h.map(|h| (h.event.to_vec(), h.tool.map(<[u8]>::to_vec)));
+        let sse2 = read(flat::<false>(text));
+        assert!(sse2.is_none() || sse2 == *walked, "SSE2 masks: {:?}", String::from_utf8_lossy(text));
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq") {
+            // SAFETY: the CPU has AVX2 and PCLMULQDQ.
+            let avx2 = read(unsafe { flat_avx2(text) });
+            assert_eq!(avx2, sse2, "AVX2 masks: {:?}", String::from_utf8_lossy(text));
+        }
+        sse2.is_some()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    unsafe fn flat_avx2(b: &[u8]) -> Option<Head<'_>> {
+        flat::<true>(b)
+    }
+
+    /// Compact objects of strings and scalars, the shape [`flat`] reads, with keys that are or
+    /// look like the ones it looks for, escapes and quotes at every place of a block, and values
+    /// it must leave to the walk; then edited at random. Whatever it reads, the walk reads the
+    /// same; and it reads every text of its shape that the walk accepts.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn flat_agrees_with_the_walk() {
+        let keys = [
+            "event",
+            "toolName",
+            "tool_name",
+            "dialect",
+            "a",
+            "toolArgs",
+            "x\\\"event",
+            "\\",
+            "ev\\/ent",
+            "eventx",
+            "xevent",
+            "olName",
+            "l_name",
+            "ialect",
+            "\\\"event",
+            "sessionId",
+            "",
+            "tool\\_name",
+            "\\\\event",
+        ];
+        // (value, of the shape read from the masks)
+        let values = [
+            ("\"preToolUse\"", true),
+            ("\"Bash\"", true),
+            ("\"\"", true),
+            ("\"e\\\"x\"", true),
+            ("\"\\\\\"", true),
+            ("\"a\\/b\\n\"", true),
+            ("\"é✓\"", true),
+            ("3", true),
+            ("-0.5", true),
+            ("0", true),
+            ("true", true),
+            ("false", true),
+            ("null", true),
+            ("12345678901234567890", true),
+            ("\"\\u0041\"", false),
+            ("\"\\x\"", false),
+            ("012", false),
+            ("1e5", false),
+            ("1.", false),
+            ("-", false),
+            ("tru", false),
+            ("nulll", false),
+            ("123456789012345678901", false),
+            ("{}", false),
+            ("[1,2]", false),
+            ("{\"event\":\"x\"}", false),
+            ("\"a\tb\"", false),
+            (" 1", false),
+        ];
+        let pieces = ["", "\"", "\\", "\\\"", ",", ":", "{", "}", " ", "1", "x", "\"event\":\"preToolUse\","];
+        let mut seed = 0x5851_f42d_4c95_7f2du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut shaped, mut read_shaped, mut edited, mut read_edited) = (0, 0, 0, 0);
+        for round in 0..30_000 {
+            let mut text = String::from("{");
+            let mut shape = true;
+            let members = 1 + next(8);
+            // Most texts have one `event`, with a plain string (the walk reads nothing else).
+            let event = next(members + 1);
+            for k in 0..members {
+                if k > 0 {
+                    text.push(',');
+                }
+                let key = if k == event {
+                    "event".to_string()
+                } else if next(3) == 0 {
+                    "f".repeat(next(70))
+                } else {
+                    keys[next(keys.len())].to_string()
+                };
+                let (value, ok) = if k == event && next(4) != 0 {
+                    (format!("\"{}\"", ["preToolUse", "e", "postToolUse"][next(3)]), true)
+                } else if next(3) == 0 {
+                    (format!("\"{}{}\"", "v".repeat(next(90)), ["", "\\\"", "\\\\", "é"][next(4)]), true)
+                } else {
+                    let (v, ok) = values[next(values.len())];
+                    (v.to_string(), ok)
+                };
+                shape &= ok;
+                text.push_str(&format!("\"{key}\":{value}"));
+            }
+            text.push('}');
+            let mut text = text.into_bytes();
+            let edit = round % 2 == 1;
+            if edit {
+                for _ in 0..1 + next(2) {
+                    let at = next(text.len() + 1);
+                    let end = (at + next(2)).min(text.len());
+                    text.splice(at..end, pieces[next(pieces.len())].bytes());
+                }
+            }
+            let walked = {
+                let read = |h: Option<Head>| h.map(|h| (h.event.to_vec(), h.tool.map(<[u8]>::to_vec)));
+                read(walk(&text, &mut Bytes { non_ascii: false }, &mut ()))
+            };
+            let flat = flat_agrees(&text, &walked);
+            if edit {
+                edited += walked.is_some() as usize;
+                read_edited += flat as usize;
+            } else if shape && walked.is_some() && text.len() >= 64 {
+                shaped += 1;
+                assert!(flat, "the masks read {:?}", String::from_utf8_lossy(&text));
+                read_shaped += 1;
+            }
+        }
+        assert!(shaped > 1_000 && edited > 300, "enough texts of each kind: {shaped}, {edited}");
+        assert!(read_edited > 0 && read_shaped == shaped);
     }
 
     #[test]
