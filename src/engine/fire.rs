@@ -142,6 +142,15 @@ impl Inner {
             selected.into_iter().partition(|i| dialect_hooks[*i].is_async && !wait);
         let natives: Vec<Pick> = matching.iter().map(|i| Pick::Native(*i)).collect();
         let dialects: Vec<Pick> = selected.iter().map(|i| Pick::Dialect(*i)).collect();
+        if event.is_blocking() && later.is_empty() {
+            // Nothing of this fire outlives it (its hooks all run before `run_blocking` returns,
+            // fanned out on scoped threads at most): the snapshot stays the guard, the envelope
+            // and the budget on this stack. Only a fire that hands hooks to the background
+            // shares them (below), since those run after it returned.
+            let budget = Budget::default();
+            let outcome = self.run_blocking(&snapshot, &envelope, &views, &natives, &dialects, cancel, &budget);
+            return (outcome, record);
+        }
         let snapshot = arc_swap::Guard::into_inner(snapshot);
         let envelope = Arc::new(envelope);
         // The fire's turns, shared by everything it runs in parallel, here and in the background.
