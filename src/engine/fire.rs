@@ -324,7 +324,10 @@ impl Inner {
                     break 'walk;
                 }
             }
-            for (d, dialect) in REGISTRY.iter().enumerate() {
+            // No dialect hook in this fire (the common case): no step to gather for each
+            // registered dialect.
+            let registered = if dialects.is_empty() { &REGISTRY[..0] } else { &REGISTRY[..] };
+            for (d, dialect) in registered.iter().enumerate() {
                 let step: Vec<Pick> = dialects
                     .iter()
                     .copied()
