@@ -163,8 +163,10 @@ impl Outcome {
     }
 
     pub fn to_json(&self) -> String {
-        // The answer to almost every tool call: skip the serializer (a tenth of the cost).
-        if *self == Outcome::allowed(Vec::new()) {
+        // The answer to almost every tool call: skip the serializer (a tenth of the cost). An
+        // outcome with traces is never it: told by one test, not by making, comparing and
+        // dropping a whole `Outcome`.
+        if self.hooks.is_empty() && *self == Outcome::allowed(Vec::new()) {
             let mut s = String::with_capacity(ALLOWED.len() + 1);
             s.push_str(ALLOWED);
             return s;
