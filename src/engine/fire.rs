@@ -116,8 +116,10 @@ impl Inner {
         let specs = snapshot.config.hooks.of(event);
         let dialect_hooks = snapshot.config.dialects.of(event);
         // The common case on every tool call: nothing matches (and an empty Vec allocates nothing).
-        let matching: Vec<usize> = (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).collect();
-        if matching.is_empty() && dialect_hooks.is_empty() {
+        // The openHarness hooks that run, as the walk's picks at once (no list of positions first).
+        let natives: Vec<Pick> =
+            (0..specs.len()).filter(|i| specs[*i].matcher.matches(tool)).map(Pick::Native).collect();
+        if natives.is_empty() && dialect_hooks.is_empty() {
             return (Outcome::allowed(snapshot.warnings.clone()), self.record(json, Some(event)));
         }
         let envelope = match Envelope::parse_with(json, event, head.fields) {
@@ -133,15 +135,23 @@ impl Inner {
         // No dialect hook for the event: no view to build (and no table of them to allocate).
         let (views, selected) =
             if dialect_hooks.is_empty() { (Vec::new(), Vec::new()) } else { self.select(dialect_hooks, &envelope) };
-        if matching.is_empty() && selected.is_empty() {
+        if natives.is_empty() && selected.is_empty() {
             return (Outcome::allowed(snapshot.warnings.clone()), record);
         }
         let wait = self.options.wait_non_blocking;
         // `async` hooks decide nothing: they run like background hooks.
         let (later, selected): (Vec<usize>, Vec<usize>) =
             selected.into_iter().partition(|i| dialect_hooks[*i].is_async && !wait);
-        let natives: Vec<Pick> = matching.iter().map(|i| Pick::Native(*i)).collect();
         let dialects: Vec<Pick> = selected.iter().map(|i| Pick::Dialect(*i)).collect();
+        if event.is_blocking() && later.is_empty() {
+            // Nothing of this fire outlives it (its hooks all run before `run_blocking` returns,
+            // fanned out on scoped threads at most): the snapshot stays the guard, the envelope
+            // and the budget on this stack. Only a fire that hands hooks to the background
+            // shares them (below), since those run after it returned.
+            let budget = Budget::default();
+            let outcome = self.run_blocking(&snapshot, &envelope, &views, &natives, &dialects, cancel, &budget);
+            return (outcome, record);
+        }
         let snapshot = arc_swap::Guard::into_inner(snapshot);
         let envelope = Arc::new(envelope);
         // The fire's turns, shared by everything it runs in parallel, here and in the background.
@@ -315,7 +325,10 @@ impl Inner {
                     break 'walk;
                 }
             }
-            for (d, dialect) in REGISTRY.iter().enumerate() {
+            // No dialect hook in this fire (the common case): no step to gather for each
+            // registered dialect.
+            let registered = if dialects.is_empty() { &REGISTRY[..0] } else { &REGISTRY[..] };
+            for (d, dialect) in registered.iter().enumerate() {
                 let step: Vec<Pick> = dialects
                     .iter()
                     .copied()

@@ -281,9 +281,11 @@ impl Envelope {
         if no_alias && head.is_some_and(|rest| verbatim(text, text.len() - rest.len() + 1, &fields)) {
             // `verbatim` checked that every value is a slice of `text` in place.
             let base = text.as_ptr() as usize;
-            // ...and every key too (borrowed from `text`, checked by address).
+            // ...and every key too (borrowed from `text`, checked by address). Consumed, not
+            // borrowed: the spans are the same size as the fields, so they take over their
+            // buffer (std's in-place collect) instead of allocating another.
             let spans = fields
-                .iter()
+                .into_iter()
                 .map(|(k, v)| {
                     let (key, start) = (k.as_ptr() as usize - base, v.as_ptr() as usize - base);
                     (Key::At(key..key + k.len()), start..start + v.len())
