@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 impl Inner {
     /// Completes a fire that is not started (a full queue, or a free under way): `done` gets
     /// `why`, and the observer its record, since it sees every fire.
-    pub(super) fn refuse(&self, envelope_json: Option<&str>, why: Error, done: Box<dyn FnOnce(Outcome) + Send>) {
+    pub(super) fn refuse(&self, envelope_json: Option<&str>, why: Error, done: impl FnOnce(Outcome)) {
         let outcome = Outcome::error(why);
         self.observe_unrun(envelope_json, &outcome);
         done(outcome);
