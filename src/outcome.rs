@@ -162,9 +162,14 @@ impl Outcome {
         }
     }
 
+    /// Whether this is `{"allowed":true,"hooks":[]}`: allowed, nothing ran, nothing to say.
+    pub fn is_plain_allowed(&self) -> bool {
+        *self == Outcome::allowed(Vec::new())
+    }
+
     pub fn to_json(&self) -> String {
         // The answer to almost every tool call: skip the serializer (a tenth of the cost).
-        if *self == Outcome::allowed(Vec::new()) {
+        if self.is_plain_allowed() {
             let mut s = String::with_capacity(ALLOWED.len() + 1);
             s.push_str(ALLOWED);
             return s;
