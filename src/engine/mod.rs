@@ -33,7 +33,7 @@ use crate::thread_pool::{Task, ThreadPool, BACKGROUND_QUEUE, BACKGROUND_THREADS}
 use arc_swap::ArcSwap;
 use state::{evaluate_trust, Snapshot};
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+use std::hash::BuildHasherDefault;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -96,36 +96,10 @@ struct Slot {
     reserved: bool,
 }
 
-/// Hashes fire ids for [`Inner::fires`]. The engine counts them out itself (a host can only look
-/// one up), so nothing needs SipHash's resistance to chosen keys, and an asynchronous fire inserts
-/// and removes one: a multiply by 2^64 / φ spreads consecutive ids over the buckets (the low
-/// bits) and the control bytes (the high bits) for a tenth of SipHash's instructions.
-#[derive(Default, Clone, Copy)]
-struct FireIds;
-
-impl BuildHasher for FireIds {
-    type Hasher = FireIdHasher;
-    fn build_hasher(&self) -> FireIdHasher {
-        FireIdHasher(0)
-    }
-}
-
-struct FireIdHasher(u64);
-
-impl Hasher for FireIdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        // Not reached for a `u64` key; correct for anything else.
-        for b in bytes {
-            self.write_u64(u64::from(*b));
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// Fire ids are the engine's own counter (a host can only look one up), hashed as the host's
+/// call numbers are ([`host::CallHasher`]: a multiply, not SipHash): an asynchronous fire inserts
+/// and removes one.
+type FireIds = BuildHasherDefault<host::CallHasher>;
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
 pub const ASYNC_THREADS: usize = 8;
