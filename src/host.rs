@@ -117,12 +117,12 @@ impl Wake for Pending {
 
 const SHARDS: usize = 16;
 
-/// Hashes a call number, or a registration's name (FNV-1a). The numbers are the engine's own (a
-/// counter), never the host's, and the names the host's, so SipHash's defence against chosen
-/// keys buys nothing here and costs a tenth of a callback hook's fire; a multiplication spreads
-/// consecutive numbers over the table.
+/// Hashes a call number or a fire id (the engine's fires table), or a registration's name
+/// (FNV-1a). The numbers are the engine's own (a counter), never the host's, and the names the
+/// host's, so SipHash's defence against chosen keys buys nothing here and costs a tenth of a
+/// callback hook's fire; a multiplication spreads consecutive numbers over the table.
 #[derive(Clone, Copy)]
-struct CallHasher(u64);
+pub(crate) struct CallHasher(u64);
 
 impl Default for CallHasher {
     fn default() -> CallHasher {

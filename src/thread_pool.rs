@@ -23,11 +23,24 @@ const IDLE_EXIT: Duration = Duration::from_secs(5);
 
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
-pub struct ThreadPool {
-    shared: Arc<Shared>,
+/// What a pool runs: a boxed closure ([`Job`]), or a type of its user's, kept in the queue as it
+/// is. The second costs no allocation a job, and a refused one comes back whole, so its owner
+/// needs nothing shared to take back what it moved in (an asynchronous fire's `done`).
+pub trait Task: Send + 'static {
+    fn run(self);
 }
 
-struct Shared {
+impl Task for Job {
+    fn run(self) {
+        self()
+    }
+}
+
+pub struct ThreadPool<T: Task = Job> {
+    shared: Arc<Shared<T>>,
+}
+
+struct Shared<T> {
     name: &'static str,
     max_threads: usize,
     queue_cap: usize,
@@ -35,16 +48,15 @@ struct Shared {
     spin: Duration,
     /// The queue's length, readable without the lock by a spinning worker.
     queued: AtomicUsize,
-    state: Mutex<State>,
+    state: Mutex<State<T>>,
     /// Signalled when a job is queued or the pool shuts down.
     work: Condvar,
     /// Signalled when the pool becomes empty (nothing queued, nothing running).
     empty: Condvar,
 }
 
-#[derive(Default)]
-struct State {
-    queue: VecDeque<Job>,
+struct State<T> {
+    queue: VecDeque<T>,
     threads: usize,
     idle: usize,
     running: usize,
@@ -60,21 +72,32 @@ struct State {
     draining: usize,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<T> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
         self.state.lock().unpoisoned()
     }
 }
 
-impl ThreadPool {
-    pub fn new(name: &'static str, max_threads: usize, queue_cap: usize) -> ThreadPool {
+impl<T: Task> ThreadPool<T> {
+    pub fn new(name: &'static str, max_threads: usize, queue_cap: usize) -> ThreadPool<T> {
+        let state = State {
+            queue: VecDeque::new(),
+            threads: 0,
+            idle: 0,
+            running: 0,
+            handles: Vec::new(),
+            shutdown: false,
+            dropped: 0,
+            spinning: 0,
+            draining: 0,
+        };
         let shared = Shared {
             name,
             max_threads: max_threads.max(1),
             queue_cap,
             spin: Duration::ZERO,
             queued: AtomicUsize::new(0),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             work: Condvar::new(),
             empty: Condvar::new(),
         };
@@ -86,14 +109,14 @@ impl ThreadPool {
     /// job follows the last one's completion (an asynchronous fire awaited before the next), the
     /// next job then starts without a thread wake-up: one cross-thread hand-off a round trip
     /// instead of two. The cost: at most `spin` of one core's time after the last job of a burst.
-    pub fn spinning(mut self, spin: Duration) -> ThreadPool {
+    pub fn spinning(mut self, spin: Duration) -> ThreadPool<T> {
         Arc::get_mut(&mut self.shared).expect("set before the pool is used").spin = spin;
         self
     }
 
     /// Queues a job. `Err` gives it back when the pool is saturated (every thread busy and the
     /// queue full), or when no thread can be started and none is running.
-    pub fn submit(&self, job: Job) -> Result<(), Job> {
+    pub fn submit(&self, job: T) -> Result<(), T> {
         let mut st = self.shared.lock();
         // Idle threads not already claimed by the jobs queued before this one (a thread woken
         // for a job is idle until it takes it).
@@ -169,7 +192,7 @@ impl ThreadPool {
     }
 }
 
-impl Drop for ThreadPool {
+impl<T: Task> Drop for ThreadPool<T> {
     fn drop(&mut self) {
         // Dropped by one of its own jobs (the job held the last reference to the pool's owner):
         // draining would wait for that job, that is, for itself. The engine's free drains its
@@ -192,7 +215,7 @@ impl Drop for ThreadPool {
     }
 }
 
-fn worker(shared: &Shared) {
+fn worker<T: Task>(shared: &Shared<T>) {
     let mut st = shared.lock();
     loop {
         if let Some(job) = st.queue.pop_front() {
@@ -201,7 +224,7 @@ fn worker(shared: &Shared) {
             drop(st);
             // A panicking job must not take the worker's count with it; the job's own caller
             // has no one to report to (it is in the background), so it is only contained.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run()));
             st = shared.lock();
             st.running -= 1;
             if st.queue.is_empty() && st.running == 0 && st.draining > 0 {
@@ -240,7 +263,7 @@ fn worker(shared: &Shared) {
 /// Waits up to the pool's spin time for a job to be queued, without the lock. The first
 /// microseconds spin on the CPU; after that each look yields the core, so that on a machine
 /// with few cores the thread about to queue the next job is not kept from running.
-fn spin_for_work(shared: &Shared) {
+fn spin_for_work<T>(shared: &Shared<T>) {
     let start = Instant::now();
     let mut looks = 0u32;
     while shared.queued.load(Ordering::Acquire) == 0 {
@@ -263,7 +286,7 @@ mod tests {
 
     #[test]
     fn bounded_and_drained() {
-        let pool = ThreadPool::new("test", 2, 3);
+        let pool: ThreadPool = ThreadPool::new("test", 2, 3);
         let ran = Arc::new(AtomicUsize::new(0));
         let gate = Arc::new((Mutex::new(false), Condvar::new()));
         let mut refused = 0;
@@ -292,7 +315,7 @@ mod tests {
 
     #[test]
     fn a_spinning_worker_takes_the_next_job_and_never_serializes_a_burst() {
-        let pool = ThreadPool::new("test", 4, 16).spinning(Duration::from_millis(200));
+        let pool: ThreadPool = ThreadPool::new("test", 4, 16).spinning(Duration::from_millis(200));
         // Warm: one worker exists and, having run out of jobs, spins.
         let (tx, rx) = std::sync::mpsc::channel();
         let t = tx.clone();

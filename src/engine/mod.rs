@@ -29,10 +29,11 @@ use crate::quick::{self, Look};
 use crate::run::http::HttpClient;
 use crate::run::persistent::{self, WorkerSupervisor};
 use crate::sync::Unpoison;
-use crate::thread_pool::{ThreadPool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
+use crate::thread_pool::{Task, ThreadPool, BACKGROUND_QUEUE, BACKGROUND_THREADS};
 use arc_swap::ArcSwap;
 use state::{evaluate_trust, Snapshot};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -59,10 +60,10 @@ struct Inner {
     /// Names this engine's pending host calls ([`host::forget_engine`]).
     id: u64,
     /// Asynchronous fires: their own bounded pool, so background hooks cannot starve them.
-    pool: ThreadPool,
+    pool: ThreadPool<AsyncFire>,
     /// The cancel tokens of fires not yet completed (asynchronous ones, and reserved ids of
     /// [`Engine::reserve_fire`] whether fired yet or not), by fire id.
-    fires: Mutex<HashMap<u64, Slot>>,
+    fires: Mutex<HashMap<u64, Slot, FireIds>>,
     next_fire: AtomicU64,
     /// Set when free begins: fires arriving from then on are refused.
     closing: AtomicBool,
@@ -73,12 +74,34 @@ struct Inner {
     inspect: bool,
 }
 
+/// An asynchronous fire, queued for an engine thread or running on one. The pool keeps it as it
+/// is (no allocation for the job) and gives it back whole when it refuses it.
+struct AsyncFire {
+    inner: Arc<Inner>,
+    id: u64,
+    envelope: Result<String>,
+    cancel: Arc<Cancel>,
+    done: Box<dyn FnOnce(u64, Outcome) + Send>,
+}
+
+impl Task for AsyncFire {
+    fn run(self) {
+        let outcome = self.inner.complete(self.id, self.envelope.as_deref().map_err(Clone::clone), &self.cancel);
+        (self.done)(self.id, outcome);
+    }
+}
+
 /// A fire id `oh_hooks_cancel` accepts: its cancel token, and whether the id is a reservation
 /// no fire has used yet.
 struct Slot {
     cancel: Arc<Cancel>,
     reserved: bool,
 }
+
+/// Fire ids are the engine's own counter (a host can only look one up), hashed as the host's
+/// call numbers are ([`host::CallHasher`]: a multiply, not SipHash): an asynchronous fire inserts
+/// and removes one.
+type FireIds = BuildHasherDefault<host::CallHasher>;
 
 /// Engine threads running asynchronous fires; beyond them fires queue.
 pub const ASYNC_THREADS: usize = 8;
@@ -142,7 +165,7 @@ impl Engine {
             host: Host::default(),
             id: NEXT_ENGINE.fetch_add(1, Ordering::Relaxed),
             pool: ThreadPool::new("oh-hooks-async", ASYNC_THREADS, ASYNC_QUEUE).spinning(ASYNC_SPIN),
-            fires: Mutex::new(HashMap::new()),
+            fires: Mutex::new(HashMap::default()),
             next_fire: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             stop: Cancel::default(),
@@ -223,41 +246,25 @@ impl Engine {
     /// error still completes on an engine thread, like every other outcome.
     pub fn fire_async(&self, envelope_json: Result<String>, done: Box<dyn FnOnce(u64, Outcome) + Send>) -> u64 {
         let id = self.inner.next_fire.fetch_add(1, Ordering::Relaxed);
-        let done: Box<dyn FnOnce(Outcome) + Send> = Box::new(move |outcome| done(id, outcome));
         if self.inner.closing() {
             // Refused before free returns, on the calling thread (an engine thread that free
             // waits for): queued now, it would complete after free, on a thread that could
             // hold the engine's last reference and wait for itself.
-            self.inner.refuse(envelope_json.as_deref().ok(), freeing_error(), done);
+            self.inner.refuse(envelope_json.as_deref().ok(), freeing_error(), |outcome| done(id, outcome));
             return id;
         }
         let cancel = Arc::new(Cancel::default());
         self.inner.lock_fires().insert(id, Slot { cancel: cancel.clone(), reserved: false });
-        let inner = self.inner.clone();
-        // The refusal below needs the envelope for the observer's record (only when observing).
-        let refused_envelope = self.inner.host.observing().then(|| envelope_json.as_ref().ok().cloned()).flatten();
-        // Shared with the refusal below, which needs `done` back.
-        let done = Arc::new(Mutex::new(Some(done)));
-        let done_job = done.clone();
-        let job = Box::new(move || {
-            let outcome = inner.complete(id, envelope_json.as_deref().map_err(Clone::clone), &cancel);
-            let done = done_job.lock().unpoisoned().take();
-            if let Some(done) = done {
-                done(outcome);
-            }
-        });
-        if let Err(job) = self.inner.pool.submit(job) {
+        let fire = AsyncFire { inner: self.inner.clone(), id, envelope: envelope_json, cancel, done };
+        if let Err(fire) = self.inner.pool.submit(fire) {
             // Refused: complete it here, on the calling thread, rather than queue without bound.
-            drop(job);
             self.inner.lock_fires().remove(&id);
-            let done = done.lock().unpoisoned().take();
-            if let Some(done) = done {
-                let why = Error::internal(format!(
-                    "{} asynchronous fires are already waiting for an engine thread; this one was not started (fire fewer at once, or use oh_hooks_fire)",
-                    ASYNC_QUEUE
-                ));
-                self.inner.refuse(refused_envelope.as_deref(), why, done);
-            }
+            let why = Error::internal(format!(
+                "{} asynchronous fires are already waiting for an engine thread; this one was not started (fire fewer at once, or use oh_hooks_fire)",
+                ASYNC_QUEUE
+            ));
+            let AsyncFire { envelope, done, .. } = fire;
+            self.inner.refuse(envelope.as_deref().ok(), why, |outcome| done(id, outcome));
         }
         id
     }
@@ -509,7 +516,7 @@ impl Inner {
         outcome
     }
 
-    fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Slot>> {
+    fn lock_fires(&self) -> MutexGuard<'_, HashMap<u64, Slot, FireIds>> {
         self.fires.lock().unpoisoned()
     }
 

@@ -6,7 +6,7 @@
 //! (`oh_hooks_fire_async_fd`).
 
 use super::engine::OhHooks;
-use super::{boundary, into_c_string, null_engine, text};
+use super::{boundary, null_engine, outcome_c_string, text};
 use crate::outcome::Outcome;
 use std::ffi::{c_char, c_int, c_void};
 
@@ -29,7 +29,7 @@ impl Done {
         if let Some(f) = self.f {
             // SAFETY: the host gave us `done` for `user_data`; the outcome string becomes the
             // host's.
-            unsafe { f(self.data, into_c_string(outcome.to_json())) };
+            unsafe { f(self.data, outcome_c_string(&outcome)) };
         }
     }
 }
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn oh_hooks_fire_reserved(
         let envelope = unsafe { text(envelope_json, "envelope_json", "oh_hooks_fire_reserved") };
         hooks.engine.fire_reserved(envelope, fire_id)
     });
-    into_c_string(outcome.unwrap_or_else(Outcome::error).to_json())
+    outcome_c_string(&outcome.unwrap_or_else(Outcome::error))
 }
 
 /// `oh_hooks_fire_async` for an event-loop host (epoll, kqueue, libuv, asyncio, ...): instead of
@@ -260,7 +260,7 @@ impl Drop for HostCall {
 
 /// The completion record of `oh_hooks_fire_async_fd`.
 fn post_record(fd: c_int, id: u64, outcome: Outcome) {
-    let text = into_c_string(outcome.to_json());
+    let text = outcome_c_string(&outcome);
     let mut record = [0u8; 16];
     record[..8].copy_from_slice(&id.to_ne_bytes());
     record[8..].copy_from_slice(&(text as usize as u64).to_ne_bytes());
@@ -272,7 +272,7 @@ fn post_record(fd: c_int, id: u64, outcome: Outcome) {
         crate::os::sigpipe::write_record_on_own_thread(fd, &record)
     };
     if written.is_err() && !text.is_null() {
-        // SAFETY: made by `into_c_string` just above and never handed out.
+        // SAFETY: made by `outcome_c_string` just above and never handed out.
         drop(unsafe { std::ffi::CString::from_raw(text) });
     }
 }

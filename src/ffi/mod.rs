@@ -82,6 +82,15 @@ pub(crate) unsafe fn report<T>(result: Result<T, Error>, error_out: *mut *mut c_
     value
 }
 
+/// Hands an outcome's JSON to C. The plain allowed outcome (every no-match asynchronous fire) is
+/// a copy of the constant: one allocation, where `to_json` and [`into_c_string`] make two.
+pub(crate) fn outcome_c_string(outcome: &Outcome) -> *mut c_char {
+    if outcome.is_plain_allowed() {
+        return crate::quick::ALLOWED.to_owned().into_raw();
+    }
+    into_c_string(outcome.to_json())
+}
+
 /// Hands a string to C. Our JSON never contains a raw NUL (serde_json escapes it), so this
 /// only returns NULL if the impossible happens.
 pub(crate) fn into_c_string(s: String) -> *mut c_char {
