@@ -4,12 +4,14 @@
 //! to a hook endpoint are kept alive and reused across fires.
 
 use crate::os::cancel::Cancel;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::io::Read;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use ureq::config::Config;
+use ureq::http::header::{HeaderValue, CONTENT_TYPE};
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{Buffers, ConnectionDetails, Connector, NextTimeout, Transport};
@@ -22,16 +24,8 @@ struct LiteralResolver(DefaultResolver);
 
 impl Resolver for LiteralResolver {
     fn resolve(&self, uri: &Uri, config: &Config, timeout: NextTimeout) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let literal = uri.authority().and_then(|a| {
-            let host = a.host().trim_start_matches('[').trim_end_matches(']');
-            let port = a.port_u16().or_else(|| match uri.scheme_str() {
-                Some("https") => Some(443),
-                Some("http") => Some(80),
-                _ => None,
-            })?;
-            Some(SocketAddr::new(host.parse::<IpAddr>().ok()?, port))
-        });
-        match literal {
+        let timeout = bound(timeout);
+        match literal(uri) {
             Some(addr) => {
                 let mut addrs = self.empty();
                 addrs.push(addr);
@@ -63,6 +57,32 @@ impl Resolver for LiteralResolver {
             }
         }
     }
+}
+
+/// The address of a URL whose host is an IP literal (`None`: a host name, or no host), remembered
+/// per thread for the authorities it resolved last (parsing the authority again on every request
+/// cost a thousand instructions).
+fn literal(uri: &Uri) -> Option<SocketAddr> {
+    let authority = uri.authority()?;
+    let default_port = match uri.scheme_str() {
+        Some("https") => 443,
+        Some("http") => 80,
+        _ => return None,
+    };
+    LITERALS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some(&(_, _, addr)) = kept.iter().find(|(a, p, _)| *p == default_port && **a == *authority.as_str()) {
+            return addr;
+        }
+        let host = authority.host().trim_start_matches('[').trim_end_matches(']');
+        let port = authority.port_u16().unwrap_or(default_port);
+        let addr = host.parse::<IpAddr>().ok().map(|ip| SocketAddr::new(ip, port));
+        if kept.len() == KEPT {
+            kept.remove(0);
+        }
+        kept.push((authority.as_str().into(), default_port, addr));
+        addr
+    })
 }
 
 /// Host-name lookups in flight, process-wide. `getaddrinfo` cannot be cancelled: a lookup the
@@ -121,6 +141,9 @@ pub struct HttpClient {
     proxy: Option<ureq::Proxy>,
 }
 
+/// The most of an answer's announced `Content-Length` allocated before its bytes arrive.
+const PREALLOCATED: usize = 64 * 1024;
+
 /// What came back.
 #[derive(Debug)]
 pub enum Reply {
@@ -169,16 +192,19 @@ impl HttpClient {
         max_bytes: usize,
         cancel: Option<&Cancel>,
     ) -> Reply {
-        let _scope = CancelScope::enter(cancel);
         let failed =
             |e: ureq::Error| Reply::Failed { timed_out: matches!(e, ureq::Error::Timeout(_)), message: e.to_string() };
-        let mut request = self
-            .agent()
-            .post(url)
-            .config()
-            .timeout_global(Some(timeout))
-            .build()
-            .header("Content-Type", "application/json");
+        if timeout.is_zero() {
+            // What ureq answers before anything else when its global timeout is zero.
+            return failed(ureq::Error::Timeout(ureq::Timeout::Global));
+        }
+        let _scope = RequestScope::enter(cancel, Instant::now().checked_add(timeout));
+        let mut request = match parsed(url) {
+            Some(uri) => self.agent().post(uri),
+            // ureq reports why (at `send`).
+            None => self.agent().post(url),
+        }
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in headers {
             request = request.header(name.as_str(), value.as_str());
         }
@@ -191,8 +217,13 @@ impl HttpClient {
         if !(200..300).contains(&status) {
             return Reply::Status(status);
         }
-        match response.body_mut().with_config().limit(max_bytes as u64).read_to_vec() {
-            Ok(bytes) => Reply::Body(status, bytes),
+        // Read into a buffer of the announced size (no larger than the cap, nor than `PREALLOCATED`
+        // on the server's word alone), so that a small answer costs one read and no regrowing.
+        let announced = response.body().content_length().unwrap_or(0).min(max_bytes as u64) as usize;
+        let mut bytes = Vec::with_capacity(announced.min(PREALLOCATED) + 1);
+        let read = response.body_mut().with_config().limit(max_bytes as u64).reader().read_to_end(&mut bytes);
+        match read.map_err(ureq::Error::from) {
+            Ok(_) => Reply::Body(status, bytes),
             Err(ureq::Error::BodyExceedsLimit(_)) => Reply::TooLarge(status),
             Err(e) => failed(e),
         }
@@ -201,27 +232,79 @@ impl HttpClient {
 
 thread_local! {
     /// The token of the fire this thread is running an HTTP hook for. ureq runs a request on the
-    /// calling thread from start to end, so the transport reads it there; [`CancelScope`] keeps
+    /// calling thread from start to end, so the transport reads it there; [`RequestScope`] keeps
     /// the pointer valid (set only for the duration of `post`, which borrows the token).
     static CANCEL: Cell<*const Cancel> = const { Cell::new(std::ptr::null()) };
+    /// When the HTTP hook this thread is running times out (`None`: never), read by [`bound`].
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
-struct CancelScope(*const Cancel);
-
-impl CancelScope {
-    fn enter(cancel: Option<&Cancel>) -> CancelScope {
-        CancelScope(CANCEL.with(|c| c.replace(cancel.map_or(std::ptr::null(), |c| c as *const Cancel))))
+/// The hook's timeout is one deadline for the whole request: lookup, connect, TLS, sending, the
+/// answer's head and its body. ureq can keep it (`timeout_global`), but only in a configuration
+/// of the request's own: a copy of the agent's whole `Config` made, boxed and dropped on every
+/// request (some 4,500 instructions of a 50,000-instruction loopback fire). Every wait of a
+/// request is in this module's resolver or in `http_tcp`'s connector and transport, so the
+/// deadline is kept there instead, read from the thread, and a request that runs out of it fails
+/// as ureq's would: `Error::Timeout(Timeout::Global)` (or `Connect` while connecting).
+pub(super) fn bound(timeout: NextTimeout) -> NextTimeout {
+    match DEADLINE.with(Cell::get) {
+        None => timeout,
+        Some(deadline) => {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if timeout.after.is_not_happening() || left < *timeout.after {
+                NextTimeout { after: left.into(), reason: ureq::Timeout::Global, ..timeout }
+            } else {
+                timeout
+            }
+        }
     }
 }
 
-impl Drop for CancelScope {
+/// Sets this thread's [`CANCEL`] and [`DEADLINE`] for one request; restores them when dropped.
+struct RequestScope(*const Cancel, Option<Instant>);
+
+impl RequestScope {
+    fn enter(cancel: Option<&Cancel>, deadline: Option<Instant>) -> RequestScope {
+        let cancel = CANCEL.with(|c| c.replace(cancel.map_or(std::ptr::null(), |c| c as *const Cancel)));
+        RequestScope(cancel, DEADLINE.with(|d| d.replace(deadline)))
+    }
+}
+
+impl Drop for RequestScope {
     fn drop(&mut self) {
         CANCEL.with(|c| c.set(self.0));
+        DEADLINE.with(|d| d.set(self.1));
     }
+}
+
+thread_local! {
+    /// The URLs this thread posted to last, parsed: a hook posts to the same URL on every fire.
+    static URIS: RefCell<Vec<(Box<str>, Uri)>> = const { RefCell::new(Vec::new()) };
+    /// [`literal`]'s answers: (authority, the scheme's default port, address).
+    static LITERALS: RefCell<Vec<(Box<str>, u16, Option<SocketAddr>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How many parsed URLs (and resolved authorities) each thread keeps.
+const KEPT: usize = 8;
+
+/// `url` parsed (cloning a parsed `Uri` shares its bytes); `None` when it does not parse.
+fn parsed(url: &str) -> Option<Uri> {
+    URIS.with(|uris| {
+        let mut uris = uris.borrow_mut();
+        if let Some((_, uri)) = uris.iter().find(|(u, _)| **u == *url) {
+            return Some(uri.clone());
+        }
+        let uri = Uri::try_from(url).ok()?;
+        if uris.len() == KEPT {
+            uris.remove(0);
+        }
+        uris.push((url.into(), uri.clone()));
+        Some(uri)
+    })
 }
 
 fn cancelled() -> bool {
-    // SAFETY: a non-null pointer was set by a `CancelScope` still alive on this thread, whose
+    // SAFETY: a non-null pointer was set by a `RequestScope` still alive on this thread, whose
     // `post` borrows the token.
     CANCEL.with(|c| unsafe { c.get().as_ref() }.is_some_and(Cancel::is_cancelled))
 }
@@ -259,6 +342,7 @@ impl<T: Transport> Transport for CancellableTransport<T> {
         if CANCEL.with(|c| c.get().is_null()) {
             return self.0.await_input(timeout);
         }
+        let timeout = bound(timeout);
         let now = std::time::Instant::now();
         let end = now.checked_add(*timeout.after).unwrap_or(now + Duration::from_secs(86_400));
         loop {

@@ -11,6 +11,7 @@
 //! probe is one `recv(MSG_PEEK | MSG_DONTWAIT)`; and one transmitted buffer is held back until
 //! the next one or the first read, so head and body leave in one `sendmsg`.
 
+use super::http::bound;
 use std::io;
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
@@ -63,7 +64,7 @@ impl<In: Transport> Connector<In> for TcpConnector {
                 )));
             }
         }
-        let deadline = deadline(details.timeout);
+        let deadline = deadline(bound(details.timeout));
         let stream = connect(details.addrs.iter().copied(), deadline)?;
         if details.config.no_delay() {
             stream.set_nodelay(true)?;
@@ -161,7 +162,7 @@ impl Transport for TcpTransport {
         }
         let held = std::mem::take(&mut self.held);
         let fd = self.fd();
-        let result = send_all(fd, &[&held, &self.buffers.output()[..amount]], timeout.for_write());
+        let result = send_all(fd, &[&held, &self.buffers.output()[..amount]], bound(timeout).for_write());
         self.held = held;
         self.held.clear();
         self.sent = true;
@@ -169,6 +170,7 @@ impl Transport for TcpTransport {
     }
 
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, Error> {
+        let timeout = bound(timeout);
         self.flush(timeout)?;
         let timeout = timeout.for_read();
         if timeout.after.is_zero() {

@@ -19,6 +19,8 @@ enum Mode {
     Reset,
     CloseAfterEach,
     GarbageAfter,
+    /// Reads the request and never answers (to https: the TLS handshake never completes).
+    Silent,
 }
 
 /// A server that answers every request per `mode`; counts connections.
@@ -57,6 +59,11 @@ const DENY: &str = r#"{"decision":"deny","reason":"scripted no"}"#;
 
 fn serve(mut stream: TcpStream, mode: Mode) {
     stream.set_nodelay(true).unwrap();
+    if let Mode::Silent = mode {
+        let mut sink = [0u8; 4096];
+        while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
+        return;
+    }
     while read_request(&mut stream) {
         let plain = format!(
             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{DENY}",
@@ -100,6 +107,7 @@ fn serve(mut stream: TcpStream, mode: Mode) {
                 return; // closed without `Connection: close`: the client finds out on reuse
             }
             Mode::GarbageAfter => stream.write_all(plain.as_bytes()).is_ok() && stream.write_all(b"GARBAGE").is_ok(),
+            Mode::Silent => unreachable!("read_request does not return for a ClientHello"),
         };
         if !ok {
             return;
@@ -146,6 +154,20 @@ fn a_trickling_server_is_waited_for_within_the_timeout_and_cut_off_after_it() {
     http_error(&o);
     assert_eq!(trace(&o)["timedOut"], true, "{o}");
     assert!(start.elapsed() < Duration::from_millis(400), "the timeout bounds a trickle: {:?}", start.elapsed());
+}
+
+/// The hook's timeout is one deadline for the whole request, TLS handshake included (the engine
+/// keeps it in its transport, src/run/http.rs `bound`): a server that accepts the connection and
+/// never answers the ClientHello is given up on at the deadline, as a timeout.
+#[test]
+fn a_tls_handshake_that_never_completes_times_out_within_the_timeout() {
+    let (port, _) = server(Mode::Silent);
+    let start = Instant::now();
+    let o = fire(&one_hook(json!({ "http": format!("https://127.0.0.1:{port}/h"), "timeout": 200 }), json!({})), pre());
+    http_error(&o);
+    assert_eq!(trace(&o)["timedOut"], true, "{o}");
+    assert!(trace(&o)["error"].as_str().unwrap().contains("timeout"), "{o}");
+    assert!(start.elapsed() < Duration::from_millis(1500), "the timeout bounds the handshake: {:?}", start.elapsed());
 }
 
 #[test]
