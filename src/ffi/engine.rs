@@ -6,7 +6,7 @@ use crate::engine::Engine;
 use crate::error::{Error, ErrorCode};
 use crate::outcome::Outcome;
 use crate::quick;
-use std::ffi::{c_char, c_int, CStr, CString};
+use std::ffi::{c_char, c_int, CStr};
 
 /// An oh-hooks engine: its options, its validated config and the hooks it runs in the
 /// background. Created by `oh_hooks_new`, released by `oh_hooks_free`. Opaque.
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn oh_hooks_fire(hooks: *const OhHooks, envelope_json: *co
     match outcome {
         // A copy of the constant, never the constant itself: the caller owns what it gets and may
         // write into it (docs/decisions.md "The no-match outcome is a copy").
-        Ok(Ok(())) => quick::ALLOWED.to_owned().into_raw(),
+        Ok(Ok(())) => super::c_copy(quick::ALLOWED.to_bytes()),
         Ok(Err(json)) => into_c_string(json),
         Err(e) => into_c_string(Outcome::error(e).to_json()),
     }
@@ -201,13 +201,9 @@ pub unsafe extern "C" fn oh_hooks_free(hooks: *mut OhHooks) {
 /// `s` is NULL or a string returned by this library, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn oh_hooks_string_free(s: *mut c_char) {
-    if s.is_null() {
-        return;
-    }
-    let _ = boundary(|| {
-        // SAFETY: `s` was produced by `CString::into_raw` in this library and is freed once.
-        drop(unsafe { CString::from_raw(s) });
-    });
+    // SAFETY: `s` is NULL or was made by `c_copy` (src/ffi/mod.rs) with `malloc`, and is freed
+    // once. No panic boundary: `free` cannot unwind.
+    unsafe { libc::free(s.cast()) }
 }
 
 /// The library's version, e.g. "0.1.0": the same as the `OH_HOOKS_VERSION_*` macros of the

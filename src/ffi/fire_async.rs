@@ -272,7 +272,7 @@ fn post_record(fd: c_int, id: u64, outcome: Outcome) {
         crate::os::sigpipe::write_record_on_own_thread(fd, &record)
     };
     if written.is_err() && !text.is_null() {
-        // SAFETY: made by `outcome_c_string` just above and never handed out.
-        drop(unsafe { std::ffi::CString::from_raw(text) });
+        // SAFETY: made by `outcome_c_string` (`c_copy`, malloc) just above and never handed out.
+        unsafe { libc::free(text.cast()) };
     }
 }
