@@ -164,6 +164,12 @@ pub struct Request<'a> {
     pub preload: &'a [u8],
     /// A pipe from the child's stdout; otherwise `/dev/null`.
     pub pipe_stdout: bool,
+    /// Keep our copies of the write ends of the child's stdout and stderr pipes
+    /// ([`Process::writers`]): while we hold them, the child's exit never shows as EOF on its
+    /// pipes, so a caller that waits on a pidfd wakes once, when the child can be reaped, instead
+    /// of once at EOF (the exiting child closes its files a moment before it becomes a zombie)
+    /// and again at the exit.
+    pub keep_writers: bool,
 }
 
 /// A started child, leader of its own process group (pgid = pid). Its stderr is always piped.
@@ -172,6 +178,9 @@ pub struct Process {
     pub stdin: Option<OwnedFd>,
     pub stdout: Option<OwnedFd>,
     pub stderr: OwnedFd,
+    /// With [`Request::keep_writers`]: the write ends of the stdout (when piped) and stderr
+    /// pipes, which the child also holds. Until they are dropped, its pipes never reach EOF.
+    pub writers: [Option<OwnedFd>; 2],
 }
 
 /// What a pipe always takes at once: POSIX's PIPE_BUF (Linux 4096, the BSDs 512), and on Linux a
@@ -202,13 +211,11 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
         Some(addchdir) => posix_spawn(req.program, &mut argv, envp, req.cwd, stdio, null, addchdir)?,
         None => fork_exec(req.program, &argv, envp, req.cwd, stdio, null)?,
     };
-    // The child's ends close here; ours stay.
-    Ok(Process {
-        pid,
-        stdin: stdin.filter(|_| !preloaded).map(|(_, ours)| ours),
-        stdout: stdout.map(|(ours, _)| ours),
-        stderr: stderr_read,
-    })
+    // The child's ends close here (unless the caller keeps the write ends of its outputs); ours
+    // stay.
+    let (stdout, stdout_write) = stdout.map_or((None, None), |(ours, child_end)| (Some(ours), Some(child_end)));
+    let writers = if req.keep_writers { [stdout_write, Some(stderr_write)] } else { [None, None] };
+    Ok(Process { pid, stdin: stdin.filter(|_| !preloaded).map(|(_, ours)| ours), stdout, stderr: stderr_read, writers })
 }
 
 /// Writes `data` (at most [`PIPE_BUF`] bytes) into a new, empty pipe whose read end we hold: one
@@ -556,6 +563,7 @@ mod tests {
                 pipe_stdin: true,
                 preload: &input,
                 pipe_stdout: true,
+                keep_writers: false,
             };
             let child = spawn(&req).unwrap();
             let fed = child.stdin.is_some();
@@ -597,6 +605,7 @@ mod tests {
                     pipe_stdin: false,
                     preload: &[],
                     pipe_stdout: true,
+                    keep_writers: false,
                 };
                 let child = spawn(&req).unwrap();
                 let mut listing = String::new();
