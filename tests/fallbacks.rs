@@ -54,7 +54,8 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
         old
     };
-    let env = template(dir.path()).with(&[]).unwrap();
+    let template = template(dir.path());
+    let env = template.with(&[]).unwrap();
     let cwd = CString::new(dir.path().to_str().unwrap()).unwrap();
     // A relative program: found from the hook's cwd, which the child changes to before exec.
     // The last line execs, so the process that reads /proc/self is the hook itself: a `cat` forked
@@ -115,7 +116,8 @@ fn exec_and_chdir_failures_are_errors_with_no_child_left() {
     force();
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
-    let env = template(dir.path()).with(&[]).unwrap();
+    let template = template(dir.path());
+    let env = template.with(&[]).unwrap();
     let argv = [CString::new("x").unwrap()];
     let cwd = CString::new(dir.path().to_str().unwrap()).unwrap();
     let missing_dir = CString::new(dir.path().join("gone").to_str().unwrap()).unwrap();
