@@ -76,6 +76,7 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
         pipe_stdin: false,
         preload: &[],
         pipe_stdout: true,
+        keep_writers: false,
     });
     // SAFETY: restores this thread's mask and the dispositions set above (SIGPIPE stays ignored,
     // as the test harness had it).
@@ -127,8 +128,16 @@ fn exec_and_chdir_failures_are_errors_with_no_child_left() {
         (c"./noexec", &cwd, libc::EACCES),
         (c"/bin/true", &missing_dir, libc::ENOENT),
     ] {
-        let r =
-            spawn(&Request { program, argv: &argv, env: &env, cwd, pipe_stdin: true, preload: &[], pipe_stdout: true });
+        let r = spawn(&Request {
+            program,
+            argv: &argv,
+            env: &env,
+            cwd,
+            pipe_stdin: true,
+            preload: &[],
+            pipe_stdout: true,
+            keep_writers: false,
+        });
         let err = r.err().unwrap_or_else(|| panic!("{program:?} in {cwd:?} started"));
         assert_eq!(err.raw_os_error(), Some(errno), "{program:?} in {cwd:?}: {err}");
     }
