@@ -54,7 +54,8 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
         old
     };
-    let env = template(dir.path()).with(&[]).unwrap();
+    let template = template(dir.path());
+    let env = template.with(&[]).unwrap();
     let cwd = CString::new(dir.path().to_str().unwrap()).unwrap();
     // A relative program: found from the hook's cwd, which the child changes to before exec.
     // The last line execs, so the process that reads /proc/self is the hook itself: a `cat` forked
@@ -75,6 +76,7 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
         pipe_stdin: false,
         preload: &[],
         pipe_stdout: true,
+        keep_writers: false,
     });
     // SAFETY: restores this thread's mask and the dispositions set above (SIGPIPE stays ignored,
     // as the test harness had it).
@@ -115,7 +117,8 @@ fn exec_and_chdir_failures_are_errors_with_no_child_left() {
     force();
     let _g = serial();
     let dir = tempfile::tempdir().unwrap();
-    let env = template(dir.path()).with(&[]).unwrap();
+    let template = template(dir.path());
+    let env = template.with(&[]).unwrap();
     let argv = [CString::new("x").unwrap()];
     let cwd = CString::new(dir.path().to_str().unwrap()).unwrap();
     let missing_dir = CString::new(dir.path().join("gone").to_str().unwrap()).unwrap();
@@ -125,8 +128,16 @@ fn exec_and_chdir_failures_are_errors_with_no_child_left() {
         (c"./noexec", &cwd, libc::EACCES),
         (c"/bin/true", &missing_dir, libc::ENOENT),
     ] {
-        let r =
-            spawn(&Request { program, argv: &argv, env: &env, cwd, pipe_stdin: true, preload: &[], pipe_stdout: true });
+        let r = spawn(&Request {
+            program,
+            argv: &argv,
+            env: &env,
+            cwd,
+            pipe_stdin: true,
+            preload: &[],
+            pipe_stdout: true,
+            keep_writers: false,
+        });
         let err = r.err().unwrap_or_else(|| panic!("{program:?} in {cwd:?} started"));
         assert_eq!(err.raw_os_error(), Some(errno), "{program:?} in {cwd:?}: {err}");
     }

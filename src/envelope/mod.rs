@@ -485,51 +485,49 @@ fn variables<'a>(
     event: Event,
     fields: impl Iterator<Item = (&'a str, &'a str)> + Clone,
 ) -> Vec<(&'static str, String)> {
-    {
-        // Either spelling; the camelCase one when both are given.
-        let get = |name: &str| {
-            fields
-                .clone()
-                .find(|(k, _)| *k == name)
-                .or_else(|| fields.clone().find(|(k, _)| is_snake_of(k, name)))
-                .map(|(_, v)| v)
-        };
-        // One pass over the fields for the table (a lookup per name, each building the snake_case
-        // spelling, was most of a command hook's per-fire work in the engine).
-        let mut camel: [Option<&str>; FIELD_VARS.len()] = [None; FIELD_VARS.len()];
-        let mut snake: [Option<&str>; FIELD_VARS.len()] = [None; FIELD_VARS.len()];
-        for (key, value) in fields.clone() {
-            for (i, (name, _)) in FIELD_VARS.iter().enumerate() {
-                if key == *name {
-                    camel[i].get_or_insert(value);
-                } else if is_snake_of(key, name) {
-                    snake[i].get_or_insert(value);
-                }
+    // One pass over the fields for the table, `prompt` and `effort`: each field's camelCase
+    // spelling first, its snake_case one when the camelCase one is not given. Every name here
+    // starts with a lowercase letter, so a key without `_` is the snake_case spelling of one only
+    // when it is that name itself (`model`, `prompt`): the equality already found it, and
+    // `is_snake_of` runs only for keys with `_` (a lookup per name, each building the snake_case
+    // spelling, was most of a command hook's per-fire work in the engine; then a pass that
+    // compared every key with every name both ways, a third of it).
+    let mut camel: [Option<&str>; FIELD_VARS.len()] = [None; FIELD_VARS.len()];
+    let mut snake: [Option<&str>; FIELD_VARS.len()] = [None; FIELD_VARS.len()];
+    let (mut prompt, mut effort) = (None, None);
+    for (key, value) in fields {
+        if key.as_bytes().contains(&b'_') {
+            if let Some(i) = FIELD_VARS.iter().position(|(name, _)| is_snake_of(key, name)) {
+                snake[i].get_or_insert(value);
             }
+        } else if let Some(i) = FIELD_VARS.iter().position(|(name, _)| key == *name) {
+            camel[i].get_or_insert(value);
+        } else if key == "prompt" {
+            prompt.get_or_insert(value);
+        } else if key == "effort" {
+            effort.get_or_insert(value);
         }
-        let mut vars = Vec::with_capacity(FIELD_VARS.len() + 3);
-        vars.push(("OH_EVENT", event.name().to_string()));
-        for (i, (_, var)) in FIELD_VARS.iter().enumerate() {
-            if let Some(text) = camel[i].or(snake[i]).and_then(variable_text) {
-                vars.push((*var, text));
-            }
-        }
-        if let Some(raw) = get("prompt") {
-            match raw.starts_with('"') {
-                true => {
-                    vars.push(("OH_PROMPT", cut_at_char_boundary(&json::decode_string(raw), PROMPT_LIMIT).to_string()))
-                }
-                false => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
-            }
-        }
-        let level = get("effort")
-            .and_then(json::value)
-            .and_then(json::Val::as_object)
-            .and_then(|effort| effort.get_by("level", |_| false))
-            .and_then(|level| variable_text(level.raw()));
-        vars.extend(level.map(|l| ("OH_EFFORT", l)));
-        vars
     }
+    let mut vars = Vec::with_capacity(FIELD_VARS.len() + 3);
+    vars.push(("OH_EVENT", event.name().to_string()));
+    for (i, (_, var)) in FIELD_VARS.iter().enumerate() {
+        if let Some(text) = camel[i].or(snake[i]).and_then(variable_text) {
+            vars.push((*var, text));
+        }
+    }
+    if let Some(raw) = prompt {
+        match raw.starts_with('"') {
+            true => vars.push(("OH_PROMPT", cut_at_char_boundary(&json::decode_string(raw), PROMPT_LIMIT).to_string())),
+            false => vars.extend(variable_text(raw).map(|t| ("OH_PROMPT", t))),
+        }
+    }
+    let level = effort
+        .and_then(json::value)
+        .and_then(json::Val::as_object)
+        .and_then(|effort| effort.get_by("level", |_| false))
+        .and_then(|level| variable_text(level.raw()));
+    vars.extend(level.map(|l| ("OH_EFFORT", l)));
+    vars
 }
 
 /// Valid JSON text with no whitespace between tokens (inside strings it is content).

@@ -9,6 +9,7 @@
 
 use std::ffi::{c_char, c_int, CStr, CString, OsString};
 use std::io;
+use std::marker::PhantomData;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -113,23 +114,44 @@ impl EnvTemplate {
 
     /// The environment of one spawn: the template plus this fire's variables. `Err(name)` when
     /// a value holds a NUL byte, which no environment can carry.
-    pub fn with<'v>(&self, vars: &[(&'v str, String)]) -> Result<EnvBlock, &'v str> {
-        let mut own = Vec::with_capacity(vars.len() + self.defaults.len());
+    pub fn with<'v>(&self, vars: &[(&'v str, String)]) -> Result<EnvBlock<'_>, &'v str> {
+        // The fire's entries, `NAME=value` and a NUL each, in one buffer: one allocation, not a
+        // `CString` each. A name with a NUL (none of the engine's; a dialect hook's `env` could
+        // have one) cannot make an entry: an empty one stands in its place.
+        // (Names are a few bytes: a plain loop, not a memchr call each.)
+        let size =
+            |name: &str, value: &str| if name.bytes().any(|b| b == 0) { 0 } else { name.len() + 1 + value.len() };
+        let mut total = 0;
         for (name, value) in vars {
             if value.contains('\0') {
                 return Err(name);
             }
-            own.push(entry(name.as_bytes(), value.as_bytes()));
+            total += size(name, value) + 1;
+        }
+        let mut text = Vec::with_capacity(total);
+        for (name, value) in vars {
+            if size(name, value) > 0 {
+                text.extend_from_slice(name.as_bytes());
+                text.push(b'=');
+                text.extend_from_slice(value.as_bytes());
+            }
+            text.push(0);
+        }
+        let mut pointers: Vec<*const c_char> =
+            Vec::with_capacity(self.fixed.len() + vars.len() + self.defaults.len() + 1);
+        pointers.extend(self.fixed.iter().map(|c| c.as_ptr()));
+        let mut at = 0;
+        for (name, value) in vars {
+            pointers.push(text[at..].as_ptr().cast());
+            at += size(name, value) + 1;
         }
         for (name, value) in &self.defaults {
             if !vars.iter().any(|(n, _)| n == name) {
-                own.push(value.clone());
+                pointers.push(value.as_ptr());
             }
         }
-        let mut pointers: Vec<*const c_char> = Vec::with_capacity(self.fixed.len() + own.len() + 1);
-        pointers.extend(self.fixed.iter().chain(&own).map(|c| c.as_ptr()));
         pointers.push(std::ptr::null());
-        Ok(EnvBlock { _own: own, pointers })
+        Ok(EnvBlock { _text: text, pointers, _template: PhantomData })
     }
 }
 
@@ -142,10 +164,12 @@ fn entry(name: &[u8], value: &[u8]) -> CString {
     CString::new(bytes).unwrap_or_default()
 }
 
-/// A NULL-terminated `envp` and the strings it points into.
-pub struct EnvBlock {
-    _own: Vec<CString>,
+/// A NULL-terminated `envp` and the fire's strings it points into; the rest of it points into
+/// the template, which it borrows.
+pub struct EnvBlock<'t> {
+    _text: Vec<u8>,
     pointers: Vec<*const c_char>,
+    _template: PhantomData<&'t EnvTemplate>,
 }
 
 /// What to start.
@@ -153,7 +177,7 @@ pub struct Request<'a> {
     /// An absolute path, or a path relative to `cwd` (the child changes directory first).
     pub program: &'a CStr,
     pub argv: &'a [CString],
-    pub env: &'a EnvBlock,
+    pub env: &'a EnvBlock<'a>,
     pub cwd: &'a CStr,
     /// A pipe to the child's stdin; otherwise `/dev/null`.
     pub pipe_stdin: bool,
@@ -164,6 +188,12 @@ pub struct Request<'a> {
     pub preload: &'a [u8],
     /// A pipe from the child's stdout; otherwise `/dev/null`.
     pub pipe_stdout: bool,
+    /// Keep our copies of the write ends of the child's stdout and stderr pipes
+    /// ([`Process::writers`]): while we hold them, the child's exit never shows as EOF on its
+    /// pipes, so a caller that waits on a pidfd wakes once, when the child can be reaped, instead
+    /// of once at EOF (the exiting child closes its files a moment before it becomes a zombie)
+    /// and again at the exit.
+    pub keep_writers: bool,
 }
 
 /// A started child, leader of its own process group (pgid = pid). Its stderr is always piped.
@@ -172,6 +202,9 @@ pub struct Process {
     pub stdin: Option<OwnedFd>,
     pub stdout: Option<OwnedFd>,
     pub stderr: OwnedFd,
+    /// With [`Request::keep_writers`]: the write ends of the stdout (when piped) and stderr
+    /// pipes, which the child also holds. Until they are dropped, its pipes never reach EOF.
+    pub writers: [Option<OwnedFd>; 2],
 }
 
 /// What a pipe always takes at once: POSIX's PIPE_BUF (Linux 4096, the BSDs 512), and on Linux a
@@ -202,13 +235,11 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
         Some(addchdir) => posix_spawn(req.program, &mut argv, envp, req.cwd, stdio, null, addchdir)?,
         None => fork_exec(req.program, &argv, envp, req.cwd, stdio, null)?,
     };
-    // The child's ends close here; ours stay.
-    Ok(Process {
-        pid,
-        stdin: stdin.filter(|_| !preloaded).map(|(_, ours)| ours),
-        stdout: stdout.map(|(ours, _)| ours),
-        stderr: stderr_read,
-    })
+    // The child's ends close here (unless the caller keeps the write ends of its outputs); ours
+    // stay.
+    let (stdout, stdout_write) = stdout.map_or((None, None), |(ours, child_end)| (Some(ours), Some(child_end)));
+    let writers = if req.keep_writers { [stdout_write, Some(stderr_write)] } else { [None, None] };
+    Ok(Process { pid, stdin: stdin.filter(|_| !preloaded).map(|(_, ours)| ours), stdout, stderr: stderr_read, writers })
 }
 
 /// Writes `data` (at most [`PIPE_BUF`] bytes) into a new, empty pipe whose read end we hold: one
@@ -544,7 +575,8 @@ mod tests {
     /// PIPE_BUF the caller feeds it.
     #[test]
     fn a_small_input_is_in_the_pipe_before_the_child_starts() {
-        let env = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/")).with(&[]).unwrap();
+        let template = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/"));
+        let env = template.with(&[]).unwrap();
         let argv = [c"cat".to_owned()];
         for len in [1, PIPE_BUF, PIPE_BUF + 1] {
             let input: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
@@ -556,6 +588,7 @@ mod tests {
                 pipe_stdin: true,
                 preload: &input,
                 pipe_stdout: true,
+                keep_writers: false,
             };
             let child = spawn(&req).unwrap();
             let fed = child.stdin.is_some();
@@ -570,6 +603,30 @@ mod tests {
         }
     }
 
+    /// The environment of a spawn: the template's entries, then the fire's in order (a name
+    /// with a NUL leaves an empty entry), then the options' defaults the fire does not set; a
+    /// value with a NUL is refused by name.
+    #[test]
+    fn the_environment_is_the_template_then_the_fire() {
+        let options = [("OH_MODEL".to_string(), "default".to_string()), ("OH_COST".to_string(), "1".to_string())];
+        let host = [("HOME".into(), "/h".into()), ("OH_EVENT".into(), "host".into())];
+        let template =
+            EnvTemplate::new(host.into_iter(), &options, &["OH_EVENT", "OH_MODEL", "OH_COST"], Path::new("/w"));
+        let vars =
+            [("OH_EVENT", "preToolUse".to_string()), ("BAD\0NAME", "x".to_string()), ("OH_MODEL", String::new())];
+        let block = template.with(&vars).unwrap();
+        let entries: Vec<String> = block
+            .pointers
+            .iter()
+            .take_while(|p| !p.is_null())
+            // SAFETY: every pointer before the NULL is a NUL-terminated string of the block.
+            .map(|p| unsafe { CStr::from_ptr(*p) }.to_str().unwrap().to_string())
+            .collect();
+        assert_eq!(entries, ["HOME=/h", "PWD=/w", "OH_EVENT=preToolUse", "", "OH_MODEL=", "OH_COST=1"]);
+        assert_eq!(block.pointers.last(), Some(&std::ptr::null()));
+        assert_eq!(template.with(&[("OH_PROMPT", "a\0b".to_string())]).err(), Some("OH_PROMPT"));
+    }
+
     /// A hook never inherits a pipe end made for another one, even while other threads make
     /// pipes as fast as they can: pipe2(O_CLOEXEC) on Linux; in the portable build (pipe, then
     /// FD_CLOEXEC) because every spawn waits for the pipes being made. Without that lock the
@@ -577,7 +634,8 @@ mod tests {
     #[test]
     fn no_child_inherits_a_pipe_made_while_it_starts() {
         let baseline = inheritable_pipes();
-        let env = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/")).with(&[]).unwrap();
+        let template = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/"));
+        let env = template.with(&[]).unwrap();
         let argv = [c"ls".to_owned(), c"-l".to_owned(), c"/proc/self/fd/".to_owned()];
         let stop = AtomicBool::new(false);
         std::thread::scope(|s| {
@@ -597,6 +655,7 @@ mod tests {
                     pipe_stdin: false,
                     preload: &[],
                     pipe_stdout: true,
+                    keep_writers: false,
                 };
                 let child = spawn(&req).unwrap();
                 let mut listing = String::new();

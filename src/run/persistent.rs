@@ -325,8 +325,16 @@ impl ProcessPool {
     }
 
     fn start(self: &Arc<Self>, launch: &Launch) -> Result<Worker, WorkerFailure> {
-        let started =
-            command::start_process(&self.command, self.argv.as_deref(), launch.cwd, launch.env, &[], Some(&[]), true);
+        let started = command::start_process(
+            &self.command,
+            self.argv.as_deref(),
+            launch.cwd,
+            launch.env,
+            &[],
+            Some(&[]),
+            true,
+            false,
+        );
         let (process, _direct) = started.map_err(WorkerFailure::CannotStart)?;
         let (Some(stdin), Some(stdout)) = (process.stdin, process.stdout) else {
             unreachable!("both pipes were asked for")
