@@ -332,20 +332,7 @@ impl Flat {
         self.high |= m.high;
         let mut quote = m.quote;
         if m.backslash | self.escaped_next != 0 {
-            // As [`Quotes::unescaped`]: the bytes a backslash escapes, each one checked.
-            const ODD: u64 = 0xaaaa_aaaa_aaaa_aaaa;
-            let potential = m.backslash & !self.escaped_next;
-            let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
-            let escaped = code ^ (m.backslash | self.escaped_next);
-            self.escaped_next = (code & m.backslash) >> 63;
-            if !AVX2 || escaped & !m.escapable != 0 {
-                let mut e = escaped;
-                while e != 0 {
-                    escape(b.get(self.base + e.trailing_zeros() as usize).copied())?;
-                    e &= e - 1;
-                }
-            }
-            quote &= !escaped;
+            quote &= !escapes::<AVX2>(b, self.base, &m, &mut self.escaped_next)?;
         }
         let inside = prefix_xor::<AVX2>(quote) ^ self.inside;
         let out = !(inside | quote) & valid;
@@ -727,6 +714,30 @@ fn ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The bytes of the block at `base` that a backslash escapes (simdjson's `json_escape_scanner`:
+/// a run's odd-numbered backslashes escape the byte after them), each one checked with
+/// [`escape`]; `escaped_next` carries a backslash that ends the block into the next one. With
+/// AVX2 the escapes were classified with the block (not the first byte, when a backslash ends
+/// the block before): a closer look only when one is not plainly fine. `None` for an escape
+/// JSON does not allow. One function for the walk's quotes and the flat check's.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn escapes<const AVX2: bool>(b: &[u8], base: usize, m: &Masks, escaped_next: &mut u64) -> Option<u64> {
+    const ODD: u64 = 0xaaaa_aaaa_aaaa_aaaa;
+    let potential = m.backslash & !*escaped_next;
+    let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
+    let escaped = code ^ (m.backslash | *escaped_next);
+    *escaped_next = (code & m.backslash) >> 63;
+    if !AVX2 || escaped & !m.escapable != 0 {
+        let mut e = escaped;
+        while e != 0 {
+            escape(b.get(base + e.trailing_zeros() as usize).copied())?;
+            e &= e - 1;
+        }
+    }
+    Some(escaped)
+}
+
 /// The byte after a backslash: one of JSON's escapes other than `\u`.
 #[inline(always)]
 fn escape(c: Option<u8>) -> Option<()> {
@@ -893,24 +904,7 @@ impl<const AVX2: bool> Quotes<AVX2> {
         self.backslash = m.backslash;
         let mut quote = m.quote;
         if m.backslash != 0 || self.escaped_next != 0 {
-            // Which bytes a backslash escapes, runs of backslashes included (simdjson's
-            // `json_escape_scanner`): a run's odd-numbered backslashes escape the byte after them.
-            const ODD: u64 = 0xaaaa_aaaa_aaaa_aaaa;
-            let backslash = m.backslash;
-            let potential = backslash & !self.escaped_next;
-            let code = (((potential << 1) | ODD).wrapping_sub(potential)) ^ ODD;
-            let escaped = code ^ (backslash | self.escaped_next);
-            self.escaped_next = (code & backslash) >> 63;
-            // With AVX2 the escapes were classified with the block (not the first byte, when a
-            // backslash ends the block before): a closer look only when one is not plainly fine.
-            if !AVX2 || escaped & !m.escapable != 0 {
-                let mut e = escaped;
-                while e != 0 {
-                    escape(b.get(self.base + e.trailing_zeros() as usize).copied())?;
-                    e &= e - 1;
-                }
-            }
-            quote &= !escaped;
+            quote &= !escapes::<AVX2>(b, self.base, m, &mut self.escaped_next)?;
         }
         Some(quote)
     }
