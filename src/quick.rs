@@ -271,16 +271,7 @@ fn flat<const AVX2: bool>(b: &[u8]) -> Option<Head<'_>> {
     // The last block: the text's last 64 bytes shifted to start at `base` (the bytes before it
     // were checked with the block before).
     let rest = n - f.base;
-    let shift = 64 - rest;
-    let m = masks::<AVX2>(&b[n - 64..]);
-    let m = Masks {
-        quote: m.quote >> shift,
-        backslash: m.backslash >> shift,
-        escapable: m.escapable >> shift,
-        colon: m.colon >> shift,
-        comma: m.comma >> shift,
-        ..m
-    };
+    let m = last_block::<AVX2>(b, rest);
     f.block::<AVX2>(b, m, !0u64 >> (64 - rest), 1u64 << (rest - 1))?;
     let event = plain(b, f.event?)?;
     let tool = match f.tool {
@@ -872,18 +863,7 @@ impl<const AVX2: bool> Quotes<AVX2> {
         Some(if rest >= 64 {
             masks::<AVX2>(&b[self.base..self.base + 64])
         } else if len >= 64 {
-            // The last block: the text's last 64 bytes, shifted to start at `base` (the bytes
-            // before it were classified with the block before).
-            let m = masks::<AVX2>(&b[len - 64..]);
-            let shift = 64 - rest;
-            Masks {
-                quote: m.quote >> shift,
-                backslash: m.backslash >> shift,
-                escapable: m.escapable >> shift,
-                colon: m.colon >> shift,
-                comma: m.comma >> shift,
-                ..m
-            }
+            last_block::<AVX2>(b, rest)
         } else {
             let mut block = [b' '; 64];
             block[..rest].copy_from_slice(&b[self.base..]);
@@ -948,6 +928,24 @@ impl<const AVX2: bool> Strings for Quotes<AVX2> {
             Some(at) => self.backslash >> at & !(!0u64 << (close - open)) == 0,
             None => !b[open..close].contains(&b'\\'),
         }
+    }
+}
+
+/// The masks of the text's last block: its last 64 bytes (`b` has at least 64), shifted so that
+/// bit 0 is the first of its last `rest` bytes; the bytes before those were classified with the
+/// block before. One function for the walk's blocks and the flat check's.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn last_block<const AVX2: bool>(b: &[u8], rest: usize) -> Masks {
+    let m = masks::<AVX2>(&b[b.len() - 64..]);
+    let shift = 64 - rest;
+    Masks {
+        quote: m.quote >> shift,
+        backslash: m.backslash >> shift,
+        escapable: m.escapable >> shift,
+        colon: m.colon >> shift,
+        comma: m.comma >> shift,
+        ..m
     }
 }
 
