@@ -1151,6 +1151,17 @@ fn specials(block: &[u8]) -> (u32, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A xorshift generator of numbers below `n`, from `seed`: the edits the tests make are the
+    /// same on every run.
+    fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
     use crate::outcome::Outcome;
 
     #[test]
@@ -1208,13 +1219,7 @@ mod tests {
             "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
         ];
         let read = |h: Option<Head>| h.map(|h| (h.event.to_vec(), h.tool.map(<[u8]>::to_vec)));
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x9e37_79b9_7f4a_7c15u64);
         let (mut accepted, mut total, mut flat_accepted) = (0, 0, 0);
         #[cfg(target_arch = "x86_64")]
         assert!(
@@ -1346,13 +1351,7 @@ mod tests {
             (" 1", false),
         ];
         let pieces = ["", "\"", "\\", "\\\"", ",", ":", "{", "}", " ", "1", "x", "\"event\":\"preToolUse\","];
-        let mut seed = 0x5851_f42d_4c95_7f2du64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x5851_f42d_4c95_7f2du64);
         let (mut shaped, mut read_shaped, mut edited, mut read_edited) = (0, 0, 0, 0);
         for round in 0..30_000 {
             let mut text = String::from("{");
@@ -1541,13 +1540,7 @@ mod tests {
             "\"\\/x\":0,",
             "\"/x\":1,",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x2545_f491_4f6c_dd1du64);
         let mut accepted = 0;
         for _ in 0..20_000 {
             let mut text = base.to_string();
