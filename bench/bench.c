@@ -711,10 +711,13 @@ static void bench_done(void *user, char *outcome) {
     (void)user;
     if (!outcome || strcmp(outcome, "{\"allowed\":true,\"hooks\":[]}") != 0) failure("async fire: unexpected outcome %s", outcome);
     oh_hooks_string_free(outcome);
+    /* Signalled after the unlock: signalled under it, the woken thread would find the mutex
+     * still held and sleep once more (two futex calls and two context switches more a round
+     * trip: docs/performance.md "Round 6: the C async round trip"). */
     pthread_mutex_lock(&g_async_mu);
     g_async_done = 1;
-    pthread_cond_signal(&g_async_cv);
     pthread_mutex_unlock(&g_async_mu);
+    pthread_cond_signal(&g_async_cv);
 }
 
 /* One oh_hooks_fire_async on the no-hook engine, waited for: submit, an engine thread fires,
@@ -736,8 +739,8 @@ static double s_async(void) {
 /* The async round trip's floors: the same two hand-offs (there and back) between two plain
  * pthreads, no engine. The partner thread sleeps between round trips, as an engine thread past
  * its spin does: this is what waking a sleeping thread costs on this machine, and what the
- * engine's round trip cannot beat. W: a condition variable each way (the bench's own `done`
- * side is one); E: an eventfd each way, the partner blocked in read(2). */
+ * engine's round trip cannot beat. W: a condition variable each way, signalled after the unlock
+ * as the bench's own `done` is; E: an eventfd each way, the partner blocked in read(2). */
 static pthread_mutex_t g_fl_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_fl_go = PTHREAD_COND_INITIALIZER, g_fl_back = PTHREAD_COND_INITIALIZER;
 static int g_fl_turn; /* 0 idle, 1 the partner's turn, 2 answered */
@@ -745,10 +748,11 @@ static int g_fl_efd[2] = {-1, -1};
 
 static void *floor_cv_partner(void *arg) {
     (void)arg;
-    pthread_mutex_lock(&g_fl_mu);
     for (;;) {
+        pthread_mutex_lock(&g_fl_mu);
         while (g_fl_turn != 1) pthread_cond_wait(&g_fl_go, &g_fl_mu);
         g_fl_turn = 2;
+        pthread_mutex_unlock(&g_fl_mu);
         pthread_cond_signal(&g_fl_back);
     }
     return NULL;
@@ -782,7 +786,9 @@ static void setup_async_floors(void) {
 static void op_floor_cv(void) {
     pthread_mutex_lock(&g_fl_mu);
     g_fl_turn = 1;
+    pthread_mutex_unlock(&g_fl_mu);
     pthread_cond_signal(&g_fl_go);
+    pthread_mutex_lock(&g_fl_mu);
     while (g_fl_turn != 2) pthread_cond_wait(&g_fl_back, &g_fl_mu);
     g_fl_turn = 0;
     pthread_mutex_unlock(&g_fl_mu);
@@ -822,8 +828,8 @@ static void *floor_spin_partner(void *arg) {
         }
         pthread_mutex_lock(&g_fl_mu);
         g_fl_turn = 2;
-        pthread_cond_signal(&g_fl_back);
         pthread_mutex_unlock(&g_fl_mu);
+        pthread_cond_signal(&g_fl_back);
     }
     return NULL;
 }
