@@ -713,7 +713,8 @@ static void bench_done(void *user, char *outcome) {
     oh_hooks_string_free(outcome);
     /* Signalled after the unlock: signalled under it, the woken thread would find the mutex
      * still held and sleep once more (two futex calls and two context switches more a round
-     * trip: docs/performance.md "Round 6: the C async round trip"). */
+     * trip: docs/performance.md "Round 6"). Safe because g_async_cv is static: a waiter that
+     * freed its condition variable once woken would need the signal under the lock. */
     pthread_mutex_lock(&g_async_mu);
     g_async_done = 1;
     pthread_mutex_unlock(&g_async_mu);
