@@ -91,7 +91,8 @@ pub fn run(spawn: &Spawn) -> Finished {
         }
     }
     let (stdin, capture) = (spawn.stdin, spawn.capture_stdout);
-    let started = start_process(spawn.command, spawn.argv, spawn.cwd, spawn.env, spawn.vars, stdin, capture, true);
+    let started =
+        start_process(spawn.command, spawn.argv, spawn.cwd, spawn.env, spawn.vars, stdin, capture, true, false);
     let (process, is_direct) = match started {
         Ok(p) => p,
         Err(e) => return Finished::failed(e),
@@ -103,7 +104,8 @@ pub fn run(spawn: &Spawn) -> Finished {
 
 /// Starts a command hook's process (docs/config.md "Command hooks"): directly when the command is plain words and the
 /// program is found, else `/bin/sh -c`. Returns the process and whether it was started directly,
-/// or an error message for the trace. `keep_writers`: see [`Request::keep_writers`].
+/// or an error message for the trace. `keep_writers`, `keep_stdin_reader`: see
+/// [`Request::keep_writers`], [`Request::keep_stdin_reader`].
 #[allow(clippy::too_many_arguments)]
 pub fn start_process(
     command: &str,
@@ -114,6 +116,7 @@ pub fn start_process(
     stdin: Option<&[u8]>,
     pipe_stdout: bool,
     keep_writers: bool,
+    keep_stdin_reader: bool,
 ) -> Result<(Process, bool), String> {
     let (pipe_stdin, preload) = (stdin.is_some(), stdin.unwrap_or_default());
     let env = template.with(vars).map_err(|var| {
@@ -123,7 +126,17 @@ pub fn start_process(
         return Err("the working directory contains a NUL byte".to_string());
     };
     let start_program = |program: &CStr, argv: &[CString]| {
-        spawn::spawn(&Request { program, argv, env: &env, cwd: &cwd_c, pipe_stdin, preload, pipe_stdout, keep_writers })
+        spawn::spawn(&Request {
+            program,
+            argv,
+            env: &env,
+            cwd: &cwd_c,
+            pipe_stdin,
+            preload,
+            pipe_stdout,
+            keep_writers,
+            keep_stdin_reader,
+        })
     };
     // Direct when possible; on any doubt (program not found, not executable, a script without
     // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
