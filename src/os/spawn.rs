@@ -78,9 +78,9 @@ impl EnvTemplate {
     }
 
     /// Where `name` was found in `PATH` less than [`FOUND_FOR`] ago, if it was. The caller
-    /// checks that the file is still an executable there (one `stat`) instead of walking `PATH`
-    /// again (one failed `stat` per directory before it, on every spawn: ten for `true` with a
-    /// PATH of thirteen directories).
+    /// starts it there (exec tells when it is gone), or checks that it still is an executable
+    /// there (one `stat`), instead of walking `PATH` again (one failed `stat` per directory
+    /// before it, on every spawn: ten for `true` with a PATH of thirteen directories).
     pub fn found(&self, name: &str) -> Option<PathBuf> {
         if !self.path_absolute {
             return None;
@@ -88,6 +88,11 @@ impl EnvTemplate {
         let found = self.found.lock().unpoisoned();
         let (_, path, at) = found.iter().find(|(n, _, _)| n == name)?;
         (at.elapsed() < FOUND_FOR).then(|| path.clone())
+    }
+
+    /// Drops what [`EnvTemplate::remember`] kept for `name` (it could not be started there).
+    pub fn forget(&self, name: &str) {
+        self.found.lock().unpoisoned().retain(|(n, _, _)| n != name);
     }
 
     pub fn remember(&self, name: &str, path: &Path) {

@@ -141,9 +141,21 @@ pub fn start_process(
     // Direct when possible; on any doubt (program not found, not executable, a script without
     // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
     let direct = words.and_then(|words| {
+        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
+        // Where `PATH` found the program lately is started without a `stat` first: exec checks
+        // it anyway. When it fails there (gone, no longer executable: ENOENT, EACCES...) the
+        // path is forgotten and `PATH` walked again, as a failed `stat` did; a script without
+        // `#!` (ENOEXEC) goes to the shell at once, as before.
+        if let Some(remembered) = template.found(&words[0]) {
+            let program = CString::new(remembered.into_os_string().into_vec()).ok()?;
+            match start_program(&program, &argv) {
+                Ok(p) => return Some(p),
+                Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => return None,
+                Err(_) => template.forget(&words[0]),
+            }
+        }
         let program = find_program(&words[0], template, cwd)?;
         let program = CString::new(program.into_os_string().into_vec()).ok()?;
-        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
         start_program(&program, &argv).ok()
     });
     if let Some(p) = direct {
@@ -165,7 +177,8 @@ pub fn start_process(
 /// so the program sees the same `$0`.
 ///
 /// A name found in an absolute `PATH` directory is remembered by the engine for
-/// [`spawn::FOUND_FOR`] and checked with one `stat` meanwhile; when it is no longer an executable
+/// [`spawn::FOUND_FOR`]. Meanwhile [`start_process`] starts it without looking (exec checks it)
+/// and this lookup (the exec form's check) with one `stat`; when it is no longer an executable
 /// there, `PATH` is walked again. So a program installed in an earlier `PATH` directory is used
 /// from at most a second later (docs/decisions.md, "Commands without shell syntax run without
 /// `/bin/sh`").
