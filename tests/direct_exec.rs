@@ -136,10 +136,11 @@ fn true_and_false() {
     }
 }
 
-/// Where PATH found a program is remembered for a second (one `stat` of it per spawn instead of
-/// one per PATH directory before it): a program installed meanwhile in an earlier directory is
-/// used from at most a second later, and a remembered program that is gone is looked up again
-/// at once. On a build that walks PATH on every spawn the second run already takes `early`.
+/// Where PATH found a program is remembered for a second (it is started there without a `stat`,
+/// instead of one `stat` per PATH directory before it): a program installed meanwhile in an
+/// earlier directory is used from at most a second later, and a remembered program that is gone
+/// or no longer executable is looked up again at once, and still run directly. On a build that
+/// walks PATH on every spawn the second run already takes `early`.
 #[test]
 fn a_program_found_in_path_is_remembered_for_a_second() {
     let _s = serial();
@@ -167,6 +168,11 @@ fn a_program_found_in_path_is_remembered_for_a_second() {
     assert_eq!(which(), "early", "after it, PATH is walked again");
     std::fs::remove_file(early.join("which-prog")).unwrap();
     assert_eq!(which(), "late", "a remembered program that is gone is looked up again at once");
+    std::thread::sleep(oh_hooks::os::spawn::FOUND_FOR + Duration::from_millis(100));
+    install_which_prog(&early, "early");
+    assert_eq!(which(), "early", "remembered again");
+    std::fs::set_permissions(early.join("which-prog"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert_eq!(which(), "late", "a remembered program no longer executable is looked up again at once");
 }
 
 /// A relative `PATH` entry (`.`) resolves in each hook's own `cwd`: where a name was found for a

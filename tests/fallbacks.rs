@@ -77,6 +77,7 @@ fn a_forked_hook_starts_as_a_posix_spawned_one() {
         preload: &[],
         pipe_stdout: true,
         keep_writers: false,
+        keep_stdin_reader: false,
     });
     // SAFETY: restores this thread's mask and the dispositions set above (SIGPIPE stays ignored,
     // as the test harness had it).
@@ -137,6 +138,7 @@ fn exec_and_chdir_failures_are_errors_with_no_child_left() {
             preload: &[],
             pipe_stdout: true,
             keep_writers: false,
+            keep_stdin_reader: false,
         });
         let err = r.err().unwrap_or_else(|| panic!("{program:?} in {cwd:?} started"));
         assert_eq!(err.raw_os_error(), Some(errno), "{program:?} in {cwd:?}: {err}");

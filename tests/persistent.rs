@@ -26,6 +26,7 @@ while IFS= read -r line; do
     *'"toolName":"Sleep"'*) echo "sleeping" >&2; sleep 30 ;;
     *'"toolName":"Exit"'*) echo "exiting" >&2; exit 3 ;;
     *'"toolName":"Close"'*) exec >&-; sleep 30 ;;
+    *'"toolName":"Deaf"'*) exec <&-; printf '{}\n'; sleep 30 ;;
     *'"toolName":"Big"'*) head -c 5000 /dev/zero | tr '\0' x; echo ;;
     *'"toolName":"Blank"'*) echo; printf '\n \r\n'; printf '{"decision":"deny","reason":"after blanks"}\n' ;;
     *'"toolName":"Deny"'*) printf '{"decision":"deny","reason":"no from %s"}\n' "$$" ;;
@@ -180,6 +181,33 @@ fn garbage_two_lines_and_a_closed_stdout_kill_the_worker() {
     let (o, took) = fails_and_recovers("Close", json!({}), json!({}));
     assert!(trace(&o)["error"].as_str().unwrap().contains("closed its stdout"), "{o}");
     assert!(took < Duration::from_millis(500), "{took:?}");
+}
+
+/// A worker that closed its stdin (and answered) cannot read the next request, small or larger
+/// than a pipe holds: that request times out, the worker is killed and the next fire gets a
+/// fresh one. The engine holds the read end of every worker's stdin pipe (no SIGPIPE guard
+/// around the write), so the write goes into the pipe instead of failing with EPIPE; the
+/// outcome is the same.
+#[test]
+fn a_worker_that_closed_its_stdin_times_out_the_next_request() {
+    let _g = serial();
+    for size in [10, 300_000] {
+        let f = fixture();
+        let e = one_hook(persistent(&f.worker, json!({ "timeout": 300 })), json!({ "cwd": f.dir.path() }));
+        let o = fire(&e, pre("Deaf"));
+        assert_eq!(o["allowed"], true, "it answered before it stopped reading: {o}");
+        let mut envelope = pre("Read");
+        envelope["toolArgs"] = json!("y".repeat(size));
+        let start = Instant::now();
+        let o = fire(&e, envelope);
+        let took = start.elapsed();
+        assert_eq!(o["allowed"], false, "{size}: {o}");
+        assert_eq!(trace(&o)["timedOut"], true, "{size}: {o}");
+        assert!(took >= Duration::from_millis(300) && took < Duration::from_millis(1500), "{size}: {took:?}");
+        let after = fire(&e, pre("Read"));
+        assert_eq!(answer(&after)[1], "1", "{size}: a fresh worker: {after}");
+        drop(e);
+    }
 }
 
 #[test]

@@ -78,9 +78,9 @@ impl EnvTemplate {
     }
 
     /// Where `name` was found in `PATH` less than [`FOUND_FOR`] ago, if it was. The caller
-    /// checks that the file is still an executable there (one `stat`) instead of walking `PATH`
-    /// again (one failed `stat` per directory before it, on every spawn: ten for `true` with a
-    /// PATH of thirteen directories).
+    /// starts it there (exec tells when it is gone), or checks that it still is an executable
+    /// there (one `stat`), instead of walking `PATH` again (one failed `stat` per directory
+    /// before it, on every spawn: ten for `true` with a PATH of thirteen directories).
     pub fn found(&self, name: &str) -> Option<PathBuf> {
         if !self.path_absolute {
             return None;
@@ -88,6 +88,11 @@ impl EnvTemplate {
         let found = self.found.lock().unpoisoned();
         let (_, path, at) = found.iter().find(|(n, _, _)| n == name)?;
         (at.elapsed() < FOUND_FOR).then(|| path.clone())
+    }
+
+    /// Drops what [`EnvTemplate::remember`] kept for `name` (it could not be started there).
+    pub fn forget(&self, name: &str) {
+        self.found.lock().unpoisoned().retain(|(n, _, _)| n != name);
     }
 
     pub fn remember(&self, name: &str, path: &Path) {
@@ -194,6 +199,12 @@ pub struct Request<'a> {
     /// of once at EOF (the exiting child closes its files a moment before it becomes a zombie)
     /// and again at the exit.
     pub keep_writers: bool,
+    /// With `pipe_stdin`: keep our copy of the read end of the child's stdin pipe
+    /// ([`Process::stdin_reader`]). While we hold it, a write to the child's stdin can neither
+    /// fail with EPIPE nor raise SIGPIPE, whatever the child does with its own copy, so a
+    /// caller that keeps a process and writes to it many times needs no SIGPIPE guard (two
+    /// `rt_sigprocmask` a write) around each write.
+    pub keep_stdin_reader: bool,
 }
 
 /// A started child, leader of its own process group (pgid = pid). Its stderr is always piped.
@@ -205,6 +216,9 @@ pub struct Process {
     /// With [`Request::keep_writers`]: the write ends of the stdout (when piped) and stderr
     /// pipes, which the child also holds. Until they are dropped, its pipes never reach EOF.
     pub writers: [Option<OwnedFd>; 2],
+    /// With [`Request::keep_stdin_reader`]: the read end of the child's stdin pipe, which the
+    /// child also holds.
+    pub stdin_reader: Option<OwnedFd>,
 }
 
 /// What a pipe always takes at once: POSIX's PIPE_BUF (Linux 4096, the BSDs 512), and on Linux a
@@ -239,7 +253,13 @@ pub fn spawn(req: &Request) -> io::Result<Process> {
     // stay.
     let (stdout, stdout_write) = stdout.map_or((None, None), |(ours, child_end)| (Some(ours), Some(child_end)));
     let writers = if req.keep_writers { [stdout_write, Some(stderr_write)] } else { [None, None] };
-    Ok(Process { pid, stdin: stdin.filter(|_| !preloaded).map(|(_, ours)| ours), stdout, stderr: stderr_read, writers })
+    let (stdin, stdin_reader) = match stdin {
+        Some((child_end, ours)) => {
+            (Some(ours).filter(|_| !preloaded), Some(child_end).filter(|_| req.keep_stdin_reader))
+        }
+        None => (None, None),
+    };
+    Ok(Process { pid, stdin, stdout, stderr: stderr_read, writers, stdin_reader })
 }
 
 /// Writes `data` (at most [`PIPE_BUF`] bytes) into a new, empty pipe whose read end we hold: one
@@ -589,6 +609,7 @@ mod tests {
                 preload: &input,
                 pipe_stdout: true,
                 keep_writers: false,
+                keep_stdin_reader: false,
             };
             let child = spawn(&req).unwrap();
             let fed = child.stdin.is_some();
@@ -600,6 +621,43 @@ mod tests {
             std::fs::File::from(child.stdout.unwrap()).read_to_end(&mut echoed).unwrap();
             crate::os::child::reap(child.pid);
             assert_eq!(echoed, input, "{len} bytes");
+        }
+    }
+
+    /// A child that exits without reading its stdin: a write to it then fails with EPIPE (and
+    /// raises SIGPIPE, which the Rust test harness ignores), unless we kept the read end of its
+    /// stdin pipe, when it goes into the pipe and nothing is raised.
+    #[test]
+    fn a_kept_stdin_reader_makes_writes_to_a_dead_child_harmless() {
+        let template = EnvTemplate::new(std::env::vars_os(), &[], &[], Path::new("/"));
+        let env = template.with(&[]).unwrap();
+        let argv = [c"true".to_owned()];
+        for keep in [false, true] {
+            let req = Request {
+                program: c"/bin/true",
+                argv: &argv,
+                env: &env,
+                cwd: c"/",
+                pipe_stdin: true,
+                preload: &[],
+                pipe_stdout: false,
+                keep_writers: false,
+                keep_stdin_reader: keep,
+            };
+            let child = spawn(&req).unwrap();
+            assert_eq!(child.stdin_reader.is_some(), keep);
+            let mut status = 0;
+            // SAFETY: waits for our own child.
+            assert_eq!(unsafe { libc::waitpid(child.pid, &mut status, 0) }, child.pid);
+            let stdin = child.stdin.unwrap();
+            // SAFETY: writes from a valid slice to a pipe end we own.
+            let n = unsafe { libc::write(stdin.as_raw_fd(), b"x\n".as_ptr().cast(), 2) };
+            let error = io::Error::last_os_error().raw_os_error();
+            if keep {
+                assert_eq!(n, 2, "kept reader: the write goes into the pipe");
+            } else {
+                assert_eq!((n, error), (-1, Some(libc::EPIPE)), "no reader left: EPIPE");
+            }
         }
     }
 
@@ -656,6 +714,7 @@ mod tests {
                     preload: &[],
                     pipe_stdout: true,
                     keep_writers: false,
+                    keep_stdin_reader: false,
                 };
                 let child = spawn(&req).unwrap();
                 let mut listing = String::new();

@@ -91,7 +91,8 @@ pub fn run(spawn: &Spawn) -> Finished {
         }
     }
     let (stdin, capture) = (spawn.stdin, spawn.capture_stdout);
-    let started = start_process(spawn.command, spawn.argv, spawn.cwd, spawn.env, spawn.vars, stdin, capture, true);
+    let started =
+        start_process(spawn.command, spawn.argv, spawn.cwd, spawn.env, spawn.vars, stdin, capture, true, false);
     let (process, is_direct) = match started {
         Ok(p) => p,
         Err(e) => return Finished::failed(e),
@@ -103,7 +104,8 @@ pub fn run(spawn: &Spawn) -> Finished {
 
 /// Starts a command hook's process (docs/config.md "Command hooks"): directly when the command is plain words and the
 /// program is found, else `/bin/sh -c`. Returns the process and whether it was started directly,
-/// or an error message for the trace. `keep_writers`: see [`Request::keep_writers`].
+/// or an error message for the trace. `keep_writers`, `keep_stdin_reader`: see
+/// [`Request::keep_writers`], [`Request::keep_stdin_reader`].
 #[allow(clippy::too_many_arguments)]
 pub fn start_process(
     command: &str,
@@ -114,6 +116,7 @@ pub fn start_process(
     stdin: Option<&[u8]>,
     pipe_stdout: bool,
     keep_writers: bool,
+    keep_stdin_reader: bool,
 ) -> Result<(Process, bool), String> {
     let (pipe_stdin, preload) = (stdin.is_some(), stdin.unwrap_or_default());
     let env = template.with(vars).map_err(|var| {
@@ -123,14 +126,36 @@ pub fn start_process(
         return Err("the working directory contains a NUL byte".to_string());
     };
     let start_program = |program: &CStr, argv: &[CString]| {
-        spawn::spawn(&Request { program, argv, env: &env, cwd: &cwd_c, pipe_stdin, preload, pipe_stdout, keep_writers })
+        spawn::spawn(&Request {
+            program,
+            argv,
+            env: &env,
+            cwd: &cwd_c,
+            pipe_stdin,
+            preload,
+            pipe_stdout,
+            keep_writers,
+            keep_stdin_reader,
+        })
     };
     // Direct when possible; on any doubt (program not found, not executable, a script without
     // `#!` that only a shell would run) the shell runs it, so every error is the shell's own.
     let direct = words.and_then(|words| {
+        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
+        // Where `PATH` found the program lately is started without a `stat` first: exec checks
+        // it anyway. When it fails there (gone, no longer executable: ENOENT, EACCES...) the
+        // path is forgotten and `PATH` walked again, as a failed `stat` did; a script without
+        // `#!` (ENOEXEC) goes to the shell at once, as before.
+        if let Some(remembered) = template.found(&words[0]) {
+            let program = CString::new(remembered.into_os_string().into_vec()).ok()?;
+            match start_program(&program, &argv) {
+                Ok(p) => return Some(p),
+                Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => return None,
+                Err(_) => template.forget(&words[0]),
+            }
+        }
         let program = find_program(&words[0], template, cwd)?;
         let program = CString::new(program.into_os_string().into_vec()).ok()?;
-        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_str())).collect::<Result<_, _>>().ok()?;
         start_program(&program, &argv).ok()
     });
     if let Some(p) = direct {
@@ -152,7 +177,8 @@ pub fn start_process(
 /// so the program sees the same `$0`.
 ///
 /// A name found in an absolute `PATH` directory is remembered by the engine for
-/// [`spawn::FOUND_FOR`] and checked with one `stat` meanwhile; when it is no longer an executable
+/// [`spawn::FOUND_FOR`]. Meanwhile [`start_process`] starts it without looking (exec checks it)
+/// and this lookup (the exec form's check) with one `stat`; when it is no longer an executable
 /// there, `PATH` is walked again. So a program installed in an earlier `PATH` directory is used
 /// from at most a second later (docs/decisions.md, "Commands without shell syntax run without
 /// `/bin/sh`").

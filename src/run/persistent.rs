@@ -19,7 +19,6 @@ use crate::event::Event;
 pub use crate::os::cancel::Cancellation;
 use crate::os::child::{peek_exit, pidfd_open, reap, signal_group, wait_exit, Exit};
 use crate::os::pipe::set_nonblocking;
-use crate::os::sigpipe::SigpipeBlock;
 use crate::os::spawn::EnvTemplate;
 use crate::os::wake::WakeFd;
 use crate::sync::Unpoison;
@@ -37,6 +36,8 @@ const BACKOFF_FIRST: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 /// Without pidfds (kernels before 5.3, valgrind) exits are noticed by polling this often.
 const EXIT_POLL: Duration = Duration::from_millis(10);
+/// The most one `read` of a worker's stdout asks for.
+const READ_MAX: usize = 1 << 16;
 /// A worker whose stdout reached EOF is given this long to turn out to have exited.
 const CLOSE_TO_EXIT: Duration = Duration::from_millis(100);
 
@@ -334,10 +335,12 @@ impl ProcessPool {
             Some(&[]),
             true,
             false,
+            true,
         );
         let (process, _direct) = started.map_err(WorkerFailure::CannotStart)?;
-        let (Some(stdin), Some(stdout)) = (process.stdin, process.stdout) else {
-            unreachable!("both pipes were asked for")
+        let (Some(stdin), Some(stdout), Some(stdin_reader)) = (process.stdin, process.stdout, process.stdin_reader)
+        else {
+            unreachable!("both pipes and the stdin reader were asked for")
         };
         for fd in [&stdin, &stdout, &process.stderr] {
             set_nonblocking(fd.as_raw_fd());
@@ -352,7 +355,7 @@ impl ProcessPool {
             kept: Mutex::new(Kept::default()),
             pool: Arc::downgrade(self),
         });
-        let worker = Worker { proc, stdin, stdout, buf: Vec::new(), answered: 0, stderr_ready: false };
+        let worker = Worker { proc, stdin, stdin_reader, stdout, buf: Vec::new(), answered: 0, stderr_ready: false };
         if let Err(e) = self.supervisor.adopt(&worker.proc) {
             // Nobody could reap it later: end it here.
             signal_group(worker.proc.pid, libc::SIGKILL);
@@ -534,6 +537,13 @@ impl Proc {
 struct Worker {
     proc: Arc<Proc>,
     stdin: OwnedFd,
+    /// Our copy of the read end of the worker's stdin pipe, held until the worker is stopped:
+    /// a write to `stdin` then never fails with EPIPE and never raises SIGPIPE, even when the
+    /// worker closed its stdin or died, so no SIGPIPE guard is needed around it (two
+    /// `rt_sigprocmask` a request). Bytes of a request the worker did not read stay in the pipe
+    /// (FIONREAD still counts them, see [`Worker::unread_request`]); a worker that died is seen
+    /// by its pidfd (or `waitid`), as before.
+    stdin_reader: OwnedFd,
     stdout: OwnedFd,
     /// stdout bytes read and not yet part of an answer.
     buf: Vec<u8>,
@@ -594,7 +604,6 @@ impl Worker {
         cancel: Option<&dyn Cancellation>,
     ) -> Result<Vec<u8>, WorkerFailure> {
         let cancel_fd = cancel.and_then(|c| c.fd());
-        let mut sigpipe = SigpipeBlock::tracked();
         let total = envelope.len() + 1;
         let mut written = 0;
         let mut stdin_open = true;
@@ -611,11 +620,9 @@ impl Worker {
             if stdin_open && written < total {
                 match write_line(&self.stdin, envelope, written) {
                     Ok(n) => written += n,
-                    // The worker closed its stdin (or died): its answer, if any, still counts.
-                    Err(()) => {
-                        sigpipe.epipe();
-                        stdin_open = false;
-                    }
+                    // Not EPIPE (the read end is ours too, see `stdin_reader`): the pipe is
+                    // unusable; an answer already written still counts.
+                    Err(()) => stdin_open = false,
                 }
             }
             if let Some(answer) = self.take_line(max_bytes)? {
@@ -707,7 +714,7 @@ impl Worker {
             if self.buf.len() > max_bytes {
                 return Err(WorkerFailure::TooLong);
             }
-            let room = (max_bytes + 1 - self.buf.len()).min(1 << 16);
+            let room = (max_bytes + 1 - self.buf.len()).min(READ_MAX);
             self.buf.reserve(room);
             let spare = self.buf.spare_capacity_mut();
             let len = spare.len().min(room);
@@ -783,8 +790,15 @@ impl Worker {
                     .to_string(),
             ));
         }
-        let mut line = std::mem::take(&mut self.buf);
-        line.truncate(end);
+        // The line is copied out and `buf` keeps its capacity for the next request: handing over
+        // `buf` itself (up to 64 KiB of capacity, see `read_stdout`) made every request allocate
+        // and free that much again. A buffer grown past that by a long answer is let go.
+        let line = self.buf[..end].to_vec();
+        if self.buf.capacity() > READ_MAX {
+            self.buf = Vec::new();
+        } else {
+            self.buf.clear();
+        }
         Ok(Some(line))
     }
 }
@@ -878,9 +892,10 @@ impl WorkerSupervisor {
 
     /// Stops a worker (see [`ProcessPool::retire`]).
     fn bury(&self, worker: Worker, graceful: bool) {
-        let Worker { proc, stdin, stdout, .. } = worker;
+        let Worker { proc, stdin, stdin_reader, stdout, .. } = worker;
         // Closing stdin is the polite request to exit; closing stdout makes writes fail.
         drop(stdin);
+        drop(stdin_reader);
         drop(stdout);
         if !graceful {
             signal_group(proc.pid, libc::SIGTERM);
