@@ -188,7 +188,10 @@ type registration struct {
 	host   *host
 	name   string
 	inline bool
-	fn     JSONCallbackFunc
+	// borrows is set when fn keeps nothing of its request once it returns (it decodes it into
+	// copies), so that an Inline call can hand it the engine's memory without copying it first.
+	borrows bool
+	fn      JSONCallbackFunc
 }
 
 // RegisterOption changes how a registered function is run.
@@ -238,7 +241,13 @@ func (resp Response) answer() ([]byte, error) {
 //export ohhooksGoCall
 func ohhooksGoCall(ud C.uintptr_t, req *C.char, n C.size_t, call C.uintptr_t, buf *C.char, bufCap C.size_t) C.longlong {
 	r := cgo.Handle(ud).Value().(*registration)
-	request := C.GoBytes(unsafe.Pointer(req), C.int(n))
+	var request []byte
+	if r.inline && r.borrows {
+		// Read before this function returns, while the engine holds it.
+		request = unsafe.Slice((*byte)(unsafe.Pointer(req)), int(n))
+	} else {
+		request = C.GoBytes(unsafe.Pointer(req), C.int(n))
+	}
 	hs := r.host
 	hs.mu.Lock()
 	if hs.closing {
@@ -316,7 +325,9 @@ func (h *Hooks) Register(name string, fn CallbackFunc, opts ...RegisterOption) e
 	if fn == nil {
 		return h.register(name, nil, nil)
 	}
-	return h.register(name, opts, func(ctx context.Context, request []byte) ([]byte, error) {
+	// decodeEnvelope copies what it keeps (Envelope's strings share one copy of the text).
+	borrow := func(r *registration) { r.borrows = true }
+	return h.register(name, append(opts[:len(opts):len(opts)], borrow), func(ctx context.Context, request []byte) ([]byte, error) {
 		var env Envelope
 		if err := decodeEnvelope(request, &env); err != nil {
 			return nil, fmt.Errorf("cannot decode the envelope: %v", err)

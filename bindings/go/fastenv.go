@@ -89,6 +89,7 @@ func fastDecodeEnvelope(d []byte, e *Envelope) bool {
 	var seen [32][]byte
 	nseen := 0
 	hasEvent := false
+	var text string // string(d), made at the first plain string value
 	for {
 		key, ni, ok := fastKey(d, i)
 		if !ok || ni >= len(d) || d[ni] != ':' {
@@ -109,9 +110,25 @@ func fastDecodeEnvelope(d []byte, e *Envelope) bool {
 			return false
 		}
 		if d[i] == '"' {
-			val, ni, ok := fastString(d, i)
+			ni, escaped, ok := fastSpan(d, i)
 			if !ok {
 				return false
+			}
+			var val string
+			switch {
+			case escaped:
+				if val, ok = unescape(d[i:ni]); !ok {
+					return false
+				}
+			case !utf8.Valid(d[i+1 : ni-1]):
+				return false
+			default:
+				// The plain strings share one copy of the text (one allocation, not one a
+				// field), so nothing refers to d once the decoding is done.
+				if text == "" {
+					text = string(d)
+				}
+				val = text[i+1 : ni-1]
 			}
 			i = ni
 			switch p := e.stringField(key); {

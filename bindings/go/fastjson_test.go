@@ -205,3 +205,23 @@ func TestUnescapeMatchesUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+// An Inline typed callback decodes the engine's memory in place: what it decodes must keep
+// nothing of the text it read.
+func TestDecodedEnvelopeKeepsNothingOfItsText(t *testing.T) {
+	for _, c := range append(fastEnvelopeCases,
+		`{"event":"preToolUse","toolName":"Bash","toolArgs":"{\"a\":1}","cwd":"/w","n":12,"o":{"k":"v"},"esc\"key":"x"}`) {
+		buf := []byte(c)
+		var e Envelope
+		if decodeEnvelope(buf, &e) != nil {
+			continue
+		}
+		want := fmt.Sprintf("%#v", e)
+		for i := range buf {
+			buf[i] = 'Z'
+		}
+		if got := fmt.Sprintf("%#v", e); got != want {
+			t.Errorf("%s: after the text was overwritten the envelope is\n %s\nnot\n %s", c, got, want)
+		}
+	}
+}
