@@ -13,7 +13,7 @@ package ohhooks
 
 int ohhooks_register(const OhHooks *hooks, const char *name, uintptr_t handle, char **error_out);
 int ohhooks_observe(const OhHooks *hooks, uintptr_t handle, char **error_out);
-void ohhooks_respond(uintptr_t call, const char *response_json);
+void ohhooks_respond(uintptr_t call, const char *response, size_t len);
 */
 import "C"
 
@@ -141,14 +141,41 @@ func (hs *host) answer(id uint64, resp []byte) {
 	}
 }
 
+// answerInline is answer for an Inline function, which runs inside the trampoline: the answer
+// goes back to it in its buffer (buf, bufCap bytes) when it fits, and the trampoline gives it to
+// the engine, saving a call from Go into C. It returns the answer's length, noDecision, or
+// answeredElsewhere (answered by Close, or here because it did not fit).
+func (hs *host) answerInline(id uint64, resp []byte, buf *C.char, bufCap C.size_t) C.longlong {
+	hs.mu.Lock()
+	call, ok := hs.calls[id]
+	delete(hs.calls, id)
+	hs.mu.Unlock()
+	switch {
+	case !ok:
+		return answeredElsewhere
+	case resp == nil:
+		return noDecision
+	case len(resp) <= int(bufCap):
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(resp)), resp)
+		return C.longlong(len(resp))
+	}
+	respond(call, resp)
+	return answeredElsewhere
+}
+
+// What ohhooksGoCall returns besides an answer's length (trampolines.c has the same values).
+const (
+	noDecision        = -1
+	answeredElsewhere = -2
+)
+
 func respond(call uintptr, resp []byte) {
 	if resp == nil {
-		C.ohhooks_respond(C.uintptr_t(call), nil)
+		C.ohhooks_respond(C.uintptr_t(call), nil, 0)
 		return
 	}
-	c := cBytes(resp)
-	C.ohhooks_respond(C.uintptr_t(call), c)
-	C.free(unsafe.Pointer(c))
+	// resp holds no Go pointers, and C reads it only during the call.
+	C.ohhooks_respond(C.uintptr_t(call), (*C.char)(unsafe.Pointer(unsafe.SliceData(resp))), C.size_t(len(resp)))
 }
 
 // failure is how a failed callback answers: a deny whose reason says what went wrong.
@@ -161,7 +188,10 @@ type registration struct {
 	host   *host
 	name   string
 	inline bool
-	fn     JSONCallbackFunc
+	// borrows is set when fn keeps nothing of its request once it returns (it decodes it into
+	// copies), so that an Inline call can hand it the engine's memory without copying it first.
+	borrows bool
+	fn      JSONCallbackFunc
 }
 
 // RegisterOption changes how a registered function is run.
@@ -204,24 +234,33 @@ func (resp Response) answer() ([]byte, error) {
 	return b, nil
 }
 
+// ohhooksGoCall runs a registered function for call_trampoline (trampolines.c), whose request
+// is the n bytes at req. It returns what answerInline returns; a function not Inline answers
+// from its goroutine (answeredElsewhere).
+//
 //export ohhooksGoCall
-func ohhooksGoCall(ud C.uintptr_t, req *C.char, call C.uintptr_t) {
+func ohhooksGoCall(ud C.uintptr_t, req *C.char, n C.size_t, call C.uintptr_t, buf *C.char, bufCap C.size_t) C.longlong {
 	r := cgo.Handle(ud).Value().(*registration)
-	request := C.GoBytes(unsafe.Pointer(req), C.int(C.strlen(req)))
+	var request []byte
+	if r.inline && r.borrows {
+		// Read before this function returns, while the engine holds it.
+		request = unsafe.Slice((*byte)(unsafe.Pointer(req)), int(n))
+	} else {
+		request = C.GoBytes(unsafe.Pointer(req), C.int(n))
+	}
 	hs := r.host
 	hs.mu.Lock()
 	if hs.closing {
 		hs.mu.Unlock()
 		respond(uintptr(call), closedFailure)
-		return
+		return answeredElsewhere
 	}
 	hs.nextCall++
 	id := hs.nextCall
 	hs.calls[id] = uintptr(call)
 	hs.mu.Unlock()
 	if r.inline {
-		hs.answer(id, r.run(request))
-		return
+		return hs.answerInline(id, r.run(request), buf, bufCap)
 	}
 	// The answer comes from a goroutine of its own, so the engine (which waits for the answer
 	// with the hook's timeout) bounds a function that blocks.
@@ -230,6 +269,7 @@ func ohhooksGoCall(ud C.uintptr_t, req *C.char, call C.uintptr_t) {
 	// the new goroutine would sit in that P's queue until the runtime noticed (about 0.1 ms).
 	// Yielding hands the P over now (measured: about 100 µs down to about 25 µs a call).
 	runtime.Gosched()
+	return answeredElsewhere
 }
 
 //export ohhooksGoRelease
@@ -285,7 +325,9 @@ func (h *Hooks) Register(name string, fn CallbackFunc, opts ...RegisterOption) e
 	if fn == nil {
 		return h.register(name, nil, nil)
 	}
-	return h.register(name, opts, func(ctx context.Context, request []byte) ([]byte, error) {
+	// decodeEnvelope copies what it keeps (Envelope's strings share one copy of the text).
+	borrow := func(r *registration) { r.borrows = true }
+	return h.register(name, append(opts[:len(opts):len(opts)], borrow), func(ctx context.Context, request []byte) ([]byte, error) {
 		var env Envelope
 		if err := decodeEnvelope(request, &env); err != nil {
 			return nil, fmt.Errorf("cannot decode the envelope: %v", err)
@@ -403,7 +445,7 @@ func handedOver(function string, rc C.int, handle cgo.Handle, errOut *C.char) er
 // ends, so that the fire's running hooks are stopped rather than abandoned. Before this, such a
 // fire ran on an engine thread whose completion called into Go from that foreign thread: about
 // 70 µs a round trip against a few µs here (docs/performance.md). It releases h.
-func (h *Hooks) fireCancellable(ctx context.Context, ptr *C.OhHooks, cIn *C.char) ([]byte, error) {
+func (h *Hooks) fireCancellable(ctx context.Context, ptr *C.OhHooks, buf *[]byte) ([]byte, error) {
 	id := C.oh_hooks_reserve_fire(ptr)
 	stop := context.AfterFunc(ctx, func() {
 		// While Close waits for this fire, the cancel still goes through (so the fire stops
@@ -413,16 +455,10 @@ func (h *Hooks) fireCancellable(ctx context.Context, ptr *C.OhHooks, cIn *C.char
 			h.release()
 		}
 	})
-	out := C.oh_hooks_fire_reserved(ptr, cIn, id)
+	raw := fireInto(ptr, buf, true, id)
 	cancelled := !stop() // the AfterFunc ran (or is running): ctx ended during the fire
 	h.release()
-	C.free(unsafe.Pointer(cIn))
 	runtime.KeepAlive(h)
-	var raw []byte
-	if out != nil {
-		raw = C.GoBytes(unsafe.Pointer(out), C.int(C.strlen(out)))
-		C.oh_hooks_string_free(out)
-	}
 	// A fire that finished at the moment ctx ended keeps its answer.
 	if cancelled && bytes.Contains(raw, []byte(`"code":"cancelled"`)) {
 		return nil, ctx.Err()

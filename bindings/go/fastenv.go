@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -22,8 +23,8 @@ func decodeEnvelope(data []byte, e *Envelope) error {
 }
 
 // stringField returns the typed string field named key, or nil.
-func (e *Envelope) stringField(key string) *string {
-	switch key {
+func (e *Envelope) stringField(key []byte) *string {
+	switch string(key) {
 	case "toolName":
 		return &e.ToolName
 	case "toolArgs":
@@ -85,16 +86,17 @@ func fastDecodeEnvelope(d []byte, e *Envelope) bool {
 	if d[i] == '}' {
 		return false // no event: let the slow path decide
 	}
-	var seen [32]string
+	var seen [32][]byte
 	nseen := 0
 	hasEvent := false
+	var text string // string(d), made at the first plain string value
 	for {
-		key, ni, ok := fastString(d, i)
+		key, ni, ok := fastKey(d, i)
 		if !ok || ni >= len(d) || d[ni] != ':' {
 			return false
 		}
 		for _, k := range seen[:nseen] {
-			if k == key {
+			if bytes.Equal(k, key) {
 				return false // a repeated key: the slow path keeps the last one
 			}
 		}
@@ -108,20 +110,36 @@ func fastDecodeEnvelope(d []byte, e *Envelope) bool {
 			return false
 		}
 		if d[i] == '"' {
-			val, ni, ok := fastString(d, i)
+			ni, escaped, ok := fastSpan(d, i)
 			if !ok {
 				return false
 			}
+			var val string
+			switch {
+			case escaped:
+				if val, ok = unescape(d[i:ni]); !ok {
+					return false
+				}
+			case !utf8.Valid(d[i+1 : ni-1]):
+				return false
+			default:
+				// The plain strings share one copy of the text (one allocation, not one a
+				// field), so nothing refers to d once the decoding is done.
+				if text == "" {
+					text = string(d)
+				}
+				val = text[i+1 : ni-1]
+			}
 			i = ni
 			switch p := e.stringField(key); {
-			case key == "event":
+			case string(key) == "event":
 				e.Event, hasEvent = val, true
 			case p != nil && val != "":
 				*p = val
-			case key == "turnNumber" || key == "tokens" || key == "cost" || key == "worktreeForced" || key == "effort":
+			case isTypedNonString(key):
 				return false
 			default:
-				e.setExtra(key, val)
+				e.setExtra(string(key), val)
 			}
 		} else {
 			end := valueEnd(d, i)
@@ -131,21 +149,21 @@ func fastDecodeEnvelope(d []byte, e *Envelope) bool {
 			lit := d[i:end]
 			i = end
 			switch {
-			case key == "event" || key == "effort" || e.stringField(key) != nil:
+			case string(key) == "event" || string(key) == "effort" || e.stringField(key) != nil:
 				return false
-			case key == "turnNumber":
+			case string(key) == "turnNumber":
 				n, err := strconv.Atoi(string(lit))
 				if err != nil {
 					return false
 				}
 				e.TurnNumber = &n
-			case key == "tokens":
+			case string(key) == "tokens":
 				n, err := strconv.ParseInt(string(lit), 10, 64)
 				if err != nil {
 					return false
 				}
 				e.Tokens = &n
-			case key == "cost":
+			case string(key) == "cost":
 				if !isNumber(lit) {
 					return false
 				}
@@ -154,7 +172,7 @@ func fastDecodeEnvelope(d []byte, e *Envelope) bool {
 					return false
 				}
 				e.Cost = &f
-			case key == "worktreeForced":
+			case string(key) == "worktreeForced":
 				switch string(lit) {
 				case "true", "false":
 					b := lit[0] == 't'
@@ -167,7 +185,7 @@ func fastDecodeEnvelope(d []byte, e *Envelope) bool {
 				if !ok {
 					return false
 				}
-				e.setExtra(key, v)
+				e.setExtra(string(key), v)
 			}
 		}
 		if i >= len(d) {
@@ -191,35 +209,114 @@ func (e *Envelope) setExtra(key string, v any) {
 	e.Extra[key] = v
 }
 
-// fastString reads the JSON string at d[i] and returns it and the index after it.
-func fastString(d []byte, i int) (string, int, bool) {
-	if i >= len(d) || d[i] != '"' {
-		return "", 0, false
+func isTypedNonString(key []byte) bool {
+	switch string(key) {
+	case "turnNumber", "tokens", "cost", "worktreeForced", "effort":
+		return true
 	}
-	escaped := false
+	return false
+}
+
+// fastSpan finds the JSON string at d[i]: it returns the index after it and whether it holds an
+// escape; false for a control character or no closing quote.
+func fastSpan(d []byte, i int) (next int, escaped bool, ok bool) {
+	if i >= len(d) || d[i] != '"' {
+		return 0, false, false
+	}
 	for j := i + 1; j < len(d); j++ {
 		switch c := d[j]; {
 		case c == '\\':
 			escaped = true
 			j++
 		case c < 0x20:
-			return "", 0, false
+			return 0, false, false
 		case c == '"':
-			if escaped {
-				var s string
-				if json.Unmarshal(d[i:j+1], &s) != nil {
-					return "", 0, false
-				}
-				return s, j + 1, true
-			}
-			seg := d[i+1 : j]
-			if !utf8.Valid(seg) {
-				return "", 0, false
-			}
-			return string(seg), j + 1, true
+			return j + 1, escaped, true
 		}
 	}
-	return "", 0, false
+	return 0, false, false
+}
+
+// fastString reads the JSON string at d[i] and returns it and the index after it.
+func fastString(d []byte, i int) (string, int, bool) {
+	j, escaped, ok := fastSpan(d, i)
+	if !ok {
+		return "", 0, false
+	}
+	if escaped {
+		s, ok := unescape(d[i:j])
+		return s, j, ok
+	}
+	seg := d[i+1 : j-1]
+	if !utf8.Valid(seg) {
+		return "", 0, false
+	}
+	return string(seg), j, true
+}
+
+// fastKey is fastString for an object's key, which is only compared: an unescaped key is
+// returned as the bytes of d, without a copy.
+func fastKey(d []byte, i int) ([]byte, int, bool) {
+	j, escaped, ok := fastSpan(d, i)
+	if !ok {
+		return nil, 0, false
+	}
+	if escaped {
+		s, ok := unescape(d[i:j])
+		return []byte(s), j, ok
+	}
+	seg := d[i+1 : j-1]
+	if !utf8.Valid(seg) {
+		return nil, 0, false
+	}
+	return seg, j, true
+}
+
+// unescape decodes the quoted JSON string q (which holds an escape) as json.Unmarshal does: ASCII
+// text with one-character escapes here, anything else (a \u escape, a byte above 0x7f, which
+// json.Unmarshal checks as UTF-8) by json.Unmarshal itself.
+func unescape(q []byte) (string, bool) {
+	seg := q[1 : len(q)-1]
+	var b strings.Builder
+	b.Grow(len(seg))
+	for k := 0; k < len(seg); k++ {
+		c := seg[k]
+		if c >= utf8.RuneSelf {
+			return unescapeSlow(q)
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if k++; k == len(seg) {
+			return "", false
+		}
+		switch seg[k] {
+		case '"', '\\', '/':
+			b.WriteByte(seg[k])
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		default:
+			return unescapeSlow(q)
+		}
+	}
+	return b.String(), true
+}
+
+func unescapeSlow(q []byte) (string, bool) {
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // valueEnd returns the index just after the JSON value that starts at d[i] (not a string), or -1.

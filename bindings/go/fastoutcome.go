@@ -8,6 +8,7 @@ package ohhooks
 // either way (TestFastOutcomeMatchesUnmarshal checks it).
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 )
@@ -22,7 +23,7 @@ func decodeOutcome(data []byte, o *Outcome) error {
 
 // fastObject calls field for each key of the object at d[i] (field reads the value at the index
 // it is given and returns the index after it, or -1), and returns the index after the object.
-func fastObject(d []byte, i int, field func(key string, i int) int) int {
+func fastObject(d []byte, i int, field func(key []byte, i int) int) int {
 	if i >= len(d) || d[i] != '{' {
 		return -1
 	}
@@ -30,15 +31,15 @@ func fastObject(d []byte, i int, field func(key string, i int) int) int {
 	if i < len(d) && d[i] == '}' {
 		return i + 1
 	}
-	var seen [24]string
+	var seen [24][]byte
 	nseen := 0
 	for {
-		key, ni, ok := fastString(d, i)
+		key, ni, ok := fastKey(d, i)
 		if !ok || ni >= len(d) || d[ni] != ':' || nseen == len(seen) {
 			return -1
 		}
 		for _, k := range seen[:nseen] {
-			if k == key {
+			if bytes.Equal(k, key) {
 				return -1 // a repeated key: json.Unmarshal keeps the last one
 			}
 		}
@@ -117,8 +118,8 @@ func fastStringTo(d []byte, i int, p *string) int {
 }
 
 func fastTrace(d []byte, i int, t *HookTrace) int {
-	return fastObject(d, i, func(key string, i int) int {
-		switch key {
+	return fastObject(d, i, func(key []byte, i int) int {
+		switch string(key) {
 		case "index":
 			return fastInt(d, i, &t.Index)
 		case "type":
@@ -138,7 +139,7 @@ func fastTrace(d []byte, i int, t *HookTrace) int {
 		case "exitCode", "signal", "status":
 			n := new(int)
 			j := fastInt(d, i, n)
-			switch key {
+			switch string(key) {
 			case "exitCode":
 				t.ExitCode = n
 			case "signal":
@@ -205,8 +206,8 @@ func fastArray(d []byte, i int, elem func(i int) int) int {
 
 func fastDecodeOutcome(d []byte, o *Outcome) bool {
 	*o = Outcome{}
-	end := fastObject(d, 0, func(key string, i int) int {
-		switch key {
+	end := fastObject(d, 0, func(key []byte, i int) int {
+		switch string(key) {
 		case "allowed":
 			return fastBool(d, i, &o.Allowed)
 		case "permissionDecision":

@@ -260,36 +260,45 @@ func encodeJSON(v any) ([]byte, error) {
 // MarshalJSON encodes the envelope as described on [Envelope]. Its errors are *Error values with
 // Code "invalid_envelope".
 func (e Envelope) MarshalJSON() ([]byte, error) {
+	return e.appendJSON(nil)
+}
+
+// appendJSON appends the envelope's JSON (MarshalJSON's) to b; on an error it returns nil.
+func (e *Envelope) appendJSON(b []byte) ([]byte, error) {
+	out, ok, err := e.appendEnvelope(b)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return out, nil
+	}
+	// What appendEnvelope leaves to encoding/json (a NaN or infinite Cost, which it refuses).
 	type plain Envelope
-	b, err := encodeJSON(plain(e))
+	typed, err := encodeJSON(plain(*e))
 	if err != nil {
 		return nil, &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf("cannot encode the envelope as JSON: %v", err)}
 	}
+	b = append(b, typed...)
 	if len(e.Extra) == 0 {
 		return b, nil
 	}
+	start := len(b) - len(typed)
 	keys := make([]string, 0, len(e.Extra))
 	for k := range e.Extra {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	v := reflect.ValueOf(e)
 	b = b[:len(b)-1] // reopen the object
 	for _, k := range keys {
-		if k == "event" {
-			return nil, &Error{Code: CodeInvalidEnvelope, Message: `Envelope.Extra has the key "event"; set Envelope.Event instead`}
-		}
-		if i, ok := envelopeFields[k]; ok && !v.Field(i).IsZero() {
-			return nil, &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf(
-				"Envelope.Extra has the key %q, which Envelope.%s also sets; set only one of them",
-				k, reflect.TypeOf(e).Field(i).Name)}
+		if err := e.extraKeyError(k); err != nil {
+			return nil, err
 		}
 		kb, _ := encodeJSON(k)
 		vb, err := encodeJSON(e.Extra[k])
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf("cannot encode Envelope.Extra[%q] as JSON: %v", k, err)}
+			return nil, extraValueError(k, err)
 		}
-		if len(b) > 1 {
+		if len(b) > start+1 {
 			b = append(b, ',')
 		}
 		b = append(b, kb...)
@@ -297,6 +306,24 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 		b = append(b, vb...)
 	}
 	return append(b, '}'), nil
+}
+
+// extraKeyError is the error for an Extra key that cannot be sent: "event", or the key of a
+// typed field that is set.
+func (e *Envelope) extraKeyError(k string) error {
+	if k == "event" {
+		return &Error{Code: CodeInvalidEnvelope, Message: `Envelope.Extra has the key "event"; set Envelope.Event instead`}
+	}
+	if i, ok := envelopeFields[k]; ok && !reflect.ValueOf(e).Elem().Field(i).IsZero() {
+		return &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf(
+			"Envelope.Extra has the key %q, which Envelope.%s also sets; set only one of them",
+			k, reflect.TypeOf(e).Elem().Field(i).Name)}
+	}
+	return nil
+}
+
+func extraValueError(k string, err error) error {
+	return &Error{Code: CodeInvalidEnvelope, Message: fmt.Sprintf("cannot encode Envelope.Extra[%q] as JSON: %v", k, err)}
 }
 
 // UnmarshalJSON decodes an envelope object: "event" into Event, each known context field whose value

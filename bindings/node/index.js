@@ -331,7 +331,9 @@ class Hooks {
           'wait for one (the hook failed). Use await hooks.fire(), or make the callback synchronous.',
       );
     }
-    return JSON.parse(out);
+    // undefined: the engine's no-match outcome, the most common one by far (no string to build
+    // and parse; a new object each time, as JSON.parse gives).
+    return out === undefined ? { allowed: true, hooks: [] } : JSON.parse(out);
   }
 
   /**

@@ -73,3 +73,44 @@ test('an envelope that cannot be serialized rejects with TypeError', () =>
     assert.throws(() => h.fireSync({ event: 'preToolUse', n: 1n }), TypeError);
     await assert.rejects(h.fire({ event: 'preToolUse', n: 1n }), TypeError);
   }));
+
+// fireSync builds the no-match outcome itself (the addon does not hand it over as text): it must
+// be what the engine's text parses to, and a new object each call.
+test('the no-match outcome of fireSync is the engine\'s, a new object each time', () =>
+  withHooks(inline({ hooks: { postToolUse: [{ command: 'true' }] } }), async (h) => {
+    const a = h.fireSync({ event: 'preToolUse', toolName: 'Bash' });
+    assert.deepEqual(a, JSON.parse('{"allowed":true,"hooks":[]}'));
+    assert.deepEqual(Object.keys(a), ['allowed', 'hooks']);
+    assert.deepEqual(a, await h.fire({ event: 'preToolUse', toolName: 'Bash' }));
+    a.allowed = false;
+    a.hooks.push(1);
+    assert.deepEqual(h.fireSync('{"event":"preToolUse"}'), { allowed: true, hooks: [] });
+  }));
+
+// Envelopes are read into a 4 KiB buffer when they fit: text of every length around its end,
+// with characters of 1 to 4 bytes in UTF-8 at the boundary, reaches the engine whole.
+test('envelopes around the 4 KiB read buffer reach the engine whole', () => {
+  const hooks = inline({ hooks: { preToolUse: [{ callback: 'echo' }] } });
+  let seen = null;
+  hooks.register('echo', (env) => {
+    seen = env.prompt;
+    return null;
+  });
+  return withHooks(hooks, () => {
+    for (const ch of ['a', 'é', '✓', '😀', '\ud800']) {
+      for (let len = 4060; len <= 4100; len++) {
+        const head = '{"event":"preToolUse","prompt":"';
+        const pad = Math.max(0, len - head.length - 2 - Buffer.byteLength(ch));
+        const prompt = 'x'.repeat(pad) + ch;
+        seen = null;
+        const out = hooks.fireSync(head + prompt + '"}');
+        assert.equal(out.hooks.length, 1, JSON.stringify(out));
+        // A lone surrogate in raw text becomes U+FFFD in UTF-8; JSON.stringify escapes it.
+        assert.ok(seen === (ch === '\ud800' ? 'x'.repeat(pad) + '\ufffd' : prompt), `length ${len}, ${ch}`);
+        seen = null;
+        hooks.fireSync({ event: 'preToolUse', prompt });
+        assert.ok(seen === prompt, `length ${len}, ${ch} in an object`);
+      }
+    }
+  });
+});
