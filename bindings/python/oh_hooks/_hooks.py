@@ -41,7 +41,25 @@ def _outcome(raw: bytes) -> Outcome:
         fields["warnings"] = []
         fields["raw"] = {"allowed": True, "hooks": []}
         return o
-    return Outcome.from_json(json.loads(raw))
+    return Outcome.from_json(_loads(raw))
+
+
+# json.loads without its Python wrapper (encoding detection, JSONDecoder.decode, raw_decode):
+# the C scanner of a decoder with json.loads's defaults, on text the engine wrote (compact UTF-8
+# JSON, no BOM). Anything it does not take whole, or any error, goes to json.loads, for its
+# result or its exception.
+_scan_once = json.JSONDecoder().scan_once
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        text = raw.decode("utf-8", "surrogatepass")
+        value, end = _scan_once(text, 0)
+        if end == len(text):
+            return value
+    except (ValueError, StopIteration):  # (JSONDecodeError and UnicodeDecodeError are ValueErrors)
+        pass
+    return json.loads(raw)
 
 
 # What json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False) builds on

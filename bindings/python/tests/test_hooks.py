@@ -541,7 +541,9 @@ class OutcomeBuiltWithoutInit(unittest.TestCase):
                "interrupt": True, "continue": False, "stopReason": "s", "systemMessage": "m",
                "hooks": [full_trace, {"index": 0, "type": "callback", "durationMs": 0.011, "result": "none"}],
                "warnings": ["w"], "error": {"code": "internal", "message": "x"}}
-        for o in (obj, {"allowed": True, "hooks": []}):
+        nulls = {"allowed": True, "hooks": [{"index": None, "durationMs": 2, "type": None, "jsonIO": None}],
+                 "reason": None, "warnings": [], "error": None, "unknown": {"x": 1}}
+        for o in (obj, {"allowed": True, "hooks": []}, nulls, {}):
             built = Outcome.from_json(o)
             fields = {f.name: getattr(built, f.name) for f in dataclasses.fields(Outcome)}
             fields["hooks"] = [HookTrace(**{f.name: getattr(t, f.name) for f in dataclasses.fields(HookTrace)})
@@ -555,6 +557,15 @@ class OutcomeBuiltWithoutInit(unittest.TestCase):
             with self.assertRaises(dataclasses.FrozenInstanceError):
                 built.allowed = True  # type: ignore[misc]
         self.assertEqual(Outcome.from_json(obj).hooks[0].exit_code, 2)
+        self.assertIsNone(Outcome.from_json(nulls).hooks[0].index, "a key present with null is read as null")
+        self.assertEqual(Outcome.from_json(nulls).hooks[0].duration_ms, 2.0)
+        from oh_hooks import _types
+
+        for cls, keys, defaults in ((Outcome, _types._OUTCOME_KEYS, _types._OUTCOME_DEFAULTS),
+                                    (HookTrace, _types._TRACE_KEYS, _types._TRACE_DEFAULTS)):
+            names = [f.name for f in dataclasses.fields(cls)]
+            self.assertEqual(list(defaults), names, "every field, in order")
+            self.assertEqual(sorted(keys.values()), sorted(n for n in names if n != "raw"))
         self.assertEqual(Outcome.from_json(obj).error.code, "internal")
 
         @dataclasses.dataclass(frozen=True)
