@@ -685,3 +685,26 @@ class EnterLeave(unittest.TestCase):
             self.assertIsNone(hooks._deferred)
         finally:
             _hooks._LOCK_FREE = saved
+
+
+class ScannerLoads(unittest.TestCase):
+    """Outcomes and callback requests are decoded by json's C scanner without json.loads around
+    it; whatever it does not take whole goes to json.loads: same values, same exceptions."""
+
+    def test_same_as_json_loads(self) -> None:
+        from oh_hooks._callbacks import _loads_text
+        from oh_hooks._hooks import _loads
+
+        texts = [b'{"a":1}', b' {"a":1} ', b'{"a":1}x', b'', b'\xef\xbb\xbf{"a":1}', b'{"a":"\xff"}', b'{"a":NaN}',
+                 b'[1,2', b'"\xed\xa0\x80"', b'{"a":1,"a":2}', b'1e400', b'{"a":"\\ud800"}', b'null', b'{"a":{"b":[]}}']
+        for raw in texts:
+            for loads, arg in ((_loads, raw), (_loads_text, raw.decode("utf-8", "surrogateescape"))):
+                with self.subTest(raw=raw, loads=loads.__name__):
+                    try:
+                        expected = json.loads(arg)
+                    except ValueError as e:
+                        with self.assertRaises(type(e)) as got:
+                            loads(arg)
+                        self.assertEqual(str(got.exception), str(e))
+                    else:
+                        self.assertEqual(repr(loads(arg)), repr(expected))
