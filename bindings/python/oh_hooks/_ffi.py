@@ -155,7 +155,8 @@ class _Lib:
         if not ptr:
             raise MemoryError("liboh_hooks returned NULL where a string was due (out of memory)")
         try:
-            return ctypes.string_at(ptr)
+            # (c_char_p's .value reads it with strlen; ctypes.string_at is a foreign call of its own)
+            return ctypes.c_char_p(ptr).value  # type: ignore[return-value]
         finally:
             self.string_free(ptr)
 
