@@ -198,6 +198,23 @@ def _call_async(reg: Registration, awaitable: Any, call: int) -> None:
     cfut.add_done_callback(finished)
 
 
+# json.loads of a str without its Python wrapper (JSONDecoder.decode and raw_decode): the C
+# scanner of a decoder with json.loads's defaults, for the engine's compact request. What it does
+# not take whole (leading or trailing text, an error) goes to json.loads, for its result or its
+# exception.
+_scan_once = json.JSONDecoder().scan_once
+
+
+def _loads_text(text: str) -> Any:
+    try:
+        value, end = _scan_once(text, 0)
+        if end == len(text):
+            return value
+    except (ValueError, StopIteration):  # (JSONDecodeError is a ValueError)
+        pass
+    return json.loads(text)
+
+
 def _on_call(user_data: Optional[int], request: Optional[bytes], call: Optional[int]) -> None:
     if not call:
         return
@@ -208,7 +225,7 @@ def _on_call(user_data: Optional[int], request: Optional[bytes], call: Optional[
             respond(call, failure("?", "its registration is gone"))
             return
         try:
-            req = json.loads((request or b"null").decode("utf-8"))
+            req = _loads_text((request or b"null").decode("utf-8"))
             result = reg.fn(Request(req) if type(req) is dict else req)
         except BaseException as e:  # noqa: BLE001 - nothing may cross into C
             respond(call, failure(reg.name, f"it raised {_exc_text(e)}"))

@@ -75,9 +75,10 @@ class _Lib:
         self.new.restype = c_void_p
 
         # char *oh_hooks_fire(const OhHooks *hooks, const char *envelope_json);
+        # Returns an OwnedString (see there): the caller reads .value and frees it.
         self.fire = cdll.oh_hooks_fire
         self.fire.argtypes = [c_void_p, c_char_p]
-        self.fire.restype = c_void_p
+        self.fire.restype = OwnedString
 
         # void oh_hooks_free(OhHooks *hooks);
         self.free = cdll.oh_hooks_free
@@ -138,14 +139,34 @@ class _Lib:
 
         self._cdll = cdll  # keep the library mapped as long as this object lives
 
+    def take_owned(self, s: "OwnedString") -> bytes:
+        """``take_string`` for a function whose restype is ``OwnedString``: the bytes, then
+        the string freed. No ``string_at`` call (a foreign call of its own through ctypes)."""
+        try:
+            raw = s.value
+        finally:
+            self.string_free(s)
+        if raw is None:
+            raise MemoryError("liboh_hooks returned NULL where a string was due (out of memory)")
+        return raw
+
     def take_string(self, ptr: Optional[int]) -> bytes:
         """Copy an owned C string out and free it, whatever happens in between."""
         if not ptr:
             raise MemoryError("liboh_hooks returned NULL where a string was due (out of memory)")
         try:
-            return ctypes.string_at(ptr)
+            # (c_char_p's .value reads it with strlen; ctypes.string_at is a foreign call of its own)
+            return ctypes.c_char_p(ptr).value  # type: ignore[return-value]
         finally:
             self.string_free(ptr)
+
+
+class OwnedString(ctypes.c_char_p):
+    """The restype of a function that returns a string the caller frees: a subclass of
+    ``c_char_p``, so ctypes hands over the object itself rather than converting it to ``bytes``
+    (ctypes converts only the fundamental types themselves). ``.value`` copies the text out
+    (``None`` for NULL) and the object, passed where a ``c_void_p`` is declared, is the pointer
+    to give to ``oh_hooks_string_free``."""
 
 
 # The host-callback function types. Calls through them take the GIL for as long as the Python

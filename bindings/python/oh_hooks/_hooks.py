@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import atexit
 import ctypes
+import dataclasses
 import difflib
 import json
+import sys
 import threading
 import weakref
 from typing import Any, Callable, Dict, Optional, Union
@@ -20,21 +22,65 @@ from ._types import Envelope, Options, Outcome
 _NOTHING_RAN = b'{"allowed":true,"hooks":[]}'
 
 
+# Its fields: Outcome's defaults with allowed true. Built as from_json builds an outcome (its
+# dict filled at once), not through the frozen dataclass's __init__, which sets each of its 16
+# fields with object.__setattr__: 26,800 instructions, 16 times the engine's no-match fire; the lists
+# and the raw dict are made fresh for every outcome, as the caller owns them.
+# (Every field in order, so the instance's dict is the one __init__ would make.)
+_NOTHING_RAN_FIELDS = {f.name: None if f.default is dataclasses.MISSING else f.default
+                       for f in dataclasses.fields(Outcome)}
+
+
 def _outcome(raw: bytes) -> Outcome:
     if raw == _NOTHING_RAN:
-        return Outcome(allowed=True, raw={"allowed": True, "hooks": []})
-    return Outcome.from_json(json.loads(raw))
+        o = object.__new__(Outcome)
+        fields = o.__dict__
+        fields.update(_NOTHING_RAN_FIELDS)
+        fields["allowed"] = True  # (a field without a default: None in the template)
+        fields["hooks"] = []
+        fields["warnings"] = []
+        fields["raw"] = {"allowed": True, "hooks": []}
+        return o
+    return Outcome.from_json(_loads(raw))
+
+
+# json.loads without its Python wrapper (encoding detection, JSONDecoder.decode, raw_decode):
+# the C scanner of a decoder with json.loads's defaults, on text the engine wrote (compact UTF-8
+# JSON, no BOM). Anything it does not take whole, or any error, goes to json.loads, for its
+# result or its exception.
+_scan_once = json.JSONDecoder().scan_once
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        text = raw.decode("utf-8", "surrogatepass")
+        value, end = _scan_once(text, 0)
+        if end == len(text):
+            return value
+    except (ValueError, StopIteration):  # (JSONDecodeError and UnicodeDecodeError are ValueErrors)
+        pass
+    return json.loads(raw)
 
 
 # What json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False) builds on
 # every call (only the default arguments share a cached encoder): built once, same output.
 _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# What _COMPACT.encode(value) runs, without the Python around it (JSONEncoder.encode and
+# iterencode, which define a closure per call: 4,500 instructions a call): the C encoder
+# as iterencode makes it for these settings (Python 3.9 to 3.13), with its own markers dict,
+# so a circular value is still a ValueError. None where the C encoder is missing (then encode).
+_c_make_encoder = json.encoder.c_make_encoder
+_encode_str = json.encoder.encode_basestring
+_default = _COMPACT.default
 
 
 def _dumps(value: Any) -> bytes:
     """Compact JSON as UTF-8. NaN/Infinity are refused (they are not JSON)."""
     try:
-        text = _COMPACT.encode(value)
+        if _c_make_encoder is not None:
+            text = "".join(_c_make_encoder({}, _default, _encode_str, None, ":", ",", False, False, False)(value, 0))
+        else:
+            text = _COMPACT.encode(value)
         return text.encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate in a str: let \\uXXXX escapes carry it and the engine judge it.
@@ -113,6 +159,14 @@ def _options(options: Optional[Options], keywords: Dict[str, Any]) -> Any:
         if value is not None:
             merged[key] = value
     return merged
+
+
+# Calls enter and leave the engine (Hooks._enter/_leave) without taking the lock when the GIL
+# makes each of their steps atomic; it was a third of a no-match fire(dict) (round 6). A
+# free-threaded build (3.13t) running without its GIL takes the lock, as before. The GIL, once
+# on, stays on (importing an extension can only turn it on), so reading this once is enough.
+_LOCK_FREE = bool(getattr(sys, "_is_gil_enabled", lambda: True)())
+_get_ident = threading.get_ident
 
 
 # Engines still open. At interpreter exit they are closed while Python still runs, so that no
@@ -194,30 +248,65 @@ class Hooks:
     # -- the handle's lifetime -------------------------------------------------
 
     def _enter(self, what: str) -> int:
-        tid = threading.get_ident()
-        with self._cv:
-            self._inside[tid] = self._inside.get(tid, 0) + 1  # counted first ...
-            handle = self._handle  # ... then read: a close() in between defers the free
-            if handle is None:
-                self._leave()
-                raise OhHooksError("closed", f"{what}() called after close(): create a new Hooks")
-            return handle
+        if not _LOCK_FREE:
+            with self._cv:
+                return self._enter_locked(what)
+        # Without the lock (with the GIL, each step below is atomic and they happen in this
+        # order for every thread): counted first, then _handle read. close() sets _handle to
+        # None first, then looks at _inside, so either this call reads None and leaves, or
+        # close() sees it counted and waits for it (or, from a signal handler that interrupted
+        # this very thread, defers the free to it).
+        inside = self._inside
+        tid = _get_ident()
+        inside[tid] = inside.get(tid, 0) + 1
+        handle = self._handle
+        if handle is None:
+            self._leave()
+            raise OhHooksError("closed", f"{what}() called after close(): create a new Hooks")
+        return handle
+
+    def _enter_locked(self, what: str) -> int:
+        tid = _get_ident()
+        self._inside[tid] = self._inside.get(tid, 0) + 1  # counted first ...
+        handle = self._handle  # ... then read: a close() in between defers the free
+        if handle is None:
+            self._leave()
+            raise OhHooksError("closed", f"{what}() called after close(): create a new Hooks")
+        return handle
 
     def _leave(self) -> None:
-        tid = threading.get_ident()
+        if not _LOCK_FREE:
+            with self._cv:
+                self._count_out()
+        else:
+            inside = self._inside  # as _count_out (kept inline: this runs on every call)
+            tid = _get_ident()
+            n = inside[tid]
+            if n == 1:
+                del inside[tid]
+            else:
+                inside[tid] = n - 1
+        if self._handle is not None:
+            return  # not closing: nobody waits, nothing was deferred
+        # Closing. close() waits (on _cv) for _inside to empty, having set _handle to None
+        # before it looked; this call's count was out before _handle was read here, so if
+        # close() saw it counted, this call sees None and wakes it. The lock orders the rest.
         deferred = None
         with self._cv:
-            n = self._inside[tid]
-            if n == 1:
-                del self._inside[tid]
-            else:
-                self._inside[tid] = n - 1
             if not self._inside:
                 self._cv.notify_all()
                 deferred, self._deferred = self._deferred, None
         if deferred:
             self._lib.free(deferred)
             self._freed()
+
+    def _count_out(self) -> None:
+        tid = _get_ident()
+        n = self._inside[tid]
+        if n == 1:
+            del self._inside[tid]
+        else:
+            self._inside[tid] = n - 1
 
     @property
     def closed(self) -> bool:
@@ -305,7 +394,7 @@ class Hooks:
     def _fire(self, data: bytes, what: str) -> bytes:
         handle = self._enter(what)
         try:
-            return self._lib.take_string(self._lib.fire(handle, data))
+            return self._lib.take_owned(self._lib.fire(handle, data))
         finally:
             self._leave()
 

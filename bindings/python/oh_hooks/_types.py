@@ -8,20 +8,7 @@ reports is lost even if a later engine adds fields this module does not know.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Type, TypeVar, Union
-
-_T = TypeVar("_T")
-
-
-def _frozen(cls: Type[_T], values: Dict[str, Any]) -> _T:
-    """An instance of the frozen dataclass ``cls`` with these field values (every field, in
-    order), as its ``__init__`` would build it. That ``__init__`` sets each field through
-    ``object.__setattr__`` (frozen refuses plain assignment), which made building the typed
-    outcome cost more than decoding its JSON; the fields go into the instance's dict at once
-    instead. A subclass gets its own ``__init__`` (it may have a ``__post_init__``)."""
-    o = object.__new__(cls)
-    o.__dict__.update(values)
-    return o
+from typing import Any, Dict, List, Literal, Mapping, Optional, TypedDict, Union
 
 
 class Options(TypedDict, total=False):
@@ -154,27 +141,16 @@ class HookTrace:
 
     @classmethod
     def from_json(cls, obj: Dict[str, Any]) -> "HookTrace":
-        get = obj.get
-        values = {
-            "index": get("index", -1),
-            "type": get("type", ""),
-            "result": get("result", ""),
-            "duration_ms": float(get("durationMs", 0.0)),
-            "json_io": bool(get("jsonIO", False)),
-            "persistent": bool(get("persistent", False)),
-            "exit_code": get("exitCode"),
-            "signal": get("signal"),
-            "status": get("status"),
-            "timed_out": get("timedOut"),
-            "reason": get("reason"),
-            "stderr": get("stderr"),
-            "error": get("error"),
-            "dialect": get("dialect"),
-            "source": get("source"),
-            "failure": get("failure"),
-            "raw": obj,
-        }
-        return _frozen(cls, values) if cls is HookTrace else cls(**values)
+        if cls is not HookTrace:
+            return cls(**_fields_of(obj, _TRACE_KEYS, _TRACE_DEFAULTS))
+        o = object.__new__(cls)
+        values = o.__dict__
+        _read_fields(values, obj, _TRACE_KEYS, _TRACE_DEFAULTS)
+        values["duration_ms"] = float(values["duration_ms"])
+        values["json_io"] = bool(values["json_io"])
+        values["persistent"] = bool(values["persistent"])
+        values["raw"] = obj
+        return o
 
 
 @dataclass(frozen=True)
@@ -226,26 +202,77 @@ class Outcome:
 
     @classmethod
     def from_json(cls, obj: Dict[str, Any]) -> "Outcome":
-        get = obj.get
-        err = get("error")
-        values = {
-            "allowed": bool(get("allowed", False)),
-            "permission_decision": get("permissionDecision"),
-            "reason": get("reason"),
-            "additional_context": get("additionalContext"),
-            "updated_input": get("updatedInput"),
-            "updated_prompt": get("updatedPrompt"),
-            "updated_permissions": get("updatedPermissions"),
-            "interrupt": get("interrupt"),
-            "continue_": get("continue"),
-            "stop_reason": get("stopReason"),
-            "system_message": get("systemMessage"),
-            "hooks": [HookTrace.from_json(t) for t in get("hooks", [])],
-            "warnings": list(get("warnings", [])),
-            "error": OutcomeError.from_json(err) if isinstance(err, dict) else None,
-            "raw": obj,
-        }
-        return _frozen(cls, values) if cls is Outcome else cls(**values)
+        if cls is not Outcome:
+            return cls(**_fields_of(obj, _OUTCOME_KEYS, _OUTCOME_DEFAULTS))
+        o = object.__new__(cls)
+        values = o.__dict__
+        _read_fields(values, obj, _OUTCOME_KEYS, _OUTCOME_DEFAULTS)
+        _convert_outcome(values, obj)
+        return o
+
+
+# How from_json reads the JSON: each known key, the field it sets; and each field's value when
+# its key is absent (in field order: the instance's dict is then the one __init__ makes).
+_TRACE_KEYS = {
+    "index": "index", "type": "type", "result": "result", "durationMs": "duration_ms", "jsonIO": "json_io",
+    "persistent": "persistent", "exitCode": "exit_code", "signal": "signal", "status": "status",
+    "timedOut": "timed_out", "reason": "reason", "stderr": "stderr", "error": "error", "dialect": "dialect",
+    "source": "source", "failure": "failure",
+}
+_TRACE_DEFAULTS: Dict[str, Any] = {
+    "index": -1, "type": "", "result": "", "duration_ms": 0.0, "json_io": False, "persistent": False,
+    "exit_code": None, "signal": None, "status": None, "timed_out": None, "reason": None, "stderr": None,
+    "error": None, "dialect": None, "source": None, "failure": None, "raw": None,
+}
+_OUTCOME_KEYS = {
+    "allowed": "allowed", "permissionDecision": "permission_decision", "reason": "reason",
+    "additionalContext": "additional_context", "updatedInput": "updated_input", "updatedPrompt": "updated_prompt",
+    "updatedPermissions": "updated_permissions", "interrupt": "interrupt", "continue": "continue_",
+    "stopReason": "stop_reason", "systemMessage": "system_message", "hooks": "hooks", "warnings": "warnings",
+    "error": "error",
+}
+_OUTCOME_DEFAULTS: Dict[str, Any] = {
+    "allowed": False, "permission_decision": None, "reason": None, "additional_context": None,
+    "updated_input": None, "updated_prompt": None, "updated_permissions": None, "interrupt": None,
+    "continue_": None, "stop_reason": None, "system_message": None, "hooks": (), "warnings": (), "error": None,
+    "raw": None,
+}
+
+
+def _read_fields(values: Dict[str, Any], obj: Dict[str, Any], keys: Dict[str, str], defaults: Dict[str, Any]) -> None:
+    """Fill ``values`` with every field: its key's value in ``obj`` when present (whatever it
+    is, null included), else its default. The same as one ``obj.get(key, default)`` per field,
+    for less: the frozen dataclasses' __init__ (16 object.__setattr__ calls) and then a get per
+    field made the typed outcome cost more than decoding its JSON (round 6)."""
+    values.update(defaults)
+    for key, value in obj.items():
+        name = keys.get(key)
+        if name is not None:
+            values[name] = value
+
+
+def _convert_outcome(values: Dict[str, Any], obj: Dict[str, Any]) -> None:
+    values["allowed"] = bool(values["allowed"])
+    values["hooks"] = [HookTrace.from_json(t) for t in values["hooks"]]
+    values["warnings"] = list(values["warnings"])
+    err = values["error"]
+    values["error"] = OutcomeError.from_json(err) if isinstance(err, dict) else None
+    values["raw"] = obj
+
+
+def _fields_of(obj: Dict[str, Any], keys: Dict[str, str], defaults: Dict[str, Any]) -> Dict[str, Any]:
+    """The field values from_json gives a subclass's ``__init__`` (it may have a
+    ``__post_init__``)."""
+    values: Dict[str, Any] = {}
+    _read_fields(values, obj, keys, defaults)
+    if defaults is _TRACE_DEFAULTS:
+        values["duration_ms"] = float(values["duration_ms"])
+        values["json_io"] = bool(values["json_io"])
+        values["persistent"] = bool(values["persistent"])
+        values["raw"] = obj
+    else:
+        _convert_outcome(values, obj)
+    return values
 
 
 def _camel(snake: str) -> str:

@@ -512,6 +512,14 @@ class NoMatchOutcomeShortcut(unittest.TestCase):
         self.assertEqual(repr(quick), repr(general))
         self.assertEqual(quick.raw, general.raw)
         self.assertIsNot(quick.raw, _outcome(_NOTHING_RAN).raw, "each outcome has its own raw dict")
+        self.assertIsNot(quick.hooks, _outcome(_NOTHING_RAN).hooks, "and its own lists")
+        self.assertIsNot(quick.warnings, _outcome(_NOTHING_RAN).warnings)
+        by_init = _Outcome(allowed=True, raw={"allowed": True, "hooks": []})
+        self.assertEqual(vars(quick), vars(by_init))
+        self.assertEqual(list(vars(quick)), list(vars(by_init)), "the same fields, in the same order")
+        self.assertEqual(dataclasses.astuple(quick), dataclasses.astuple(by_init))
+        with self.assertRaises(dataclasses.FrozenInstanceError):
+            quick.allowed = False  # type: ignore[misc]
         with oh_hooks.Hooks({"trusted": True, "config": {"hooks": {"postToolUse": [{"command": "true"}]}}}) as h:
             self.assertEqual(h.fire_json('{"event":"preToolUse","toolName":"Bash"}').encode(), _NOTHING_RAN)
             self.assertEqual(h.fire({"event": "preToolUse", "toolName": "Bash"}), general)
@@ -533,7 +541,9 @@ class OutcomeBuiltWithoutInit(unittest.TestCase):
                "interrupt": True, "continue": False, "stopReason": "s", "systemMessage": "m",
                "hooks": [full_trace, {"index": 0, "type": "callback", "durationMs": 0.011, "result": "none"}],
                "warnings": ["w"], "error": {"code": "internal", "message": "x"}}
-        for o in (obj, {"allowed": True, "hooks": []}):
+        nulls = {"allowed": True, "hooks": [{"index": None, "durationMs": 2, "type": None, "jsonIO": None}],
+                 "reason": None, "warnings": [], "error": None, "unknown": {"x": 1}}
+        for o in (obj, {"allowed": True, "hooks": []}, nulls, {}):
             built = Outcome.from_json(o)
             fields = {f.name: getattr(built, f.name) for f in dataclasses.fields(Outcome)}
             fields["hooks"] = [HookTrace(**{f.name: getattr(t, f.name) for f in dataclasses.fields(HookTrace)})
@@ -547,6 +557,15 @@ class OutcomeBuiltWithoutInit(unittest.TestCase):
             with self.assertRaises(dataclasses.FrozenInstanceError):
                 built.allowed = True  # type: ignore[misc]
         self.assertEqual(Outcome.from_json(obj).hooks[0].exit_code, 2)
+        self.assertIsNone(Outcome.from_json(nulls).hooks[0].index, "a key present with null is read as null")
+        self.assertEqual(Outcome.from_json(nulls).hooks[0].duration_ms, 2.0)
+        from oh_hooks import _types
+
+        for cls, keys, defaults in ((Outcome, _types._OUTCOME_KEYS, _types._OUTCOME_DEFAULTS),
+                                    (HookTrace, _types._TRACE_KEYS, _types._TRACE_DEFAULTS)):
+            names = [f.name for f in dataclasses.fields(cls)]
+            self.assertEqual(list(defaults), names, "every field, in order")
+            self.assertEqual(sorted(keys.values()), sorted(n for n in names if n != "raw"))
         self.assertEqual(Outcome.from_json(obj).error.code, "internal")
 
         @dataclasses.dataclass(frozen=True)
@@ -555,3 +574,137 @@ class OutcomeBuiltWithoutInit(unittest.TestCase):
                 object.__setattr__(self, "reason", "seen by __post_init__")
 
         self.assertEqual(Mine.from_json(obj).reason, "seen by __post_init__")
+
+
+class CompactJson(unittest.TestCase):
+    """fire()'s envelope goes through the C encoder without JSONEncoder.encode around it: the
+    same bytes as json.dumps with the binding's settings, and the same exceptions."""
+
+    def test_same_as_json_dumps(self) -> None:
+        import collections
+        import enum
+
+        from oh_hooks._hooks import _dumps
+
+        class Str(str):
+            pass
+
+        class Int(int):
+            pass
+
+        class Num(enum.IntEnum):
+            A = 1
+
+        circular: dict = {"a": 1}
+        circular["self"] = circular
+        looped: list = [1]
+        looped.append(looped)
+        values = [
+            {"event": "x", "n": 1, "f": 1.5, "t": True, "z": None, "l": [1, "a", {}], "u": "é\u2028😀\"\\\n"},
+            {1: "a", 2.5: "b", True: "c", None: "d"}, {Str("k"): Str("v"), "i": Int(3), "e": Num.A},
+            collections.OrderedDict(b=2, a=1), {"big": 10**30, "neg": -0.0, "e": 1e300}, "str", 5, None, [],
+            {"s": "\ud800"},  # a lone surrogate: escaped, for the engine to judge
+            {"nan": float("nan")}, {"inf": float("-inf")}, {"o": object()}, {("t",): 1}, {"b": b"x"},
+            circular, looped,
+        ]
+
+        def reference(value: object) -> bytes:
+            try:
+                return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+            except UnicodeEncodeError:
+                return json.dumps(value, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+        for value in values:
+            with self.subTest(value=repr(value)[:40]):
+                try:
+                    expected = reference(value)
+                except (TypeError, ValueError) as e:
+                    with self.assertRaises(type(e)) as got:
+                        _dumps(value)
+                    self.assertEqual(str(got.exception), str(e))
+                else:
+                    self.assertEqual(_dumps(value), expected)
+
+
+class EnterLeave(unittest.TestCase):
+    """Calls count themselves in and out of the engine without the lock under the GIL, and with
+    it otherwise: close() from another thread must still wait for every call inside, and no
+    call may start on a freed engine, both ways."""
+
+    def _close_under_firing_threads(self) -> None:
+        for _ in range(5):
+            hooks = Hooks(inline({"postToolUse": [{"command": "true"}]}))
+            errors: list = []
+            fired = [0] * 4
+            go = threading.Barrier(5)
+
+            def work(i: int) -> None:
+                go.wait()
+                try:
+                    while True:
+                        out = hooks.fire({"event": "preToolUse", "toolName": "Bash"})
+                        assert out.allowed and out.error is None, out.raw
+                        fired[i] += 1
+                except OhHooksError as e:
+                    if e.code != "closed":
+                        errors.append(e)
+                except Exception as e:  # pragma: no cover - reported below
+                    errors.append(e)
+
+            threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+            for t in threads:
+                t.start()
+            go.wait()
+            deadline = time.monotonic() + 10
+            while not all(fired) and time.monotonic() < deadline:
+                time.sleep(0.001)  # until each thread is firing
+            hooks.close()
+            self.assertEqual(hooks._inside, {}, "close() returned with a call inside")
+            for t in threads:
+                t.join()
+            self.assertEqual(errors, [])
+            self.assertTrue(all(fired), fired)
+
+    def test_lock_free(self) -> None:
+        from oh_hooks import _hooks
+
+        self.assertTrue(_hooks._LOCK_FREE or not getattr(sys, "_is_gil_enabled", lambda: True)())
+        self._close_under_firing_threads()
+
+    def test_locked(self) -> None:
+        from oh_hooks import _hooks
+
+        saved, _hooks._LOCK_FREE = _hooks._LOCK_FREE, False
+        try:
+            self._close_under_firing_threads()
+            hooks = Hooks(inline({}))
+            hooks._enter("fire")  # as test_close_from_the_thread_inside_a_call_defers_the_free
+            hooks.close()
+            self.assertIsNotNone(hooks._deferred)
+            hooks._leave()
+            self.assertIsNone(hooks._deferred)
+        finally:
+            _hooks._LOCK_FREE = saved
+
+
+class ScannerLoads(unittest.TestCase):
+    """Outcomes and callback requests are decoded by json's C scanner without json.loads around
+    it; whatever it does not take whole goes to json.loads: same values, same exceptions."""
+
+    def test_same_as_json_loads(self) -> None:
+        from oh_hooks._callbacks import _loads_text
+        from oh_hooks._hooks import _loads
+
+        texts = [b'{"a":1}', b' {"a":1} ', b'{"a":1}x', b'', b'\xef\xbb\xbf{"a":1}', b'{"a":"\xff"}', b'{"a":NaN}',
+                 b'[1,2', b'"\xed\xa0\x80"', b'{"a":1,"a":2}', b'1e400', b'{"a":"\\ud800"}', b'null', b'{"a":{"b":[]}}']
+        for raw in texts:
+            for loads, arg in ((_loads, raw), (_loads_text, raw.decode("utf-8", "surrogateescape"))):
+                with self.subTest(raw=raw, loads=loads.__name__):
+                    try:
+                        expected = json.loads(arg)
+                    except ValueError as e:
+                        with self.assertRaises(type(e)) as got:
+                            loads(arg)
+                        self.assertEqual(str(got.exception), str(e))
+                    else:
+                        self.assertEqual(repr(loads(arg)), repr(expected))
