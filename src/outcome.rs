@@ -239,7 +239,10 @@ impl Trace {
         w.opt_json(",\"timedOut\":", self.timed_out.as_ref());
         w.raw(",\"durationMs\":");
         w.json(&self.duration_ms);
-        w.opt_str(",\"result\":", Some(self.result.as_str()));
+        // A result is one of six lowercase words: nothing to escape.
+        w.raw(",\"result\":\"");
+        w.raw(self.result.as_str());
+        w.raw("\"");
         w.opt_str(",\"reason\":", self.reason.as_deref());
         w.opt_str(",\"stderr\":", self.stderr.as_deref());
         w.opt_str(",\"error\":", self.error.as_deref());
@@ -269,7 +272,25 @@ impl Writer<'_> {
 
     #[inline(always)]
     fn opt_str(&mut self, key: &str, value: Option<&str>) {
-        self.opt_json(key, value.as_ref());
+        if let Some(value) = value {
+            self.raw(key);
+            self.string(value);
+        }
+    }
+
+    /// A string as serde_json writes it: between quotes, as it is when it has no byte that
+    /// serde_json escapes (a control character, `"`, `\\`; non-ASCII text is written as it is),
+    /// which the hook types, results and most reasons have; else through serde_json.
+    #[inline(always)]
+    fn string(&mut self, value: &str) {
+        if value.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+            self.0.reserve(value.len() + 2);
+            self.0.push(b'"');
+            self.0.extend_from_slice(value.as_bytes());
+            self.0.push(b'"');
+        } else {
+            self.json(value);
+        }
     }
 
     #[inline(always)]
@@ -333,6 +354,32 @@ mod tests {
                 hooks: vec![Trace { duration_ms: ms, ..Trace::default() }],
                 ..Outcome::allowed(Vec::new())
             });
+        }
+        // Strings written as they are (no byte serde_json escapes) and strings with one such byte
+        // at either end or alone.
+        let texts = [
+            "",
+            " ",
+            "~\u{7f}",
+            "é 😀 \u{2028}\u{85} plain",
+            "\"",
+            "\\",
+            "\u{1f}",
+            "a\"",
+            "\\a",
+            "\na",
+            "a\u{0}",
+            "€\t",
+        ];
+        for text in texts {
+            cases.push(Outcome {
+                reason: Some(text.into()),
+                hooks: vec![Trace { reason: Some(text.into()), stderr: Some(format!("{text}{text}")), ..full.clone() }],
+                ..Outcome::allowed(Vec::new())
+            });
+        }
+        for result in [Verdict::Allow, Verdict::Deny, Verdict::Ask, Verdict::Defer, Verdict::None, Verdict::Cancelled] {
+            cases.push(Outcome { hooks: vec![Trace { result, ..full.clone() }], ..Outcome::allowed(Vec::new()) });
         }
         for outcome in &cases {
             assert_eq!(outcome.to_json(), serde_json::to_string(outcome).unwrap());

@@ -16,7 +16,7 @@ use super::state::Snapshot;
 use super::{cancelled_error, Inner};
 use crate::config::layers::{self, LayerKind, Origin};
 use crate::config::{self, HookSpec};
-use crate::dialect::openharness::merge::decision as native_step;
+use crate::dialect::openharness::merge::{decides_nothing, decision as native_step};
 use crate::dialect::registry::REGISTRY;
 use crate::dialect::{Answer, Decision, Dialect, Hook, Site, View};
 use crate::envelope::tools::HostTools;
@@ -301,6 +301,9 @@ impl Inner {
         let hooks = snapshot.config.dialects.of(envelope.event);
         let mut current: Option<Envelope> = None;
         let mut walk = Walk::new();
+        // Whether any step reached the walk: a fire whose hooks all answered nothing (a
+        // callback's `{}`) is allowed with its traces, without the walk's finish.
+        let mut stepped = false;
         let mut traces = Vec::with_capacity(natives.len() + dialects.len());
         let mut warnings = Vec::new();
         'walk: for kind in [LayerKind::Own, LayerKind::Project] {
@@ -316,6 +319,11 @@ impl Inner {
                 let cx = self.context(snapshot, current.as_ref().unwrap_or(envelope), cancel);
                 let Ran { answer, trace, .. } = hook::run(&specs[i], &cx);
                 traces.push(trace);
+                // Its step would change nothing (a test in src/merge/mod.rs pins it).
+                if decides_nothing(&answer) {
+                    continue;
+                }
+                stepped = true;
                 if answer.updated_input.is_some() || answer.updated_prompt.is_some() {
                     let base = current.as_ref().unwrap_or(envelope);
                     current = Some(base.rewritten(answer.updated_input.as_ref(), answer.updated_prompt.as_deref()));
@@ -353,6 +361,7 @@ impl Inner {
                     views
                 };
                 let ran = self.run_together(snapshot, at, views_now, &step, cancel, budget);
+                stepped = true;
                 let (answers, step_traces) = split(ran, &mut warnings);
                 let decision = decide(*dialect, at, &self.options.tools, &answers);
                 let rewrite = (decision.updated_input.clone(), decision.updated_prompt.clone());
@@ -368,7 +377,12 @@ impl Inner {
                 current = Some(at.rewritten(rewrite.0.as_ref(), rewrite.1.as_deref()));
             }
         }
-        walk.finish().into_outcome(traces, warnings_with(&snapshot.warnings, &warnings))
+        let warnings = warnings_with(&snapshot.warnings, &warnings);
+        if !stepped {
+            // What the untouched walk's finish gives (a test in src/merge/mod.rs pins it).
+            return Outcome { hooks: traces, ..Outcome::allowed(warnings) };
+        }
+        walk.finish().into_outcome(traces, warnings)
     }
 
     /// Runs `jobs` in parallel, at most [`fanout::PER_FIRE`] of the fire at once (the calling

@@ -289,6 +289,67 @@ mod tests {
         (w.finish(), ran)
     }
 
+    /// A step that decides nothing ([`decides_nothing`]) changes nothing in the walk, whatever
+    /// came before; and an untouched walk ends as the allowed outcome with its traces. The
+    /// blocking walk counts on both when it skips such steps (src/engine/fire.rs).
+    ///
+    /// [`decides_nothing`]: crate::dialect::openharness::merge::decides_nothing
+    #[test]
+    fn a_step_that_decides_nothing_changes_nothing() {
+        use crate::dialect::openharness::merge::decides_nothing;
+        let mut extra = serde_json::Map::new();
+        extra.insert("k".into(), Value::Bool(true));
+        let quiet = [
+            Answer::default(),
+            r(Some(Top::Allow), None, None, None),
+            Answer {
+                interrupt: true,
+                stop: Some("stop".into()),
+                system_message: Some("message".into()),
+                failure: Some("failed".into()),
+                updated_permissions: Some(Value::Bool(true)),
+                extra,
+                finished: Some(std::time::Instant::now()),
+                ..Answer::default()
+            },
+        ];
+        let befores = [
+            vec![],
+            vec![r(None, Some(Permission::Ask), Some("why"), Some("ctx"))],
+            vec![r(None, None, Some("first"), None), r(None, None, None, Some("more"))],
+        ];
+        for before in &befores {
+            for answer in &quiet {
+                assert!(decides_nothing(answer), "{answer:?}");
+                let mut w = Walk::new();
+                for b in before {
+                    assert!(w.step(decision(b.clone()), || "denied by test hook".into()).is_continue());
+                }
+                let was = format!("{w:?}");
+                assert!(w.step(decision(answer.clone()), || "denied by test hook".into()).is_continue());
+                assert_eq!(format!("{w:?}"), was, "{answer:?} after {before:?}");
+            }
+        }
+        let says = [
+            r(Some(Top::Deny), None, None, None),
+            r(None, Some(Permission::Allow), None, None),
+            r(None, Some(Permission::Ask), None, None),
+            r(None, None, Some(""), None),
+            r(None, None, None, Some("")),
+            Answer { updated_input: Some(Value::Null), ..Answer::default() },
+            Answer { updated_prompt: Some(String::new()), ..Answer::default() },
+        ];
+        for answer in &says {
+            assert!(!decides_nothing(answer), "{answer:?}");
+        }
+        let traces = vec![Trace::default(), Trace { index: 1, ..Trace::default() }];
+        let warnings = vec!["w".to_string()];
+        assert_eq!(
+            Walk::new().finish().into_outcome(traces.clone(), warnings.clone()),
+            Outcome { hooks: traces, ..Outcome::allowed(warnings) }
+        );
+    }
+
     fn contexts(parts: &[&str]) -> Vec<String> {
         parts.iter().map(|c| c.to_string()).collect()
     }
