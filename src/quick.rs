@@ -61,6 +61,7 @@ const SEEN_LEN: usize = 128;
 struct Seen([OnceLock<Box<str>>; SEEN]);
 
 impl Seen {
+    #[inline(always)]
     fn contains(&self, tool: &[u8]) -> bool {
         for slot in &self.0 {
             match slot.get() {
@@ -129,7 +130,7 @@ impl Plan {
         if head.non_ascii && std::str::from_utf8(json).is_err() {
             return Look::Unread;
         }
-        let Some(&event) = Event::ALL.iter().find(|e| e.name().as_bytes() == head.event) else {
+        let Some(event) = Event::from_bytes(head.event) else {
             return Look::Unread;
         };
         match &self.can[event.index()] {
