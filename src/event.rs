@@ -18,6 +18,16 @@ macro_rules! events {
                 match self { $(Event::$variant => $name),* }
             }
 
+            /// The event named `name` (its exact camelCase bytes). One comparison per event, each
+            /// of a known length, which the compiler writes as a length test and a few loads (a
+            /// search over [`Event::ALL`] called `memcmp` for the name of the length).
+            pub fn from_bytes(name: &[u8]) -> Option<Event> {
+                $(if name == $name.as_bytes() {
+                    return Some(Event::$variant);
+                })*
+                None
+            }
+
             /// Whether hooks of this event may deny (`allowed: false`).
             pub fn is_blocking(self) -> bool {
                 match self { $(Event::$variant => $blocking),* }
@@ -83,7 +93,7 @@ impl Event {
     pub const COUNT: usize = Event::ALL.len();
 
     pub fn from_name(name: &str) -> Option<Event> {
-        Event::ALL.iter().copied().find(|e| e.name() == name)
+        Event::from_bytes(name.as_bytes())
     }
 
     /// The event a misspelt name most likely meant: same letters ignoring case, `_` and `-`
