@@ -9,7 +9,6 @@ package ohhooks
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"unicode/utf8"
 )
@@ -193,11 +192,7 @@ func (e *Envelope) appendEnvelope(b []byte) (out []byte, ok bool, err error) {
 		return b, true, nil
 	}
 	var small [8]string
-	keys := small[:0]
-	for k := range e.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(e.Extra, small[:0])
 	b = b[:len(b)-1] // reopen the object
 	for _, k := range keys {
 		if err := e.extraKeyError(k); err != nil {

@@ -283,11 +283,7 @@ func (e *Envelope) appendJSON(b []byte) ([]byte, error) {
 		return b, nil
 	}
 	start := len(b) - len(typed)
-	keys := make([]string, 0, len(e.Extra))
-	for k := range e.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(e.Extra, make([]string, 0, len(e.Extra)))
 	b = b[:len(b)-1] // reopen the object
 	for _, k := range keys {
 		if err := e.extraKeyError(k); err != nil {
@@ -490,4 +486,14 @@ type HookTrace struct {
 	// Failure says why a Claude Code hook's failure (exit 1, timeout, bad JSON, ...) let the
 	// action through.
 	Failure string `json:"failure,omitempty"`
+}
+
+// sortedKeys appends m's keys to buf in sorted order: Extra's members are written in this order
+// by both envelope encoders (appendEnvelope and the encoding/json one).
+func sortedKeys(m map[string]any, buf []string) []string {
+	for k := range m {
+		buf = append(buf, k)
+	}
+	sort.Strings(buf)
+	return buf
 }
